@@ -1,0 +1,21 @@
+// The shape every subcommand module has. Commands write through `io` rather
+// than process.stdout so tests can run them in-process.
+
+export interface CommandIO {
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+  readonly stdin: NodeJS.ReadableStream;
+  readonly cwd: string;
+}
+
+export interface Command {
+  /** One line, for `topogate --help`. */
+  readonly summary: string;
+  /** The full `--help` text. */
+  readonly usage: string;
+  /** Resolves to the exit code (long-running commands resolve when they stop). */
+  run(args: readonly string[], io: CommandIO): Promise<number>;
+}
+
+/** Exit codes shared by every command. */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;

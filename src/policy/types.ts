@@ -1,0 +1,115 @@
+// SchedulingPolicy v1alpha1 after validation and defaulting (see
+// ../shared/spec/policy.md and docs/policy.md). The loader produces these;
+// the compiler and engine consume them.
+
+import type { LabelSelector, NodeSelectorRequirement, PatchOperation, Pod } from '../kube/types.ts';
+
+export type RuleMode = 'Required' | 'Preferred';
+
+export interface SourceLocation {
+  readonly file: string;
+  readonly line: number;
+  readonly col: number;
+}
+
+export interface PolicyMatch {
+  readonly namespaces?: readonly string[];
+  readonly excludeNamespaces?: readonly string[];
+  readonly namespaceSelector?: LabelSelector;
+  readonly podSelector?: LabelSelector;
+  readonly resources?: readonly string[];
+  readonly qosClasses?: readonly QosClass[];
+}
+
+export type QosClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
+
+export interface NodeLabelsRule {
+  readonly required: readonly NodeSelectorRequirement[];
+  readonly preferred: readonly { readonly weight: number; readonly requirements: readonly NodeSelectorRequirement[] }[];
+}
+
+export interface GpuRule {
+  readonly products: readonly string[];
+  readonly minMemoryMiB?: number;
+  readonly resource: string;
+  readonly mode: RuleMode;
+  readonly weight: number;
+}
+
+export interface NumaRule {
+  readonly policy: 'SingleNUMANode';
+  readonly mode: RuleMode;
+  readonly maxCandidates: number;
+  readonly schedulerName?: string;
+}
+
+export type LatencyTarget =
+  | { readonly zone: string }
+  | { readonly service: string }
+  | { readonly etcdLeader: true };
+
+export interface LatencyRule {
+  readonly to: LatencyTarget;
+  readonly maxRttMs: number;
+  readonly mode: RuleMode;
+}
+
+export interface SpreadRule {
+  readonly topologyKey: string;
+  readonly maxSkew: number;
+  readonly whenUnsatisfiable: 'DoNotSchedule' | 'ScheduleAnyway';
+  readonly minDomains?: number;
+  /** Absent: the default keys (app.kubernetes.io/name, app.kubernetes.io/instance, app). */
+  readonly selectorLabelKeys?: readonly string[];
+  readonly matchLabelKeys?: readonly string[];
+}
+
+export interface PolicyRules {
+  readonly nodeLabels?: NodeLabelsRule;
+  readonly gpu?: GpuRule;
+  readonly numa?: NumaRule;
+  readonly latency?: LatencyRule;
+  readonly spread?: readonly SpreadRule[];
+}
+
+export interface SchedulingPolicy {
+  readonly name: string;
+  readonly priority: number;
+  readonly match?: PolicyMatch;
+  readonly onUnsatisfiable: 'Warn' | 'Reject';
+  readonly rules: PolicyRules;
+  /** Where the policy was read from, for messages. */
+  readonly source?: SourceLocation;
+}
+
+/** What the decision core needs to know about one admission request. */
+export interface PodRequest {
+  readonly pod: Pod;
+  /** The request's namespace, else the Pod's, else "default". */
+  readonly namespace: string;
+}
+
+export interface DecisionOptions {
+  /** Epoch ms, supplied by the shell: the core reads no clock. */
+  readonly now: number;
+  /** Sources older than this degrade the rules that need them. */
+  readonly maxSourceAgeMs: number;
+  /** Record a step-by-step trace (for explain); off on the hot path. */
+  readonly explain?: boolean;
+}
+
+export interface Decision {
+  readonly allowed: boolean;
+  /** Why the Pod was denied (allowed = false). */
+  readonly message?: string;
+  /** RFC 6902 operations that apply to the request's object; empty when unchanged. */
+  readonly patch: readonly PatchOperation[];
+  readonly warnings: readonly string[];
+  readonly auditAnnotations: Readonly<Record<string, string>>;
+  /** Names of the policies whose outputs were applied, in order. */
+  readonly applied: readonly string[];
+  /** Names of the policies that matched the Pod. */
+  readonly matched: readonly string[];
+  /** Present when DecisionOptions.explain was set. */
+  readonly trace?: unknown;
+}

@@ -1,0 +1,154 @@
+// The topology model as decisions see it: one immutable snapshot, with its
+// indexes, built from Kubernetes objects (live watches or files). Nothing
+// here performs I/O; the sources in ./sources/ feed a builder that publishes
+// a new snapshot per change.
+
+import type { Labels, Taint } from '../kube/types.ts';
+import type { NodeSet } from './nodeset.ts';
+
+/**
+ * Resource amounts in milli-units (cpu "1" = 1000, memory "1Ki" = 1024000),
+ * so that every quantity compares exactly as an integer-valued number.
+ */
+export type ResourceList = Readonly<Record<string, number>>;
+
+export interface NodeInfo {
+  readonly name: string;
+  /** Position of this node in every NodeSet of the snapshot. */
+  readonly slot: number;
+  readonly labels: Labels;
+  readonly allocatable: ResourceList;
+  readonly unschedulable: boolean;
+  /** False only when the Ready condition is present and "False". */
+  readonly ready: boolean;
+  readonly taints: readonly Taint[];
+  readonly addresses: readonly string[];
+}
+
+/** Nodes by slot, with label indexes: all answers are NodeSets. */
+export interface NodeIndex {
+  readonly count: number;
+  get(name: string): NodeInfo | undefined;
+  bySlot(slot: number): NodeInfo | undefined;
+  all(): NodeSet;
+  /** Not cordoned and Ready not False (taints are separate: see taintGroups). */
+  schedulable(): NodeSet;
+  withLabel(key: string): NodeSet;
+  withLabelValue(key: string, value: string): NodeSet;
+  /** The distinct values of a label key, with their nodes. */
+  labelValues(key: string): ReadonlyMap<string, NodeSet>;
+  /** Nodes grouped by their exact NoSchedule/NoExecute taint list (few groups in practice). */
+  taintGroups(): readonly TaintGroup[];
+}
+
+export interface TaintGroup {
+  readonly taints: readonly Taint[];
+  readonly nodes: NodeSet;
+}
+
+export interface NumaZone {
+  readonly name: string;
+  readonly capacity: ResourceList;
+  readonly allocatable: ResourceList;
+  readonly available: ResourceList;
+}
+
+export interface NodeResourceTopology {
+  readonly nodeName: string;
+  /** topologyManagerPolicy, topologyManagerScope, … from attributes (and v1alpha2 topologyPolicies). */
+  readonly attributes: Labels;
+  /** Zones of type Node (NUMA cells) only. */
+  readonly zones: readonly NumaZone[];
+}
+
+export interface NumaCandidate {
+  readonly node: string;
+  readonly zone: string;
+  /** Lower is a tighter fit: the sum over requested resources of (available − request) / available. */
+  readonly leftover: number;
+}
+
+export interface NumaFit {
+  /** Nodes with a NUMA zone whose available resources fit the whole request. */
+  readonly nodes: NodeSet;
+  /** The same nodes, best fit first (leftover, then node name), each with its best zone. */
+  readonly ranked: readonly NumaCandidate[];
+}
+
+export interface NumaIndex {
+  /** Memoised per request shape; the request is in milli-units. */
+  fit(request: ResourceList): NumaFit;
+  /** Nodes that have a NodeResourceTopology object. */
+  known(): NodeSet;
+}
+
+export interface NetworkModel {
+  readonly name: string;
+  /** The node label whose values links speak of (usually topology.kubernetes.io/zone). */
+  readonly domainLabel: string;
+  /** Epoch ms of status.observedAt, when given. */
+  readonly observedAt?: number;
+  /** Measured RTT; 0 for a domain to itself; undefined when no link is known. */
+  rttMs(from: string, to: string): number | undefined;
+  /** Domains whose RTT to `target` is ≤ maxRttMs (target included), memoised. */
+  within(target: string, maxRttMs: number): ReadonlySet<string>;
+  /** Known domains sorted by RTT to `target`, nearest first (target first). */
+  nearest(target: string): readonly { readonly domain: string; readonly rttMs: number }[];
+}
+
+export interface EtcdMember {
+  readonly name: string;
+  readonly nodeName?: string;
+  readonly endpoint?: string;
+  readonly isLeader: boolean;
+  readonly hasLeader?: boolean;
+  readonly peerRttMs: Readonly<Record<string, number>>;
+}
+
+export interface EtcdModel {
+  readonly members: readonly EtcdMember[];
+  readonly leader?: EtcdMember;
+}
+
+export interface ControlPlanePod {
+  readonly name: string;
+  readonly component: string;
+  readonly nodeName?: string;
+}
+
+export type SourceName =
+  | 'nodes'
+  | 'namespaces'
+  | 'nodeResourceTopologies'
+  | 'endpointSlices'
+  | 'controlPlanePods'
+  | 'networkTopologies'
+  | 'etcd'
+  | 'schedulingPolicies';
+
+export interface SourceStatus {
+  readonly name: SourceName;
+  /** The first full list has been applied. */
+  readonly synced: boolean;
+  /** Disabled because its API (a CRD) is not installed, or not configured. */
+  readonly disabled?: string;
+  readonly objects: number;
+  /** Epoch ms of the last list or event applied. */
+  readonly updatedAt?: number;
+  readonly error?: string;
+}
+
+export interface TopologySnapshot {
+  /** Increases with every published snapshot; caches key on it. */
+  readonly version: number;
+  readonly nodes: NodeIndex;
+  readonly namespaces: ReadonlyMap<string, Labels>;
+  readonly nodeTopologies: ReadonlyMap<string, NodeResourceTopology>;
+  readonly numa: NumaIndex;
+  /** "namespace/name" of a Service → zones holding its ready endpoints. */
+  readonly services: ReadonlyMap<string, ReadonlySet<string>>;
+  readonly controlPlane: readonly ControlPlanePod[];
+  readonly network?: NetworkModel;
+  readonly etcd: EtcdModel;
+  readonly sources: ReadonlyMap<SourceName, SourceStatus>;
+}
