@@ -1,22 +1,32 @@
 // Kubernetes resource quantities ("100m", "1Gi", "2", "1e3") as milli-units,
 // rounded up as the API server rounds a quantity to its milli value, so that
-// sums and comparisons are exact for every realistic amount.
+// sums and comparisons are exact for every realistic amount. The arithmetic
+// is done on integers (BigInt) because "0.1" × 1000 is not 100 in floats.
 
-const BINARY: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
-const DECIMAL: Record<string, number> = { n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18 };
-const QUANTITY = /^([+-]?(?:\d+\.?\d*|\.\d+))(?:(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])|[eE]([+-]?\d+))?$/;
+const BINARY_POWER: Record<string, bigint> = { Ki: 10n, Mi: 20n, Gi: 30n, Ti: 40n, Pi: 50n, Ei: 60n };
+const DECIMAL_POWER: Record<string, number> = { n: -9, u: -6, m: -3, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+const QUANTITY = /^([+-]?)(\d*)(?:\.(\d*))?(?:(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])|[eE]([+-]?\d+))?$/;
 
 /** Milli-units of a quantity, or undefined when it is not a valid quantity. */
 export function parseQuantity(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? Math.ceil(value * 1000) : undefined;
-  if (typeof value !== 'string') return undefined;
+  if (typeof value === 'number') return Number.isFinite(value) ? parseQuantity(String(value)) : undefined;
+  if (typeof value !== 'string' || value.length > 64) return undefined;
   const match = QUANTITY.exec(value.trim());
   if (!match) return undefined;
-  const [, digits, suffix, exponent] = match;
-  const base = Number(digits);
-  const scale = exponent !== undefined ? 10 ** Number(exponent) : suffix === undefined ? 1 : (BINARY[suffix] ?? DECIMAL[suffix]!);
-  const milli = base * scale * 1000;
-  return Number.isFinite(milli) ? Math.ceil(milli - 1e-9 * Math.abs(milli)) : undefined;
+  const [, sign = '', whole = '', fraction = '', suffix, exponent] = match;
+  if (whole === '' && fraction === '') return undefined;
+  let numerator = BigInt(whole + fraction || '0');
+  const power10 = 3 - fraction.length + (exponent !== undefined ? Number(exponent) : (DECIMAL_POWER[suffix ?? ''] ?? 0));
+  if (suffix !== undefined && suffix in BINARY_POWER) numerator <<= BINARY_POWER[suffix]!;
+  if (Math.abs(power10) > 40) return undefined;
+  let milli: bigint;
+  if (power10 >= 0) milli = numerator * 10n ** BigInt(power10);
+  else {
+    const divisor = 10n ** BigInt(-power10);
+    milli = (numerator + divisor - 1n) / divisor;
+  }
+  const result = Number(milli);
+  return sign === '-' ? -result : result;
 }
 
 /** Milli-units back to a quantity string the API server accepts. */
