@@ -1,0 +1,14 @@
+// Narrowing for untrusted JSON: every field of an incoming object may be
+// missing or of the wrong type.
+
+export function isRecord(value: unknown): value is Record<string, any> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function recordsOf(value: unknown): readonly Record<string, any>[] {
+  return Array.isArray(value) ? value.filter(isRecord) : [];
+}
+
+export function arrayOf<T>(value: readonly T[] | undefined | null): readonly T[] {
+  return Array.isArray(value) ? value : [];
+}

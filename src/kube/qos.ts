@@ -1,0 +1,54 @@
+// The Pod's QoS class as Kubernetes computes it (pkg/apis/core/helper/qos
+// GetPodQOS): only cpu and memory count; Guaranteed needs both limits on every
+// container and requests equal to limits; pod-level resources, when given,
+// decide alone.
+
+import type { QosClass } from '../policy/types.ts';
+import { isRecord, recordsOf } from './json.ts';
+import { parseQuantity } from './quantity.ts';
+import type { Pod, ResourceRequirements } from './types.ts';
+
+const QOS_RESOURCES = ['cpu', 'memory'] as const;
+
+export function qosClass(pod: Pod): QosClass {
+  const podLevel = pod.spec?.resources;
+  if (isRecord(podLevel) && (hasQosQuantity(podLevel.requests) || hasQosQuantity(podLevel.limits))) {
+    return classify([podLevel]);
+  }
+  const containers = [...recordsOf(pod.spec?.containers), ...recordsOf(pod.spec?.initContainers)];
+  return classify(containers.map((container) => (isRecord(container.resources) ? container.resources : {})));
+}
+
+function classify(resources: readonly ResourceRequirements[]): QosClass {
+  const requests: Record<string, number> = {};
+  const limits: Record<string, number> = {};
+  let guaranteed = true;
+  for (const { requests: declaredRequests, limits: declaredLimits } of resources) {
+    // Requests default to limits (API defaulting), so a Pod read before defaulting classifies the same.
+    const effective = { ...positiveQosQuantities(declaredLimits), ...positiveQosQuantities(declaredRequests) };
+    for (const [name, amount] of Object.entries(effective)) requests[name] = (requests[name] ?? 0) + amount;
+    const limited = positiveQosQuantities(declaredLimits);
+    for (const [name, amount] of Object.entries(limited)) limits[name] = (limits[name] ?? 0) + amount;
+    if (!QOS_RESOURCES.every((name) => name in limited)) guaranteed = false;
+  }
+  if (Object.keys(requests).length === 0 && Object.keys(limits).length === 0) return 'BestEffort';
+  if (guaranteed) {
+    const equal = Object.entries(requests).every(([name, amount]) => limits[name] === amount);
+    if (equal && Object.keys(requests).length === Object.keys(limits).length) return 'Guaranteed';
+  }
+  return 'Burstable';
+}
+
+function positiveQosQuantities(list: unknown): Record<string, number> {
+  const result: Record<string, number> = {};
+  if (!isRecord(list)) return result;
+  for (const name of QOS_RESOURCES) {
+    const milli = parseQuantity(list[name]);
+    if (milli !== undefined && milli > 0) result[name] = milli;
+  }
+  return result;
+}
+
+function hasQosQuantity(list: unknown): boolean {
+  return Object.keys(positiveQosQuantities(list)).length > 0;
+}

@@ -1,0 +1,72 @@
+// A Pod's effective resource requests as the scheduler computes them
+// (k8s.io/component-helpers resource.PodRequests): regular containers and
+// sidecars (init containers with restartPolicy Always) run together; each
+// plain init container runs alone beside the sidecars started before it; the
+// Pod needs the larger of the two, plus its overhead. Pod-level requests
+// (spec.resources) replace the container sum for the resources they name.
+
+import type { ResourceList } from '../topology/model.ts';
+import { isRecord, recordsOf } from './json.ts';
+import { parseQuantity } from './quantity.ts';
+import type { Pod, ResourceRequirements } from './types.ts';
+
+type MutableResources = Record<string, number>;
+
+/** Requests with missing ones taken from limits, as API defaulting does, in milli-units. */
+export function containerRequests(resources: ResourceRequirements | undefined): ResourceList {
+  const requests: MutableResources = {};
+  addQuantities(requests, resources?.limits);
+  const explicit: MutableResources = {};
+  addQuantities(explicit, resources?.requests);
+  return { ...requests, ...explicit };
+}
+
+export function effectiveRequests(pod: Pod): ResourceList {
+  const spec = pod.spec;
+  const total: MutableResources = {};
+  for (const container of recordsOf(spec?.containers)) addList(total, containerRequests(container.resources));
+
+  const sidecars: MutableResources = {};
+  const initPeak: MutableResources = {};
+  for (const container of recordsOf(spec?.initContainers)) {
+    const requests = containerRequests(container.resources);
+    if (container.restartPolicy === 'Always') {
+      addList(total, requests);
+      addList(sidecars, requests);
+      maxList(initPeak, sidecars);
+    } else {
+      const running = { ...sidecars };
+      addList(running, requests);
+      maxList(initPeak, running);
+    }
+  }
+  maxList(total, initPeak);
+
+  const podLevel: MutableResources = {};
+  addQuantities(podLevel, isRecord(spec?.resources) ? { ...spec.resources.limits, ...spec.resources.requests } : undefined);
+  for (const name of ['cpu', 'memory']) if (podLevel[name] !== undefined) total[name] = podLevel[name];
+
+  addQuantities(total, spec?.overhead);
+  return total;
+}
+
+/** The effective request of one resource (0 when not requested). */
+export function requestOf(requests: ResourceList, resource: string): number {
+  return requests[resource] ?? 0;
+}
+
+function addQuantities(into: MutableResources, quantities: unknown): void {
+  if (!isRecord(quantities)) return;
+  for (const [name, quantity] of Object.entries(quantities)) {
+    const milli = parseQuantity(quantity);
+    if (milli !== undefined) into[name] = (into[name] ?? 0) + milli;
+  }
+}
+
+function addList(into: MutableResources, list: ResourceList): void {
+  for (const [name, amount] of Object.entries(list)) into[name] = (into[name] ?? 0) + amount;
+}
+
+function maxList(into: MutableResources, list: ResourceList): void {
+  for (const [name, amount] of Object.entries(list)) into[name] = Math.max(into[name] ?? 0, amount);
+}
