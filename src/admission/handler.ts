@@ -1,0 +1,42 @@
+// Turns a decoded request into an answer. Only a Pod CREATE reaches the
+// decision; every other kind, operation or subresource is admitted unchanged.
+// Pure when the functions it is given are.
+
+import type { Pod } from '../kube/types.ts';
+import type { Decision, PodRequest } from '../policy/types.ts';
+import type { AdmissionAnswer } from './answer.ts';
+import { allowed, denied, patched } from './answer.ts';
+import { isPodCreate, podNamespace } from './pod.ts';
+import type { AdmissionRequest } from './review.ts';
+
+export type PodDecider = (request: PodRequest) => Decision;
+
+export type Outcome = 'allowed' | 'patched' | 'denied' | 'skipped';
+
+export interface HandlerOptions {
+  readonly decide: PodDecider;
+  /** Asked just before deciding: a warning when the decision must be skipped (the budget is spent). */
+  readonly skip?: () => string | undefined;
+}
+
+export interface Handled {
+  readonly answer: AdmissionAnswer;
+  readonly outcome: Outcome;
+  /** Present when the decision ran. */
+  readonly decision?: Decision;
+}
+
+export function handleAdmission(request: AdmissionRequest, { decide, skip }: HandlerOptions): Handled {
+  if (!isPodCreate(request)) return { answer: allowed(), outcome: 'allowed' };
+  const skipWarning = skip?.();
+  if (skipWarning !== undefined) return { answer: allowed({ warnings: [skipWarning] }), outcome: 'skipped' };
+  const decision = decide({ pod: request.object as Pod, namespace: podNamespace(request) });
+  return { ...answerFor(decision), decision };
+}
+
+function answerFor(decision: Decision): Pick<Handled, 'answer' | 'outcome'> {
+  const details = { warnings: decision.warnings, auditAnnotations: decision.auditAnnotations };
+  if (!decision.allowed) return { answer: denied(decision.message ?? 'denied by a topogate SchedulingPolicy', details), outcome: 'denied' };
+  if (decision.patch.length > 0) return { answer: patched(decision.patch, details), outcome: 'patched' };
+  return { answer: allowed(details), outcome: 'allowed' };
+}
