@@ -1,0 +1,186 @@
+// A real control plane on loopback: etcd (1 or 3 members), kube-apiserver and
+// kube-scheduler, each a detached process with its log in the cluster's temp
+// dir. `startCluster` is what tests and `cluster up` use; `attachCluster`
+// takes over one from its saved state (for `cluster down`).
+
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureBinaries } from './build.ts';
+import type { EtcdMember } from './components.ts';
+import { apiServerComponent, etcdComponent, etcdMembers, schedulerComponent } from './components.ts';
+import { kubeconfigYaml } from './kubeconfig.ts';
+import { createClusterPki } from './pki.ts';
+import { freePorts } from './ports.ts';
+import type { Component } from './process.ts';
+import { isAlive, killNow, logTail, runs, startDetached, stopProcess } from './process.ts';
+import type { TlsClient } from './wait.ts';
+import { httpsGet, waitFor } from './wait.ts';
+
+export interface ClusterOptions {
+  /** 1 (default) or 3 etcd members. */
+  readonly etcdMembers?: 1 | 3;
+  /** Leave the processes running when this process exits (`cluster up`). */
+  readonly detach?: boolean;
+  /** Where build progress goes. */
+  readonly progress?: NodeJS.WritableStream;
+}
+
+export interface RunningComponent extends Component {
+  pid: number;
+}
+
+/** Everything needed to find and stop a cluster from another process. */
+export interface ClusterState {
+  readonly dir: string;
+  readonly kubeconfig: string;
+  readonly server: string;
+  readonly kubectl: string;
+  readonly etcd: readonly EtcdMember[];
+  readonly admin: Required<Pick<TlsClient, 'ca' | 'cert' | 'key'>>;
+  readonly schedulerPort: number;
+  readonly components: readonly RunningComponent[];
+}
+
+export interface Cluster extends ClusterState {
+  readonly etcdMetricsUrls: readonly string[];
+  /** Stops every process and removes the temp dir (set TOPOGATE_E2E_KEEP=1 to keep it for its logs). */
+  stop(): Promise<void>;
+  /** Stops kube-apiserver and starts it again on the same port and storage; resolves once it is ready. */
+  restartApiServer(): Promise<void>;
+  stopEtcdMember(index: number): Promise<void>;
+  startEtcdMember(index: number): Promise<void>;
+  /** GET on the API server as the admin, e.g. `/metrics`. */
+  get(path: string): Promise<{ status: number; body: string }>;
+}
+
+const readyTimeoutMs = { etcd: 60_000, apiServer: 120_000, scheduler: 60_000 };
+
+export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
+  const bins = await ensureBinaries({ progress: options.progress });
+  const memberCount = options.etcdMembers ?? 1;
+  const dir = mkdtempSync(join(tmpdir(), 'topogate-e2e-'));
+  mkdirSync(join(dir, 'logs'));
+  const pki = createClusterPki();
+  const [apiPort, schedulerPort, ...etcdPorts] = await freePorts(2 + 3 * memberCount);
+  if (apiPort === undefined || schedulerPort === undefined) throw new Error('no free loopback ports');
+  const etcd = etcdMembers(etcdPorts, memberCount);
+  const server = `https://127.0.0.1:${apiPort}`;
+
+  const certDir = join(dir, 'pki');
+  mkdirSync(certDir);
+  const write = (name: string, content: string) => {
+    const file = join(certDir, name);
+    writeFileSync(file, content, { mode: 0o600 });
+    return file;
+  };
+  write('apiserver.crt', pki.apiServer.certPem);
+  write('apiserver.key', pki.apiServer.keyPem);
+  const files = {
+    certDir,
+    clientCa: write('ca.crt', pki.ca.certPem),
+    serviceAccountPublicKey: write('sa.pub', pki.serviceAccount.publicPem),
+    serviceAccountPrivateKey: write('sa.key', pki.serviceAccount.privatePem),
+  };
+  const kubeconfig = join(dir, 'kubeconfig');
+  writeFileSync(kubeconfig, kubeconfigYaml(server, pki.ca.certPem, { name: 'admin', certPem: pki.admin.certPem, keyPem: pki.admin.keyPem }), { mode: 0o600 });
+  const schedulerKubeconfig = join(dir, 'kube-scheduler.kubeconfig');
+  writeFileSync(schedulerKubeconfig, kubeconfigYaml(server, pki.ca.certPem, { name: 'kube-scheduler', certPem: pki.scheduler.certPem, keyPem: pki.scheduler.keyPem }), { mode: 0o600 });
+
+  const state: ClusterState = {
+    dir,
+    kubeconfig,
+    server,
+    kubectl: bins.kubectl,
+    etcd,
+    admin: { ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem },
+    schedulerPort,
+    components: [
+      ...etcd.map((member) => etcdComponent(bins, dir, member, etcd)),
+      apiServerComponent(bins, dir, apiPort, etcd, files),
+      schedulerComponent(bins, dir, schedulerPort, schedulerKubeconfig),
+    ].map((component) => ({ ...component, pid: 0 })),
+  };
+  const cluster = attachCluster(state);
+  const killOnExit = () => state.components.forEach((component) => component.pid && killNow(component.pid));
+  if (!options.detach) process.once('exit', killOnExit);
+  try {
+    for (const component of state.components.filter((c) => c.name.startsWith('etcd-'))) component.pid = startDetached(component);
+    for (let i = 0; i < etcd.length; i++) await waitEtcd(state, i);
+    await startAndWait(state, 'kube-apiserver');
+    await startAndWait(state, 'kube-scheduler');
+  } catch (error) {
+    await cluster.stop();
+    throw error;
+  }
+  return { ...cluster, stop: async () => { process.removeListener('exit', killOnExit); await cluster.stop(); } };
+}
+
+export function attachCluster(state: ClusterState): Cluster {
+  const component = (name: string) => {
+    const found = state.components.find((c) => c.name === name);
+    if (!found) throw new Error(`no component ${name} in this cluster`);
+    return found;
+  };
+  const etcdMember = (index: number) => {
+    const member = state.etcd[index];
+    if (!member) throw new Error(`no etcd member ${index}: the cluster has ${state.etcd.length}`);
+    return component(member.name);
+  };
+  return {
+    ...state,
+    etcdMetricsUrls: state.etcd.map((member) => `${member.metricsUrl}/metrics`),
+    async stop() {
+      // Reverse order: the scheduler and API server go before their storage.
+      for (const c of [...state.components].reverse()) if (c.pid && runs(c.pid, c.command)) await stopProcess(c.pid);
+      if (process.env['TOPOGATE_E2E_KEEP']) process.stderr.write(`kept ${state.dir} (TOPOGATE_E2E_KEEP)\n`);
+      else rmSync(state.dir, { recursive: true, force: true });
+    },
+    async restartApiServer() {
+      await stopProcess(component('kube-apiserver').pid);
+      await startAndWait(state, 'kube-apiserver');
+    },
+    async stopEtcdMember(index) {
+      await stopProcess(etcdMember(index).pid);
+    },
+    async startEtcdMember(index) {
+      const member = etcdMember(index);
+      member.pid = startDetached(member);
+      await waitEtcd(state, index);
+    },
+    get: (path) => httpsGet(`${state.server}${path}`, state.admin),
+  };
+}
+
+async function waitEtcd(state: ClusterState, index: number): Promise<void> {
+  const member = state.etcd[index];
+  if (!member) throw new Error(`no etcd member ${index}`);
+  const component = state.components.find((c) => c.name === member.name);
+  if (!component) throw new Error(`no component ${member.name}`);
+  await waitFor(
+    async () => {
+      const answer = await fetch(`${member.metricsUrl}/health`);
+      return answer.ok && ((await answer.json()) as { health?: string }).health === 'true';
+    },
+    { what: member.name, timeoutMs: readyTimeoutMs.etcd, abortIf: () => exited(component) },
+  );
+}
+
+async function startAndWait(state: ClusterState, name: 'kube-apiserver' | 'kube-scheduler'): Promise<void> {
+  const component = state.components.find((c) => c.name === name);
+  if (!component) throw new Error(`no component ${name}`);
+  component.pid = startDetached(component);
+  const check = name === 'kube-apiserver'
+    ? () => httpsGet(`${state.server}/readyz`, state.admin)
+    : () => httpsGet(`https://127.0.0.1:${state.schedulerPort}/readyz`, { insecure: true });
+  await waitFor(async () => (await check()).status === 200, {
+    what: name,
+    timeoutMs: name === 'kube-apiserver' ? readyTimeoutMs.apiServer : readyTimeoutMs.scheduler,
+    intervalMs: 250,
+    abortIf: () => exited(component),
+  });
+}
+
+function exited(component: RunningComponent): string | undefined {
+  return isAlive(component.pid) ? undefined : `exited; the end of ${component.logFile}:\n${logTail(component.logFile)}`;
+}

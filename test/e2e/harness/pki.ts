@@ -1,0 +1,97 @@
+// The cluster's certificates: one CA that signs the API server's serving
+// certificate and the client certificates of the admin and the scheduler, and
+// the service-account signing key. Keys come from Node's native generator;
+// node-forge only assembles the X.509 certificates.
+
+import { generateKeyPairSync } from 'node:crypto';
+import forge from 'node-forge';
+
+export interface KeyPair {
+  readonly certPem: string;
+  readonly keyPem: string;
+}
+
+export interface ClusterPki {
+  readonly ca: KeyPair;
+  readonly apiServer: KeyPair;
+  readonly admin: KeyPair;
+  readonly scheduler: KeyPair;
+  readonly serviceAccount: { readonly publicPem: string; readonly privatePem: string };
+}
+
+/** The first address of the service range: the `kubernetes` Service's ClusterIP. */
+export const kubernetesServiceIp = '10.0.0.1';
+
+export function createClusterPki(): ClusterPki {
+  const ca = issue({ commonName: 'topogate-e2e-ca', isCa: true });
+  const apiServer = issue({
+    commonName: 'kube-apiserver',
+    signer: ca,
+    serverAltNames: {
+      ips: ['127.0.0.1', '::1', kubernetesServiceIp],
+      dns: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'],
+    },
+  });
+  // system:masters is the group the API server grants everything to.
+  const admin = issue({ commonName: 'topogate-e2e-admin', organization: 'system:masters', signer: ca });
+  // The user the default RBAC bindings (system:kube-scheduler) are made for.
+  const scheduler = issue({ commonName: 'system:kube-scheduler', signer: ca });
+  const serviceAccount = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return {
+    ca,
+    apiServer,
+    admin,
+    scheduler,
+    serviceAccount: {
+      publicPem: serviceAccount.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+      privatePem: serviceAccount.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    },
+  };
+}
+
+interface IssueRequest {
+  readonly commonName: string;
+  readonly organization?: string;
+  readonly isCa?: boolean;
+  readonly signer?: KeyPair;
+  readonly serverAltNames?: { readonly ips: readonly string[]; readonly dns: readonly string[] };
+}
+
+function issue(request: IssueRequest): KeyPair {
+  const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const keyPem = keys.privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = forge.pki.publicKeyFromPem(keys.publicKey.export({ type: 'spki', format: 'pem' }).toString());
+  cert.serialNumber = `01${forge.util.bytesToHex(forge.random.getBytesSync(15))}`;
+  const now = Date.now();
+  // An hour of slack for clock skew; a week is far longer than any cluster here lives.
+  cert.validity.notBefore = new Date(now - 3_600_000);
+  cert.validity.notAfter = new Date(now + 7 * 86_400_000);
+  const subject = [{ name: 'commonName', value: request.commonName }];
+  if (request.organization) subject.push({ name: 'organizationName', value: request.organization });
+  cert.setSubject(subject);
+  cert.setIssuer(request.signer ? forge.pki.certificateFromPem(request.signer.certPem).subject.attributes : subject);
+  cert.setExtensions(extensions(request));
+  const signingKeyPem = request.signer?.keyPem ?? keyPem;
+  cert.sign(forge.pki.privateKeyFromPem(signingKeyPem), forge.md.sha256.create());
+  return { certPem: forge.pki.certificateToPem(cert), keyPem };
+}
+
+function extensions(request: IssueRequest): object[] {
+  if (request.isCa) {
+    return [
+      { name: 'basicConstraints', cA: true, critical: true },
+      { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
+    ];
+  }
+  const common = [
+    { name: 'basicConstraints', cA: false },
+    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+  ];
+  if (!request.serverAltNames) return [...common, { name: 'extKeyUsage', clientAuth: true }];
+  const altNames = [
+    ...request.serverAltNames.dns.map((value) => ({ type: 2, value })),
+    ...request.serverAltNames.ips.map((ip) => ({ type: 7, ip })),
+  ];
+  return [...common, { name: 'extKeyUsage', serverAuth: true }, { name: 'subjectAltName', altNames }];
+}
