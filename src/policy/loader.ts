@@ -1,0 +1,199 @@
+// YAML (or JSON) text → validated, defaulted SchedulingPolicies, with every
+// problem located at its node as `file:line:col: message`. Pure but for
+// loadPolicies, which reads the files it is given.
+
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Document } from 'yaml';
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments } from 'yaml';
+import type { PolicyError } from './errors.ts';
+import type { Issue, Path } from './schema/checks.ts';
+import { didYouMean, isPlainMap } from './schema/checks.ts';
+import type { PolicyDocument } from './schema/policy.ts';
+import { API_VERSION, KIND, policyDocument } from './schema/policy.ts';
+import type { SchedulingPolicy, SourceLocation } from './types.ts';
+
+export interface PolicySet {
+  readonly policies: SchedulingPolicy[];
+  readonly errors: PolicyError[];
+}
+
+/** Files larger than this are refused rather than parsed. */
+export const MAX_POLICY_FILE_BYTES = 4 * 1024 * 1024;
+const POLICY_FILE = /\.(ya?ml|json)$/;
+const LIST_KINDS = new Set(['List', 'SchedulingPolicyList']);
+
+/** Every document of a YAML stream; a `kind: List` (or SchedulingPolicyList) contributes its items. */
+export function parsePolicies(text: string, file: string): PolicySet {
+  const lineCounter = new LineCounter();
+  const policies: SchedulingPolicy[] = [];
+  const errors: PolicyError[] = [];
+  const at = (offset: number) => ({ file, ...lineCounter.linePos(offset) });
+  for (const doc of parseAllDocuments(text, { lineCounter, prettyErrors: false })) {
+    if (doc.errors.length > 0) {
+      for (const error of doc.errors) errors.push({ ...at(error.pos[0]), message: `invalid YAML: ${firstLine(error.message)}` });
+      continue;
+    }
+    if (doc.contents === null || isEmptyScalar(doc.contents)) continue;
+    let value: unknown;
+    try {
+      value = doc.toJS({ maxAliasCount: 100 });
+    } catch (error) {
+      errors.push({ ...at(doc.contents.range[0]), message: `invalid YAML: ${(error as Error).message}` });
+      continue;
+    }
+    const locate = (path: Path, where: Issue['at']) => at(offsetOf(doc, path, where));
+    for (const [path, object] of documentsIn(value)) {
+      const checked = check(object, path);
+      if ('issues' in checked) errors.push(...checked.issues.map((issue) => ({ ...locate(issue.path, issue.at), message: describe(issue) })).sort(byPosition));
+      else policies.push(toPolicy(checked.document, locate([...path, 'metadata', 'name'], 'value')));
+    }
+  }
+  return { policies, errors };
+}
+
+/** A SchedulingPolicy object from the API server (the CRD source); errors name `origin` and the field. */
+export function policyFromObject(object: unknown, origin: string): { policy?: SchedulingPolicy; errors: PolicyError[] } {
+  const checked = check(object, []);
+  if ('issues' in checked) return { errors: checked.issues.map((issue) => ({ file: origin, line: 0, col: 0, message: describe(issue) })) };
+  return { policy: toPolicy(checked.document, { file: origin, line: 0, col: 0 }), errors: [] };
+}
+
+/**
+ * Reads files and directories (a directory's own .yaml, .yml and .json files,
+ * not its subdirectories nor hidden files). Names must be unique across all.
+ */
+export async function loadPolicies(paths: readonly string[]): Promise<PolicySet & { files: string[] }> {
+  const errors: PolicyError[] = [];
+  const files: string[] = [];
+  for (const path of paths) {
+    try {
+      files.push(...((await stat(path)).isDirectory() ? await policyFilesIn(path) : [path]));
+    } catch (error) {
+      errors.push(fileError(path, error));
+    }
+  }
+  const policies: SchedulingPolicy[] = [];
+  for (const file of new Set(files)) {
+    try {
+      if ((await stat(file)).size > MAX_POLICY_FILE_BYTES) throw new Error(`larger than ${MAX_POLICY_FILE_BYTES} bytes`);
+      const parsed = parsePolicies(await readFile(file, 'utf8'), file);
+      policies.push(...parsed.policies);
+      errors.push(...parsed.errors);
+    } catch (error) {
+      errors.push(fileError(file, error));
+    }
+  }
+  const unique = uniqueNames(policies);
+  return { policies: unique.policies, errors: [...errors, ...unique.errors], files: [...new Set(files)] };
+}
+
+/** Keeps the first policy of each name; each later one is an error (for merging several sources). */
+export function uniqueNames(policies: readonly SchedulingPolicy[]): PolicySet {
+  const seen = new Map<string, SchedulingPolicy>();
+  const errors: PolicyError[] = [];
+  for (const policy of policies) {
+    const first = seen.get(policy.name);
+    if (first === undefined) {
+      seen.set(policy.name, policy);
+      continue;
+    }
+    const where = first.source ? ` (first defined at ${formatLocation(first.source)})` : '';
+    errors.push({ ...(policy.source ?? { file: '', line: 0, col: 0 }), message: `metadata.name: duplicate policy name ${JSON.stringify(policy.name)}${where}` });
+  }
+  return { policies: [...seen.values()], errors };
+}
+
+async function policyFilesIn(dir: string): Promise<string[]> {
+  const names = (await readdir(dir)).filter((name) => POLICY_FILE.test(name) && !name.startsWith('.')).sort();
+  const files: string[] = [];
+  for (const name of names) {
+    const file = join(dir, name);
+    if ((await stat(file).catch(() => undefined))?.isFile()) files.push(file);
+  }
+  return files;
+}
+
+function fileError(file: string, error: unknown): PolicyError {
+  const { code, message } = error as NodeJS.ErrnoException;
+  const reason = code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : message;
+  return { file, line: 0, col: 0, message: `cannot read: ${reason}` };
+}
+
+const formatLocation = (source: SourceLocation) => (source.line > 0 ? `${source.file}:${source.line}:${source.col}` : source.file);
+
+function* documentsIn(value: unknown): Generator<[Path, unknown]> {
+  if (isPlainMap(value) && typeof value.kind === 'string' && LIST_KINDS.has(value.kind) && Array.isArray(value.items)) {
+    for (const [index, item] of value.items.entries()) yield [['items', index], item];
+  } else {
+    yield [[], value];
+  }
+}
+
+function check(value: unknown, path: Path): { document: PolicyDocument } | { issues: Issue[] } {
+  if (isPlainMap(value) && typeof value.kind === 'string' && value.kind !== KIND) {
+    const message = `${value.kind} is not a ${KIND}${didYouMean(value.kind, [KIND])}: policy files hold only ${API_VERSION} ${KIND} documents`;
+    return { issues: [{ path: [...path, 'kind'], at: 'value', message }] };
+  }
+  const issues: Issue[] = [];
+  const document = policyDocument.check(value, path, issues);
+  return document === undefined ? { issues } : { document };
+}
+
+function toPolicy(document: PolicyDocument, source: SourceLocation): SchedulingPolicy {
+  const { priority, match, onUnsatisfiable, rules } = document.spec;
+  return { name: document.metadata.name, priority, ...(match ? { match } : {}), onUnsatisfiable, rules, source };
+}
+
+function describe(issue: Issue): string {
+  const path = formatPath(issue.path);
+  return path === '' ? issue.message : `${path}: ${issue.message}`;
+}
+
+/** `spec.rules.spread[0].topologyKey`; keys that are not identifiers are quoted: `matchLabels["app.kubernetes.io/name"]`. */
+export function formatPath(path: Path): string {
+  let text = '';
+  for (const segment of path) {
+    if (typeof segment === 'number') text += `[${segment}]`;
+    else if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(segment)) text += text === '' ? segment : `.${segment}`;
+    else text += `[${JSON.stringify(segment)}]`;
+  }
+  return text;
+}
+
+/** The source offset of the node an issue is about: the deepest node of the path that exists. */
+function offsetOf(doc: Document.Parsed, path: Path, where: Issue['at']): number {
+  const target = where === 'parent' ? path.slice(0, -1) : path;
+  let node: unknown = doc.contents;
+  let offset = doc.contents?.range[0] ?? 0;
+  for (const [depth, segment] of target.entries()) {
+    const pair = isMap(node) ? node.items.find((item) => isPair(item) && keyText(item.key) === String(segment)) : undefined;
+    const next = pair ? pair.value : isSeq(node) && typeof segment === 'number' ? node.items[segment] : undefined;
+    if (pair && where === 'key' && depth === target.length - 1) return rangeStart(pair.key) ?? offset;
+    const start = (isEmptyScalar(next) ? undefined : rangeStart(next)) ?? (pair ? rangeStart(pair.key) : undefined);
+    if (start === undefined) return offset;
+    offset = start;
+    node = next;
+  }
+  return offset;
+}
+
+const byPosition = (a: PolicyError, b: PolicyError) => a.line - b.line || a.col - b.col;
+
+/** `key:` with nothing after it: point at the key, not at the empty spot. */
+function isEmptyScalar(node: unknown): boolean {
+  return isScalar(node) && node.value === null && node.source === '';
+}
+
+function keyText(key: unknown): string {
+  return isScalar(key) ? String(key.value) : String(key);
+}
+
+function rangeStart(node: unknown): number | undefined {
+  const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
+  return range?.[0];
+}
+
+function firstLine(text: string): string {
+  return text.split('\n', 1)[0] ?? text;
+}
