@@ -135,6 +135,12 @@ export interface SourceStatus {
   readonly objects: number;
   /** Epoch ms of the last list or event applied. */
   readonly updatedAt?: number;
+  /**
+   * Epoch ms since which the source has been out of contact (watch broken,
+   * scrape failing); absent while it is current. A watched source with no
+   * recent events is current: its age is now − staleSince, not now − updatedAt.
+   */
+  readonly staleSince?: number;
   readonly error?: string;
 }
 

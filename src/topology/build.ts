@@ -1,0 +1,29 @@
+// A whole topology snapshot from a set of objects at once (files, tests,
+// `mutate`): the incremental builder given every source's full list.
+
+import type { KubeObject } from '../kube/types.ts';
+import { TopologyBuilder } from './builder.ts';
+import { sourceOf, TOPOLOGY_SOURCES } from './kinds.ts';
+import type { SourceName, TopologySnapshot } from './model.ts';
+
+export interface BuildOptions {
+  /** Epoch ms recorded as every source's updatedAt: the core reads no clock. */
+  readonly now: number;
+  /** The snapshot's version (default 1). */
+  readonly version?: number;
+}
+
+/**
+ * Objects of kinds the model does not read (and Pods that are not control-plane
+ * Pods) are ignored, so that a `kubectl get … -o yaml` dump loads as it is.
+ */
+export function buildSnapshot(objects: readonly KubeObject[], options: BuildOptions): TopologySnapshot {
+  const bySource = new Map<SourceName, KubeObject[]>(TOPOLOGY_SOURCES.map((name) => [name, []]));
+  for (const object of objects) {
+    const source = sourceOf(object);
+    if (source !== undefined) bySource.get(source)?.push(object);
+  }
+  const builder = new TopologyBuilder({ sources: TOPOLOGY_SOURCES, firstVersion: options.version ?? 1 });
+  for (const [source, list] of bySource) builder.replace(source, list, options.now);
+  return builder.publish();
+}

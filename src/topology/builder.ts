@@ -1,0 +1,349 @@
+// The incremental topology model: watch events and relists go in, immutable
+// snapshots come out. Each change costs about what it touches (one node's
+// labels, one slice's service, one NRT's memo entries); `publish` freezes the
+// changed parts and shares the rest with the previous snapshot.
+
+import type { KubeObject, Labels } from '../kube/types.ts';
+import { CowMap } from './cow/map.ts';
+import { objectKey } from './kinds.ts';
+import type { ControlPlanePod, EtcdMember, EtcdModel, NetworkModel, NodeResourceTopology, SourceName, SourceStatus, TopologySnapshot } from './model.ts';
+import { createNetworkModel } from './network.ts';
+import { NodeTable } from './nodes.ts';
+import { NumaMemo } from './numa.ts';
+import { isControlPlanePod, readControlPlanePod } from './read/control-plane.ts';
+import { readEndpointSlice, type SliceFacts } from './read/endpoint-slice.ts';
+import { readEtcdCluster } from './read/etcd-cluster.ts';
+import { record, stringMap } from './read/fields.ts';
+import { type NetworkFacts, readNetworkTopology } from './read/network-topology.ts';
+import { readNode } from './read/node.ts';
+import { readNodeResourceTopology } from './read/nrt.ts';
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+const ZONE_LABEL = 'topology.kubernetes.io/zone';
+const LEGACY_ZONE_LABEL = 'failure-domain.beta.kubernetes.io/zone';
+// Several objects of a singular kind: the one named "default" wins, else the first by name.
+const PREFERRED_NAME = 'default';
+
+type MutableStatus = { -readonly [K in keyof SourceStatus]: SourceStatus[K] };
+
+export interface BuilderOptions {
+  /** The sources this model is built from; their status starts unsynced. */
+  readonly sources: readonly SourceName[];
+  /** The version of the first published snapshot (default 1). */
+  readonly firstVersion?: number;
+}
+
+export class TopologyBuilder {
+  #version: number;
+  #dirty = true;
+  #last: TopologySnapshot | undefined;
+
+  readonly #versions = new Map<SourceName, Map<string, string | undefined>>();
+  readonly #status = new Map<SourceName, MutableStatus>();
+
+  readonly #nodes = new NodeTable();
+  readonly #namespaces = new CowMap<Labels>();
+  readonly #topologies = new CowMap<NodeResourceTopology>();
+  readonly #numaChanged = new Set<string>();
+  #numa: NumaMemo | undefined;
+
+  readonly #slices = new Map<string, SliceFacts>();
+  readonly #slicesOfService = new Map<string, Set<string>>();
+  readonly #slicesOfNode = new Map<string, Set<string>>();
+  readonly #servicesChanged = new Set<string>();
+  readonly #services = new CowMap<ReadonlySet<string>>();
+
+  readonly #controlPlanePods = new Map<string, ControlPlanePod>();
+  #controlPlane: readonly ControlPlanePod[] | undefined;
+  readonly #networks = new Map<string, NetworkFacts>();
+  #network: NetworkModel | undefined | null;
+  readonly #etcdClusters = new Map<string, readonly EtcdMember[]>();
+  #etcd: EtcdModel | undefined;
+
+  constructor(options: BuilderOptions) {
+    this.#version = (options.firstVersion ?? 1) - 1;
+    for (const name of options.sources) {
+      this.#status.set(name, { name, synced: false, objects: 0 });
+      this.#versions.set(name, new Map());
+    }
+  }
+
+  /** One watch event. Objects of a source the builder was not given are ignored. */
+  apply(source: SourceName, type: WatchEventType, object: KubeObject, now: number): void {
+    const status = this.#status.get(source);
+    if (!status) return;
+    status.updatedAt = now;
+    const key = objectKey(source, object);
+    if (key === undefined) {
+      this.#problem(status, `${object.kind ?? 'object'} without metadata.name ignored`);
+      return;
+    }
+    const versions = this.#versions.get(source)!;
+    if (type === 'DELETED' || (source === 'controlPlanePods' && !isControlPlanePod(object))) {
+      if (versions.delete(key)) this.#remove(source, key);
+    } else {
+      const resourceVersion = object.metadata?.resourceVersion;
+      if (resourceVersion !== undefined && versions.get(key) === resourceVersion) return;
+      versions.set(key, resourceVersion);
+      this.#upsert(source, key, object);
+    }
+    status.objects = versions.size;
+  }
+
+  /** A full list of a source: what is not in it is gone. Marks the source synced and current. */
+  replace(source: SourceName, objects: readonly KubeObject[], now: number): void {
+    const status = this.#status.get(source);
+    if (!status) return;
+    const listed = new Set<string>();
+    for (const object of objects) {
+      const key = objectKey(source, object);
+      if (key !== undefined) listed.add(key);
+    }
+    const versions = this.#versions.get(source)!;
+    for (const key of versions.keys()) {
+      if (!listed.has(key)) {
+        versions.delete(key);
+        this.#remove(source, key);
+      }
+    }
+    const hadError = status.error;
+    delete status.error;
+    for (const object of objects) this.apply(source, 'ADDED', object, now);
+    if (!status.synced || status.staleSince !== undefined || status.disabled !== undefined || hadError !== status.error) this.#dirty = true;
+    status.synced = true;
+    status.updatedAt = now;
+    delete status.staleSince;
+    delete status.disabled;
+  }
+
+  /** The source's API is not there (a CRD not installed): it will stay empty. */
+  disable(source: SourceName, reason: string, now: number): void {
+    const status = this.#status.get(source);
+    if (!status || status.disabled === reason) return;
+    status.disabled = reason;
+    status.updatedAt = now;
+    this.#dirty = true;
+  }
+
+  /** The source lost contact (watch broken, scrape failing): its data is kept but ages from now on. */
+  fail(source: SourceName, error: string, now: number): void {
+    const status = this.#status.get(source);
+    if (!status) return;
+    if (status.staleSince === undefined || status.error !== error) this.#dirty = true;
+    status.staleSince ??= now;
+    status.error = error;
+  }
+
+  /** Back in contact without a relist (a watch resumed). */
+  recover(source: SourceName): void {
+    const status = this.#status.get(source);
+    if (!status || (status.staleSince === undefined && status.error === undefined)) return;
+    delete status.staleSince;
+    delete status.error;
+    this.#dirty = true;
+  }
+
+  /** Whether publish() would make a new snapshot. */
+  get changed(): boolean {
+    return this.#dirty;
+  }
+
+  /** The current snapshot: a new one (with a larger version) when anything changed since the last. */
+  publish(): TopologySnapshot {
+    if (!this.#dirty && this.#last) return this.#last;
+    const nodes = this.#nodes.freeze();
+    const nodeTopologies = this.#topologies.freeze();
+    // Every node change is in #numaChanged, so a memo with no changes still has the right slots.
+    this.#numa = new NumaMemo(nodeTopologies, nodes, this.#numa, new Set(this.#numaChanged));
+    this.#numaChanged.clear();
+    this.#version++;
+    const snapshot: TopologySnapshot = {
+      version: this.#version,
+      nodes,
+      namespaces: this.#namespaces.freeze(),
+      nodeTopologies,
+      numa: this.#numa,
+      services: this.#freezeServices(),
+      controlPlane: (this.#controlPlane ??= sortedByName([...this.#controlPlanePods.values()])),
+      ...this.#networkPart(),
+      etcd: (this.#etcd ??= etcdModel(preferred(this.#etcdClusters) ?? [])),
+      sources: new Map([...this.#status].map(([name, status]) => [name, Object.freeze({ ...status })])),
+    };
+    this.#last = Object.freeze(snapshot);
+    this.#dirty = false;
+    return this.#last;
+  }
+
+  #problem(status: MutableStatus, message: string): void {
+    status.error = message;
+    this.#dirty = true;
+  }
+
+  #upsert(source: SourceName, key: string, object: KubeObject): void {
+    switch (source) {
+      case 'nodes':
+        return this.#upsertNode(key, object);
+      case 'namespaces':
+        this.#namespaces.set(key, stringMap(record(object.metadata).labels));
+        break;
+      case 'nodeResourceTopologies':
+        this.#topologies.set(key, readNodeResourceTopology(key, object));
+        this.#numaChanged.add(key);
+        break;
+      case 'endpointSlices':
+        this.#removeSlice(key);
+        this.#addSlice(key, readEndpointSlice(object));
+        break;
+      case 'controlPlanePods':
+        this.#controlPlanePods.set(key, readControlPlanePod(object.metadata?.name ?? key, object));
+        this.#controlPlane = undefined;
+        break;
+      case 'networkTopologies':
+        this.#networks.set(key, readNetworkTopology(key, object));
+        this.#network = undefined;
+        break;
+      case 'etcd':
+        this.#etcdClusters.set(key, readEtcdCluster(object));
+        this.#etcd = undefined;
+        break;
+      case 'schedulingPolicies':
+        return;
+    }
+    this.#dirty = true;
+  }
+
+  #remove(source: SourceName, key: string): void {
+    switch (source) {
+      case 'nodes':
+        if (!this.#nodes.remove(key)) return;
+        this.#nodeMoved(key);
+        break;
+      case 'namespaces':
+        this.#namespaces.delete(key);
+        break;
+      case 'nodeResourceTopologies':
+        this.#topologies.delete(key);
+        this.#numaChanged.add(key);
+        break;
+      case 'endpointSlices':
+        this.#removeSlice(key);
+        break;
+      case 'controlPlanePods':
+        this.#controlPlanePods.delete(key);
+        this.#controlPlane = undefined;
+        break;
+      case 'networkTopologies':
+        this.#networks.delete(key);
+        this.#network = undefined;
+        break;
+      case 'etcd':
+        this.#etcdClusters.delete(key);
+        this.#etcd = undefined;
+        break;
+      case 'schedulingPolicies':
+        return;
+    }
+    this.#dirty = true;
+  }
+
+  #upsertNode(name: string, object: KubeObject): void {
+    const before = this.#nodes.get(name);
+    if (!this.#nodes.upsert(readNode(name, object))) return;
+    const after = this.#nodes.get(name);
+    if (!before || zoneOf(before.labels) !== zoneOf(after?.labels ?? {})) this.#nodeMoved(name);
+    else this.#numaChanged.add(name);
+    this.#dirty = true;
+  }
+
+  /** A node appeared, went, or changed zone: its NUMA answers and its services' zones change. */
+  #nodeMoved(name: string): void {
+    this.#numaChanged.add(name);
+    for (const slice of this.#slicesOfNode.get(name) ?? []) {
+      const service = this.#slices.get(slice)?.service;
+      if (service) this.#servicesChanged.add(service);
+    }
+  }
+
+  #addSlice(key: string, facts: SliceFacts): void {
+    if (!facts.service) return;
+    this.#slices.set(key, facts);
+    addTo(this.#slicesOfService, facts.service, key);
+    for (const node of facts.nodes) addTo(this.#slicesOfNode, node, key);
+    this.#servicesChanged.add(facts.service);
+  }
+
+  #removeSlice(key: string): void {
+    const facts = this.#slices.get(key);
+    if (!facts?.service) return;
+    this.#slices.delete(key);
+    removeFrom(this.#slicesOfService, facts.service, key);
+    for (const node of facts.nodes) removeFrom(this.#slicesOfNode, node, key);
+    this.#servicesChanged.add(facts.service);
+  }
+
+  #freezeServices(): ReadonlyMap<string, ReadonlySet<string>> {
+    for (const service of this.#servicesChanged) {
+      const slices = this.#slicesOfService.get(service);
+      if (!slices) {
+        this.#services.delete(service);
+        continue;
+      }
+      const zones = new Set<string>();
+      for (const slice of slices) {
+        const facts = this.#slices.get(slice);
+        for (const zone of facts?.zones ?? []) zones.add(zone);
+        for (const node of facts?.nodes ?? []) {
+          const zone = zoneOf(this.#nodes.get(node)?.labels ?? {});
+          if (zone) zones.add(zone);
+        }
+      }
+      this.#services.set(service, zones);
+    }
+    this.#servicesChanged.clear();
+    return this.#services.freeze();
+  }
+
+  #networkPart(): { network?: NetworkModel } {
+    if (this.#network === undefined) {
+      const facts = preferred(this.#networks);
+      this.#network = facts ? createNetworkModel(facts) : null;
+    }
+    return this.#network ? { network: this.#network } : {};
+  }
+}
+
+function zoneOf(labels: Labels): string | undefined {
+  return labels[ZONE_LABEL] ?? labels[LEGACY_ZONE_LABEL];
+}
+
+function preferred<T>(objects: ReadonlyMap<string, T>): T | undefined {
+  const byDefault = objects.get(PREFERRED_NAME);
+  if (byDefault !== undefined) return byDefault;
+  let first: string | undefined;
+  for (const key of objects.keys()) if (first === undefined || key < first) first = key;
+  return first === undefined ? undefined : objects.get(first);
+}
+
+/** The leader is the one member that says so; two claimants (mid-election) make it unknown. */
+function etcdModel(members: readonly EtcdMember[]): EtcdModel {
+  const leaders = members.filter((m) => m.isLeader);
+  return leaders.length === 1 ? { members, leader: leaders[0]! } : { members };
+}
+
+function sortedByName<T extends { readonly name: string }>(items: T[]): readonly T[] {
+  return items.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+function addTo(index: Map<string, Set<string>>, key: string, value: string): void {
+  let set = index.get(key);
+  if (!set) index.set(key, (set = new Set()));
+  set.add(value);
+}
+
+function removeFrom(index: Map<string, Set<string>>, key: string, value: string): void {
+  const set = index.get(key);
+  if (!set) return;
+  set.delete(value);
+  if (set.size === 0) index.delete(key);
+}

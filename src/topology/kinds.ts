@@ -1,0 +1,56 @@
+// Which model source a Kubernetes object feeds, and its key within it.
+
+import type { KubeObject } from '../kube/types.ts';
+import type { SourceName } from './model.ts';
+
+/** The sources the topology model is built from (SchedulingPolicy objects feed the policy store). */
+export const TOPOLOGY_SOURCES: readonly SourceName[] = [
+  'nodes',
+  'namespaces',
+  'nodeResourceTopologies',
+  'endpointSlices',
+  'controlPlanePods',
+  'networkTopologies',
+  'etcd',
+];
+
+export function sourceOf(object: KubeObject): SourceName | undefined {
+  const group = groupOf(object.apiVersion);
+  switch (`${group}/${object.kind}`) {
+    case '/Node':
+      return 'nodes';
+    case '/Namespace':
+      return 'namespaces';
+    case '/Pod':
+      return 'controlPlanePods';
+    case 'topology.node.k8s.io/NodeResourceTopology':
+      return 'nodeResourceTopologies';
+    case 'discovery.k8s.io/EndpointSlice':
+      return 'endpointSlices';
+    case 'topogate.dev/NetworkTopology':
+      return 'networkTopologies';
+    case 'topogate.dev/EtcdCluster':
+      return 'etcd';
+    case 'topogate.dev/SchedulingPolicy':
+      return 'schedulingPolicies';
+    default:
+      return undefined;
+  }
+}
+
+const NAMESPACED: ReadonlySet<SourceName> = new Set(['endpointSlices', 'controlPlanePods', 'schedulingPolicies']);
+
+/** "namespace/name" in namespaced sources, else the name; undefined without a name. */
+export function objectKey(source: SourceName, object: KubeObject): string | undefined {
+  const name = object.metadata?.name;
+  if (typeof name !== 'string' || name === '') return undefined;
+  if (!NAMESPACED.has(source)) return name;
+  const namespace = object.metadata?.namespace;
+  return `${typeof namespace === 'string' && namespace !== '' ? namespace : 'default'}/${name}`;
+}
+
+function groupOf(apiVersion: unknown): string | undefined {
+  if (typeof apiVersion !== 'string') return undefined;
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
+}

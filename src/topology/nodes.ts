@@ -1,0 +1,235 @@
+// Nodes in stable slots with their label, schedulability and taint indexes,
+// kept up to date one node at a time. A node keeps its slot while it exists;
+// a deleted node's slot is reused by the next new node, so NodeSets stay as
+// short as the cluster is large.
+
+import type { Labels, Taint } from '../kube/types.ts';
+import { CowMap } from './cow/map.ts';
+import { SlotSets } from './cow/slot-sets.ts';
+import type { NodeIndex, NodeInfo, TaintGroup } from './model.ts';
+import { NodeSet } from './nodeset.ts';
+import type { NodeFacts } from './read/node.ts';
+
+const ALL = 'all';
+const SCHEDULABLE = 'schedulable';
+
+export class NodeTable {
+  readonly #byName = new CowMap<NodeInfo>();
+  #bySlot: (NodeInfo | undefined)[] = [];
+  #slotsChanged = false;
+  readonly #free: number[] = [];
+  readonly #base = new SlotSets();
+  readonly #keys = new SlotSets();
+  readonly #values = new Map<string, SlotSets>();
+  readonly #changedKeys = new Set<string>();
+  readonly #taints = new SlotSets();
+  readonly #taintLists = new Map<string, readonly Taint[]>();
+  #frozen: FrozenNodes | undefined;
+  readonly #labelValues = new Map<string, ReadonlyMap<string, NodeSet>>();
+
+  get(name: string): NodeInfo | undefined {
+    return this.#byName.get(name);
+  }
+
+  get size(): number {
+    return this.#byName.size;
+  }
+
+  /** Adds or replaces a node; returns false when nothing a decision reads changed. */
+  upsert(facts: NodeFacts): boolean {
+    const old = this.#byName.get(facts.name);
+    if (old && sameNode(old, facts)) return false;
+    const slot = old?.slot ?? this.#free.pop() ?? this.#bySlot.length;
+    const node: NodeInfo = { ...facts, slot };
+    if (old) this.#unindex(old);
+    this.#index(node);
+    this.#byName.set(node.name, node);
+    this.#setSlot(slot, node);
+    return true;
+  }
+
+  remove(name: string): boolean {
+    const old = this.#byName.get(name);
+    if (!old) return false;
+    this.#unindex(old);
+    this.#byName.delete(name);
+    this.#setSlot(old.slot, undefined);
+    this.#free.push(old.slot);
+    return true;
+  }
+
+  freeze(): NodeIndex {
+    if (this.#frozen && !this.#slotsChanged) return this.#frozen;
+    for (const key of this.#changedKeys) {
+      const values = this.#values.get(key)?.freeze();
+      if (values && values.size > 0) this.#labelValues.set(key, values);
+      else {
+        this.#labelValues.delete(key);
+        this.#values.delete(key);
+      }
+    }
+    // The outer map is copied (one entry per label key) only when a key changed.
+    const labelValues = this.#changedKeys.size > 0 || !this.#frozen ? new Map(this.#labelValues) : this.#frozen.labelValueMaps;
+    this.#changedKeys.clear();
+    const taintSets = this.#taints.freeze();
+    const taintGroups = this.#frozen && this.#frozen.taintSets === taintSets ? this.#frozen.taintGroupList : groupsOf(taintSets, this.#taintLists);
+    const base = this.#base.freeze();
+    this.#frozen = new FrozenNodes({
+      byName: this.#byName.freeze(),
+      bySlot: this.#bySlot,
+      all: base.get(ALL) ?? NodeSet.EMPTY,
+      schedulable: base.get(SCHEDULABLE) ?? NodeSet.EMPTY,
+      keys: this.#keys.freeze(),
+      labelValues,
+      taintSets,
+      taintGroups,
+    });
+    this.#slotsChanged = false;
+    return this.#frozen;
+  }
+
+  #setSlot(slot: number, node: NodeInfo | undefined): void {
+    // Copy on the first change after a freeze: the frozen index reads the old array.
+    if (!this.#slotsChanged) this.#bySlot = this.#bySlot.slice();
+    this.#bySlot[slot] = node;
+    this.#slotsChanged = true;
+  }
+
+  #index(node: NodeInfo): void {
+    this.#base.add(ALL, node.slot);
+    if (isSchedulable(node)) this.#base.add(SCHEDULABLE, node.slot);
+    for (const [key, value] of Object.entries(node.labels)) {
+      this.#keys.add(key, node.slot);
+      this.#valuesOf(key).add(value, node.slot);
+    }
+    const taints = schedulingTaints(node.taints);
+    const group = JSON.stringify(taints);
+    this.#taintLists.set(group, taints);
+    this.#taints.add(group, node.slot);
+  }
+
+  #unindex(node: NodeInfo): void {
+    this.#base.remove(ALL, node.slot);
+    this.#base.remove(SCHEDULABLE, node.slot);
+    for (const [key, value] of Object.entries(node.labels)) {
+      this.#keys.remove(key, node.slot);
+      this.#valuesOf(key).remove(value, node.slot);
+    }
+    this.#taints.remove(JSON.stringify(schedulingTaints(node.taints)), node.slot);
+  }
+
+  #valuesOf(key: string): SlotSets {
+    let sets = this.#values.get(key);
+    if (!sets) this.#values.set(key, (sets = new SlotSets()));
+    this.#changedKeys.add(key);
+    return sets;
+  }
+}
+
+interface FrozenParts {
+  readonly byName: ReadonlyMap<string, NodeInfo>;
+  readonly bySlot: readonly (NodeInfo | undefined)[];
+  readonly all: NodeSet;
+  readonly schedulable: NodeSet;
+  readonly keys: ReadonlyMap<string, NodeSet>;
+  readonly labelValues: ReadonlyMap<string, ReadonlyMap<string, NodeSet>>;
+  readonly taintSets: ReadonlyMap<string, NodeSet>;
+  readonly taintGroups: readonly TaintGroup[];
+}
+
+class FrozenNodes implements NodeIndex {
+  readonly #parts: FrozenParts;
+
+  constructor(parts: FrozenParts) {
+    this.#parts = parts;
+  }
+
+  get count(): number {
+    return this.#parts.byName.size;
+  }
+
+  get labelValueMaps(): ReadonlyMap<string, ReadonlyMap<string, NodeSet>> {
+    return this.#parts.labelValues;
+  }
+
+  get taintSets(): ReadonlyMap<string, NodeSet> {
+    return this.#parts.taintSets;
+  }
+
+  get taintGroupList(): readonly TaintGroup[] {
+    return this.#parts.taintGroups;
+  }
+
+  get(name: string): NodeInfo | undefined {
+    return this.#parts.byName.get(name);
+  }
+
+  bySlot(slot: number): NodeInfo | undefined {
+    return this.#parts.bySlot[slot];
+  }
+
+  all(): NodeSet {
+    return this.#parts.all;
+  }
+
+  schedulable(): NodeSet {
+    return this.#parts.schedulable;
+  }
+
+  withLabel(key: string): NodeSet {
+    return this.#parts.keys.get(key) ?? NodeSet.EMPTY;
+  }
+
+  withLabelValue(key: string, value: string): NodeSet {
+    return this.#parts.labelValues.get(key)?.get(value) ?? NodeSet.EMPTY;
+  }
+
+  labelValues(key: string): ReadonlyMap<string, NodeSet> {
+    return this.#parts.labelValues.get(key) ?? EMPTY_VALUES;
+  }
+
+  taintGroups(): readonly TaintGroup[] {
+    return this.#parts.taintGroups;
+  }
+}
+
+const EMPTY_VALUES: ReadonlyMap<string, NodeSet> = new Map();
+
+function isSchedulable(node: NodeInfo): boolean {
+  return !node.unschedulable && node.ready;
+}
+
+/** The taints that keep Pods off a node (PreferNoSchedule only steers), in a canonical order. */
+function schedulingTaints(taints: readonly Taint[]): readonly Taint[] {
+  return taints
+    .filter((t) => t.effect !== 'PreferNoSchedule')
+    .map((t) => (t.value ? { key: t.key, value: t.value, effect: t.effect } : { key: t.key, effect: t.effect }))
+    .sort((a, b) => compare(a.key, b.key) || compare(a.effect, b.effect) || compare(a.value ?? '', b.value ?? ''));
+}
+
+function groupsOf(sets: ReadonlyMap<string, NodeSet>, lists: Map<string, readonly Taint[]>): readonly TaintGroup[] {
+  for (const key of lists.keys()) if (!sets.has(key)) lists.delete(key);
+  return [...sets].map(([key, nodes]) => ({ taints: lists.get(key) ?? [], nodes }));
+}
+
+function sameNode(a: NodeInfo, b: NodeFacts): boolean {
+  return (
+    a.unschedulable === b.unschedulable &&
+    a.ready === b.ready &&
+    sameRecord(a.labels, b.labels) &&
+    sameRecord(a.allocatable, b.allocatable) &&
+    JSON.stringify(a.taints) === JSON.stringify(b.taints) &&
+    a.addresses.join(',') === b.addresses.join(',')
+  );
+}
+
+function sameRecord(a: Labels | Readonly<Record<string, number>>, b: Labels | Readonly<Record<string, number>>): boolean {
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const key of keys) if (a[key] !== b[key]) return false;
+  return true;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
