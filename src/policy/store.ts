@@ -1,0 +1,167 @@
+// The policy directory, hot-reloaded (shell). Every change re-reads the whole
+// directory; a set with any error is refused and the last good set stays in
+// force, said in the log, a metric and readiness.
+
+import { watch, type FSWatcher } from 'node:fs';
+import type { Logger } from 'pino';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Readiness } from '../topology/provider.ts';
+import { formatPolicyError, summarizePolicyErrors } from './errors.ts';
+import { loadPolicies } from './loader.ts';
+import type { SchedulingPolicy } from './types.ts';
+
+export interface PolicyStoreOptions {
+  readonly dir: string;
+  readonly log: Logger;
+  readonly registry: Registry;
+  /** Quiet time after the last change before reloading: editors write files in several steps. */
+  readonly debounceMs?: number;
+  /** How often to retry watching a directory that cannot be watched (missing, removed). */
+  readonly retryMs?: number;
+}
+
+export interface PolicyVersion {
+  /** 0 until a set loads; then 1, 2, … for each set that differs from the one before. */
+  readonly version: number;
+  readonly policies: readonly SchedulingPolicy[];
+}
+
+export interface PolicyProvider {
+  current(): PolicyVersion;
+  readiness(): Readiness;
+  /** Called with each new set. Returns an unsubscribe function. */
+  onChange(listener: (set: PolicyVersion) => void): () => void;
+  stop(): Promise<void>;
+}
+
+export interface PolicyStore extends PolicyProvider {
+  /** Re-reads the directory now (what a change triggers; also for SIGHUP). */
+  reload(): Promise<void>;
+}
+
+/** Loads the directory once, then follows it. Never rejects: a bad first load leaves the store not ready. */
+export async function createPolicyStore(options: PolicyStoreOptions): Promise<PolicyStore> {
+  const { dir, log, registry, debounceMs = 200, retryMs = 5000 } = options;
+  const metrics = policyMetrics(registry);
+  const listeners = new Set<(set: PolicyVersion) => void>();
+  let current: PolicyVersion = { version: 0, policies: [] };
+  let currentText = '';
+  let failure: string | undefined;
+  let watcher: FSWatcher | undefined;
+  let debounce: NodeJS.Timeout | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let again = false;
+  let stopped = false;
+
+  async function loadOnce(): Promise<void> {
+    const { policies, errors, files } = await loadPolicies([dir]);
+    if (errors.length > 0) {
+      failure = summarizePolicyErrors(errors);
+      metrics.errors.inc();
+      metrics.successful.set(0);
+      log.error({ dir, errors: errors.map(formatPolicyError), version: current.version }, current.version > 0 ? 'policy reload failed; the last good set stays in force' : 'policies not loaded');
+      return;
+    }
+    failure = undefined;
+    metrics.successful.set(1);
+    metrics.loadedAt.set(Date.now() / 1000);
+    const text = JSON.stringify(policies);
+    if (text === currentText && current.version > 0) return;
+    current = { version: current.version + 1, policies };
+    currentText = text;
+    metrics.loaded.set(policies.length);
+    log.info({ dir, version: current.version, policies: policies.map((policy) => policy.name), files: files.length }, 'policies loaded');
+    for (const listener of listeners) notify(listener, current);
+  }
+
+  function notify(listener: (set: PolicyVersion) => void, set: PolicyVersion): void {
+    try {
+      listener(set);
+    } catch (error) {
+      log.error({ err: error }, 'a policy change listener failed');
+    }
+  }
+
+  function reload(): Promise<void> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        await loadOnce().catch((error: unknown) => {
+          failure = `cannot load ${dir}: ${(error as Error).message}`;
+          metrics.errors.inc();
+          log.error({ err: error, dir }, 'policy reload failed');
+        });
+      } while (again && !stopped);
+      running = undefined;
+    })();
+    return running;
+  }
+
+  function follow(): void {
+    if (stopped || watcher) return;
+    try {
+      watcher = watch(dir, () => {
+        clearTimeout(debounce);
+        debounce = setTimeout(() => void reload(), debounceMs);
+      });
+      watcher.on('error', (error) => {
+        log.error({ err: error, dir }, 'watching the policy directory failed; retrying');
+        watcher?.close();
+        watcher = undefined;
+        scheduleRetry();
+      });
+    } catch (error) {
+      log.error({ err: error, dir }, 'cannot watch the policy directory; retrying');
+      scheduleRetry();
+    }
+  }
+
+  function scheduleRetry(): void {
+    if (stopped || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      follow();
+      void reload();
+    }, retryMs);
+    retry.unref();
+  }
+
+  await reload();
+  follow();
+
+  return {
+    current: () => current,
+    readiness(): Readiness {
+      if (current.version === 0) return { ready: false, reason: `policies not loaded: ${failure ?? 'loading'}` };
+      return failure === undefined ? { ready: true } : { ready: true, reason: `last reload failed: ${failure}; serving policy set version ${current.version}` };
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    reload,
+    async stop() {
+      stopped = true;
+      clearTimeout(debounce);
+      clearTimeout(retry);
+      watcher?.close();
+      watcher = undefined;
+      await running;
+    },
+  };
+}
+
+function policyMetrics(registry: Registry) {
+  const registers = [registry];
+  return {
+    errors: new Counter({ name: 'topogate_policy_reload_errors_total', help: 'Policy reloads refused because of errors (the last good set stayed in force).', registers }),
+    loaded: new Gauge({ name: 'topogate_policies_loaded', help: 'Policies in the set in force.', registers }),
+    successful: new Gauge({ name: 'topogate_policy_last_reload_successful', help: '1 when the last policy reload succeeded, else 0.', registers }),
+    loadedAt: new Gauge({ name: 'topogate_policy_last_reload_success_timestamp_seconds', help: 'When the policies were last loaded without error (Unix seconds).', registers }),
+  };
+}
