@@ -3,7 +3,7 @@
 // loadPolicies, which reads the files it is given.
 
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Document } from 'yaml';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments } from 'yaml';
 import type { PolicyError } from './errors.ts';
@@ -62,13 +62,15 @@ export function policyFromObject(object: unknown, origin: string): { policy?: Sc
 /**
  * Reads files and directories (a directory's own .yaml, .yml and .json files,
  * not its subdirectories nor hidden files). Names must be unique across all.
+ * Relative paths are read from `cwd` and reported as given.
  */
-export async function loadPolicies(paths: readonly string[]): Promise<PolicySet & { files: string[] }> {
+export async function loadPolicies(paths: readonly string[], options: { cwd?: string } = {}): Promise<PolicySet & { files: string[] }> {
+  const at = (path: string) => resolve(options.cwd ?? '.', path);
   const errors: PolicyError[] = [];
   const files: string[] = [];
   for (const path of paths) {
     try {
-      files.push(...((await stat(path)).isDirectory() ? await policyFilesIn(path) : [path]));
+      files.push(...((await stat(at(path))).isDirectory() ? await policyFilesIn(path, at) : [path]));
     } catch (error) {
       errors.push(fileError(path, error));
     }
@@ -76,8 +78,8 @@ export async function loadPolicies(paths: readonly string[]): Promise<PolicySet 
   const policies: SchedulingPolicy[] = [];
   for (const file of new Set(files)) {
     try {
-      if ((await stat(file)).size > MAX_POLICY_FILE_BYTES) throw new Error(`larger than ${MAX_POLICY_FILE_BYTES} bytes`);
-      const parsed = parsePolicies(await readFile(file, 'utf8'), file);
+      if ((await stat(at(file))).size > MAX_POLICY_FILE_BYTES) throw new Error(`larger than ${MAX_POLICY_FILE_BYTES} bytes`);
+      const parsed = parsePolicies(await readFile(at(file), 'utf8'), file);
       policies.push(...parsed.policies);
       errors.push(...parsed.errors);
     } catch (error) {
@@ -104,12 +106,12 @@ export function uniqueNames(policies: readonly SchedulingPolicy[]): PolicySet {
   return { policies: [...seen.values()], errors };
 }
 
-async function policyFilesIn(dir: string): Promise<string[]> {
-  const names = (await readdir(dir)).filter((name) => POLICY_FILE.test(name) && !name.startsWith('.')).sort();
+async function policyFilesIn(dir: string, at: (path: string) => string): Promise<string[]> {
+  const names = (await readdir(at(dir))).filter((name) => POLICY_FILE.test(name) && !name.startsWith('.')).sort();
   const files: string[] = [];
   for (const name of names) {
     const file = join(dir, name);
-    if ((await stat(file).catch(() => undefined))?.isFile()) files.push(file);
+    if ((await stat(at(file)).catch(() => undefined))?.isFile()) files.push(file);
   }
   return files;
 }
