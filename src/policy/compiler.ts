@@ -1,0 +1,42 @@
+// Policies × one topology snapshot → decision tables. Everything a rule can
+// know without the Pod is answered here once, so that a decision costs the
+// policies it matches and the Pod's size, never the node count.
+
+import type { TopologySnapshot } from '../topology/model.ts';
+import { compileMatch, type Matcher } from './match.ts';
+import { compileGpu } from './rules/gpu.ts';
+import { compileLatency } from './rules/latency.ts';
+import { compileNodeLabels } from './rules/nodeLabels.ts';
+import { compileNuma } from './rules/numa.ts';
+import type { CompiledRule } from './rules/rule.ts';
+import { compileSpread } from './rules/spread.ts';
+import type { SchedulingPolicy } from './types.ts';
+
+export interface CompiledPolicy {
+  readonly policy: SchedulingPolicy;
+  readonly match: Matcher;
+  /** In evaluation order: numa last, since it picks among what the others allow. */
+  readonly rules: readonly CompiledRule[];
+}
+
+export interface CompiledPolicySet {
+  readonly snapshot: TopologySnapshot;
+  /** Priority descending, then name. */
+  readonly policies: readonly CompiledPolicy[];
+}
+
+export function compile(policies: readonly SchedulingPolicy[], snapshot: TopologySnapshot): CompiledPolicySet {
+  const ordered = [...policies].sort((a, b) => b.priority - a.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { snapshot, policies: ordered.map((policy) => compilePolicy(policy, snapshot)) };
+}
+
+function compilePolicy(policy: SchedulingPolicy, snapshot: TopologySnapshot): CompiledPolicy {
+  const { nodeLabels, gpu, latency, spread, numa } = policy.rules;
+  const rules: CompiledRule[] = [];
+  if (nodeLabels) rules.push(...compileNodeLabels(nodeLabels, snapshot));
+  if (gpu) rules.push(compileGpu(gpu, snapshot));
+  if (latency) rules.push(compileLatency(latency, snapshot));
+  (spread ?? []).forEach((rule, index) => rules.push(compileSpread(rule, index, snapshot)));
+  if (numa) rules.push(compileNuma(numa));
+  return { policy, match: compileMatch(policy.match), rules };
+}

@@ -1,0 +1,46 @@
+// What a decision knows about the Pod under decision. Request-derived facts
+// are computed on first use: most Pods match no policy that needs them.
+
+import { effectiveRequests } from '../kube/requests.ts';
+import { qosClass } from '../kube/qos.ts';
+import { isRecord } from '../kube/json.ts';
+import type { Labels, Pod } from '../kube/types.ts';
+import type { ResourceList, TopologySnapshot } from '../topology/model.ts';
+import type { DecisionOptions, QosClass } from './types.ts';
+
+export class PodContext {
+  readonly pod: Pod;
+  readonly namespace: string;
+  readonly labels: Labels;
+  readonly snapshot: TopologySnapshot;
+  readonly options: DecisionOptions;
+  #requests: ResourceList | undefined;
+  #qos: QosClass | undefined;
+  #namespaceLabels: Labels | undefined;
+
+  constructor(pod: Pod, namespace: string, snapshot: TopologySnapshot, options: DecisionOptions) {
+    this.pod = pod;
+    this.namespace = namespace;
+    this.snapshot = snapshot;
+    this.options = options;
+    this.labels = stringLabels(pod.metadata?.labels);
+  }
+
+  get requests(): ResourceList {
+    return (this.#requests ??= effectiveRequests(this.pod));
+  }
+
+  get qos(): QosClass {
+    return (this.#qos ??= qosClass(this.pod));
+  }
+
+  /** The Namespace's labels, with the kubernetes.io/metadata.name label the API server sets on every Namespace. */
+  get namespaceLabels(): Labels {
+    return (this.#namespaceLabels ??= { ...this.snapshot.namespaces.get(this.namespace), 'kubernetes.io/metadata.name': this.namespace });
+  }
+}
+
+function stringLabels(labels: unknown): Labels {
+  if (!isRecord(labels)) return {};
+  return Object.fromEntries(Object.entries(labels).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+}

@@ -1,0 +1,222 @@
+// decide: one Pod against the compiled policies. Pure and synchronous: the
+// snapshot, the compiled tables and options.now are all it reads.
+//
+// Policies run in priority order. Each one's required outputs must leave a
+// schedulable node both on their own (else its onUnsatisfiable decides) and
+// with what higher-priority policies already added (else it is dropped).
+
+import { podPlacementNodes } from '../kube/nodeSelector.ts';
+import { recordsOf } from '../kube/json.ts';
+import { toleratedNodes } from '../kube/tolerations.ts';
+import type { Pod, Toleration } from '../kube/types.ts';
+import type { NodeSet } from '../topology/nodeset.ts';
+import type { TopologySnapshot } from '../topology/model.ts';
+import type { CompiledPolicy, CompiledPolicySet } from './compiler.ts';
+import { PodContext } from './context.ts';
+import type { DecisionTrace, PolicyTrace, RuleTrace } from './explain.ts';
+import { buildPatch, NUMA_HINT_ANNOTATION, PodChanges, POLICIES_ANNOTATION, SKIP_ANNOTATION, type MergeResult } from './merge.ts';
+import { describeRequirement, type RuleOutput } from './rules/rule.ts';
+import type { Decision, DecisionOptions, PodRequest } from './types.ts';
+
+export function decide(request: PodRequest, compiled: CompiledPolicySet, options: DecisionOptions): Decision {
+  const { pod, namespace } = request;
+  const snapshot = compiled.snapshot;
+  const podName = pod.metadata?.name ?? pod.metadata?.generateName ?? '';
+  const skipped = skipReason(pod);
+  if (skipped !== undefined) {
+    const trace: DecisionTrace | undefined = options.explain
+      ? { pod: podName, namespace, skipped, nodes: { total: snapshot.nodes.count, schedulable: 0, podPlacement: 0 }, policies: [], finalNodes: 0, allowed: true, warnings: [] }
+      : undefined;
+    return { allowed: true, patch: [], warnings: [], auditAnnotations: {}, applied: [], matched: [], ...(trace ? { trace } : {}) };
+  }
+
+  const context = new PodContext(pod, namespace, snapshot, options);
+  const schedulable = schedulableFor(pod, snapshot);
+  const own = schedulable.and(podPlacementNodes(snapshot.nodes, pod));
+  const warnings: string[] = [];
+  // When the Pod's own placement already allows nothing, policies are judged against the schedulable nodes alone.
+  const base = own.isEmpty() ? schedulable : own;
+  if (own.isEmpty()) warnings.push(`the Pod's own placement allows none of the ${schedulable.size} schedulable nodes in the model`);
+
+  const changes = new PodChanges(pod);
+  const matched: string[] = [];
+  const applied: string[] = [];
+  const traces: PolicyTrace[] = [];
+  let allowed = base;
+
+  for (const compiledPolicy of compiled.policies) {
+    const { policy } = compiledPolicy;
+    const reason = compiledPolicy.match(context);
+    if (reason !== undefined) {
+      if (options.explain) traces.push({ policy: policy.name, priority: policy.priority, matched: false, reason, outcome: 'not matched', rules: [], nodesBefore: allowed.size, nodesAfter: allowed.size });
+      continue;
+    }
+    matched.push(policy.name);
+    let attempt = evaluate(compiledPolicy, context, base, allowed, undefined);
+    if ('unsatisfiable' in attempt) {
+      const { rule, modelHolds, conflict } = attempt.unsatisfiable;
+      if (!conflict && policy.onUnsatisfiable === 'Reject') {
+        const message = `policy ${policy.name}, rule ${rule}: no schedulable node satisfies the Pod's placement; the model holds: ${modelHolds}`;
+        if (options.explain) traces.push({ policy: policy.name, priority: policy.priority, matched: true, outcome: 'rejected', rules: attempt.rules, nodesBefore: allowed.size, nodesAfter: 0 });
+        return denied(message, warnings, matched, options.explain ? trace(podName, namespace, snapshot, schedulable, own, traces, 0, false, message, warnings) : undefined);
+      }
+      const why = conflict
+        ? `rule ${rule} conflicts with higher-priority policies (${applied.join(', ')}); the model holds: ${modelHolds}`
+        : `rule ${rule} is unsatisfiable; the model holds: ${modelHolds}`;
+      const hardRules = compiledPolicy.rules.filter((candidate) => candidate.hard).map((candidate) => candidate.name);
+      warnings.push(`policy ${policy.name}: required placement (${hardRules.join(', ')}) dropped: ${why}`);
+      attempt = evaluate(compiledPolicy, context, base, allowed, why);
+    }
+    if ('unsatisfiable' in attempt) throw new Error('unreachable: preferred outputs never constrain nodes');
+
+    const before = allowed.size;
+    const ruleTraces: RuleTrace[] = [];
+    let changed = false;
+    for (const step of attempt.steps) {
+      if ('dropped' in step) {
+        if (!step.withPolicy) warnings.push(`policy ${policy.name}: ${step.rule} dropped: ${step.dropped}`);
+        if (options.explain) ruleTraces.push({ rule: step.rule, outcome: 'dropped', detail: [step.dropped], nodesBefore: step.nodesBefore, nodesAfter: step.nodesBefore });
+        continue;
+      }
+      const { added, details } = merge(changes, step.output, (why) => warnings.push(`policy ${policy.name}: ${step.rule}: ${why}`));
+      for (const warning of step.output.warnings) warnings.push(`policy ${policy.name}: ${warning}`);
+      changed ||= added;
+      if (options.explain) ruleTraces.push({ rule: step.rule, outcome: added ? 'added' : 'unchanged', detail: details, nodesBefore: step.nodesBefore, nodesAfter: step.nodesAfter });
+    }
+    if (changed) {
+      applied.push(policy.name);
+      allowed = attempt.nodes;
+    } else {
+      warnings.push(`policy ${policy.name} matched but changed nothing`);
+    }
+    if (options.explain) traces.push({ policy: policy.name, priority: policy.priority, matched: true, outcome: changed ? 'applied' : 'unchanged', rules: ruleTraces, nodesBefore: before, nodesAfter: allowed.size });
+  }
+
+  const annotations: Record<string, string> = {};
+  if (applied.length > 0) {
+    annotations[POLICIES_ANNOTATION] = applied.join(',');
+    if (changes.numaHint) annotations[NUMA_HINT_ANNOTATION] = JSON.stringify(changes.numaHint);
+  }
+  const patch = applied.length > 0 ? buildPatch(pod, changes, annotations) : [];
+  const auditAnnotations: Record<string, string> = applied.length > 0 ? { policies: applied.join(','), placement: summarize(changes) } : {};
+  return {
+    allowed: true,
+    patch,
+    warnings,
+    auditAnnotations,
+    applied,
+    matched,
+    ...(options.explain ? { trace: trace(podName, namespace, snapshot, schedulable, own, traces, allowed.size, true, undefined, warnings) } : {}),
+  };
+}
+
+/** Why the Pod is admitted unchanged without looking at any policy (merge rule 5). */
+export function skipReason(pod: Pod): string | undefined {
+  const annotations = pod.metadata?.annotations;
+  if (typeof pod.spec?.nodeName === 'string' && pod.spec.nodeName !== '') return `spec.nodeName is set (${pod.spec.nodeName})`;
+  if (annotations?.[SKIP_ANNOTATION] === 'true') return `annotation ${SKIP_ANNOTATION}: "true"`;
+  if (annotations && Object.hasOwn(annotations, POLICIES_ANNOTATION)) return `already decided (annotation ${POLICIES_ANNOTATION}: ${String(annotations[POLICIES_ANNOTATION])})`;
+  return undefined;
+}
+
+type Step =
+  | { readonly rule: string; readonly output: RuleOutput; readonly nodesBefore: number; readonly nodesAfter: number }
+  /** withPolicy: dropped with the policy's whole required placement, which one warning already says. */
+  | { readonly rule: string; readonly dropped: string; readonly nodesBefore: number; readonly withPolicy?: boolean };
+
+type Attempt =
+  | { readonly steps: readonly Step[]; readonly nodes: NodeSet }
+  | { readonly unsatisfiable: { readonly rule: string; readonly modelHolds: string; readonly conflict: boolean }; readonly rules: RuleTrace[] };
+
+/**
+ * Runs a policy's rules. `own` tracks the Pod's placement with this policy
+ * alone, `combined` with the higher-priority policies too: the first empty
+ * one says whose fault an unsatisfiable placement is.
+ */
+function evaluate(compiledPolicy: CompiledPolicy, pod: PodContext, base: NodeSet, allowed: NodeSet, requiredDropped: string | undefined): Attempt {
+  let own = base;
+  let combined = allowed;
+  const steps: Step[] = [];
+  for (const rule of compiledPolicy.rules) {
+    const nodesBefore = combined.size;
+    if (requiredDropped !== undefined && rule.hard) {
+      steps.push({ rule: rule.name, dropped: `required placement dropped: ${requiredDropped}`, nodesBefore, withPolicy: true });
+      continue;
+    }
+    const result = rule.evaluate({ pod, allowed: combined });
+    if ('dropped' in result) {
+      steps.push({ rule: rule.name, dropped: result.dropped, nodesBefore });
+      continue;
+    }
+    const { output } = result;
+    if (output.nodes) {
+      const ownNext = own.and(output.nodes);
+      const combinedNext = combined.and(output.nodes);
+      if (ownNext.isEmpty() || combinedNext.isEmpty()) {
+        const unsatisfiable = { rule: rule.name, modelHolds: output.modelHolds ?? 'no schedulable node', conflict: !ownNext.isEmpty() };
+        return { unsatisfiable, rules: [{ rule: rule.name, outcome: 'dropped', detail: [`unsatisfiable: ${unsatisfiable.modelHolds}`], nodesBefore, nodesAfter: 0 }] };
+      }
+      own = ownNext;
+      combined = combinedNext;
+    }
+    steps.push({ rule: rule.name, output, nodesBefore, nodesAfter: combined.size });
+  }
+  return { steps, nodes: combined };
+}
+
+function merge(changes: PodChanges, output: RuleOutput, drop: (why: string) => void): { added: boolean; details: string[] } {
+  const details: string[] = [];
+  let added = false;
+  const record = (result: MergeResult, what: string) => {
+    if ('dropped' in result) {
+      drop(result.dropped);
+      details.push(`dropped: ${result.dropped}`);
+    } else if (result.added) {
+      added = true;
+      details.push(what);
+    } else {
+      details.push(`already present: ${what}`);
+    }
+  };
+  for (const requirement of output.requirements) record(changes.addRequirement(requirement), `required ${describeRequirement(requirement)}`);
+  for (const term of output.preferred) {
+    record(changes.addPreferred(term), `preferred (weight ${term.weight}) ${(term.preference.matchExpressions ?? []).map(describeRequirement).join(', ')}`);
+  }
+  if (output.spread) record(changes.addSpread(output.spread), `topologySpreadConstraint ${output.spread.topologyKey} maxSkew ${output.spread.maxSkew} ${output.spread.whenUnsatisfiable}`);
+  if (output.schedulerName !== undefined) record(changes.setSchedulerName(output.schedulerName), `schedulerName ${output.schedulerName}`);
+  if (output.numaHint && Object.keys(output.numaHint).length > 0) record(changes.setNumaHint(output.numaHint), `numa-hint ${JSON.stringify(output.numaHint)}`);
+  return { added, details };
+}
+
+/** Nodes the Pod may land on at all: not cordoned, Ready not False, every NoSchedule/NoExecute taint tolerated, and carrying the key of each of its own DoNotSchedule spread constraints. */
+function schedulableFor(pod: Pod, snapshot: TopologySnapshot): NodeSet {
+  let nodes = snapshot.nodes.schedulable().and(toleratedNodes(snapshot.nodes, recordsOf(pod.spec?.tolerations) as Toleration[]));
+  for (const spread of recordsOf(pod.spec?.topologySpreadConstraints)) {
+    if (spread.whenUnsatisfiable === 'DoNotSchedule' && typeof spread.topologyKey === 'string') nodes = nodes.and(snapshot.nodes.withLabel(spread.topologyKey));
+  }
+  return nodes;
+}
+
+function summarize(changes: PodChanges): string {
+  const parts = [`${changes.requirements.length} required`, `${changes.preferred.length} preferred`, `${changes.spreads.length} spread`];
+  if (changes.schedulerName) parts.push(`schedulerName ${changes.schedulerName}`);
+  if (changes.numaHint) parts.push(`numa-hint on ${Object.keys(changes.numaHint).length} nodes`);
+  return parts.join(', ');
+}
+
+function denied(message: string, warnings: readonly string[], matched: readonly string[], trace: DecisionTrace | undefined): Decision {
+  return { allowed: false, message, patch: [], warnings, auditAnnotations: { denied: message }, applied: [], matched, ...(trace ? { trace } : {}) };
+}
+
+function trace(pod: string, namespace: string, snapshot: TopologySnapshot, schedulable: NodeSet, own: NodeSet, policies: PolicyTrace[], finalNodes: number, allowed: boolean, message: string | undefined, warnings: readonly string[]): DecisionTrace {
+  return {
+    pod,
+    namespace,
+    nodes: { total: snapshot.nodes.count, schedulable: schedulable.size, podPlacement: own.size },
+    policies,
+    finalNodes,
+    allowed,
+    ...(message !== undefined ? { message } : {}),
+    warnings,
+  };
+}

@@ -1,0 +1,115 @@
+// Merging the policies' outputs into the Pod without breaking what the user
+// wrote (policy.md, merge rules 1–4), and the JSON Patch that says it.
+
+import { isRecord, recordsOf } from '../kube/json.ts';
+import type { NodeSelectorRequirement, PatchOperation, Pod, PreferredSchedulingTerm, TopologySpreadConstraint } from '../kube/types.ts';
+import { PatchWriter, type Path } from './patch.ts';
+
+export const POLICIES_ANNOTATION = 'topogate.dev/policies';
+export const NUMA_HINT_ANNOTATION = 'topogate.dev/numa-hint';
+export const SKIP_ANNOTATION = 'topogate.dev/skip';
+const DEFAULT_SCHEDULER = 'default-scheduler';
+
+const NODE_AFFINITY: Path = ['spec', 'affinity', 'nodeAffinity'];
+const REQUIRED_TERMS: Path = [...NODE_AFFINITY, 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms'];
+const PREFERRED: Path = [...NODE_AFFINITY, 'preferredDuringSchedulingIgnoredDuringExecution'];
+
+export type MergeResult = { readonly added: boolean } | { readonly dropped: string };
+
+/** What the policies add to one Pod, with the merge rules applied as each output arrives. */
+export class PodChanges {
+  readonly requirements: NodeSelectorRequirement[] = [];
+  readonly preferred: PreferredSchedulingTerm[] = [];
+  readonly spreads: TopologySpreadConstraint[] = [];
+  schedulerName: string | undefined;
+  numaHint: Readonly<Record<string, string>> | undefined;
+  readonly #pod: Pod;
+  readonly #existingTerms: readonly ReadonlySet<string>[];
+  readonly #requirementKeys = new Set<string>();
+
+  constructor(pod: Pod) {
+    this.#pod = pod;
+    this.#existingTerms = existingTerms(pod).map((term) => new Set(recordsOf(term.matchExpressions).map(requirementKey)));
+  }
+
+  /** Rule 1: an expression already in every term, or already added, is not added again. */
+  addRequirement(requirement: NodeSelectorRequirement): MergeResult {
+    const key = requirementKey(requirement);
+    if (this.#requirementKeys.has(key)) return { added: false };
+    if (this.#existingTerms.length > 0 && this.#existingTerms.every((term) => term.has(key))) return { added: false };
+    this.#requirementKeys.add(key);
+    this.requirements.push(requirement);
+    return { added: true };
+  }
+
+  /** Rule 2: preferred terms are appended. */
+  addPreferred(term: PreferredSchedulingTerm): MergeResult {
+    this.preferred.push(term);
+    return { added: true };
+  }
+
+  /** Rule 3: one constraint per (topologyKey, whenUnsatisfiable), the Pod's own first. */
+  addSpread(spread: TopologySpreadConstraint): MergeResult {
+    const same = (other: Record<string, any>) => other.topologyKey === spread.topologyKey && other.whenUnsatisfiable === spread.whenUnsatisfiable;
+    const ownSpreads = recordsOf(this.#pod.spec?.topologySpreadConstraints);
+    if (ownSpreads.some(same)) return { dropped: `the Pod already has a ${spread.whenUnsatisfiable} spread constraint on ${spread.topologyKey}` };
+    if (this.spreads.some(same)) return { dropped: `a higher-priority policy already adds a ${spread.whenUnsatisfiable} spread constraint on ${spread.topologyKey}` };
+    this.spreads.push(spread);
+    return { added: true };
+  }
+
+  /** Rule 4: only when the Pod names no scheduler or the default one. */
+  setSchedulerName(name: string): MergeResult {
+    const own = this.#pod.spec?.schedulerName;
+    if (typeof own === 'string' && own !== '' && own !== DEFAULT_SCHEDULER) {
+      return own === name ? { added: false } : { dropped: `schedulerName ${name} not set: the Pod already uses ${own}` };
+    }
+    if (this.schedulerName === undefined) {
+      this.schedulerName = name;
+      return { added: true };
+    }
+    return this.schedulerName === name ? { added: false } : { dropped: `schedulerName ${name} not set: a higher-priority policy sets ${this.schedulerName}` };
+  }
+
+  setNumaHint(hint: Readonly<Record<string, string>>): MergeResult {
+    if (this.numaHint !== undefined) return { added: false };
+    this.numaHint = hint;
+    return { added: true };
+  }
+}
+
+/** The patch that writes the changes and annotations onto the Pod: built from them, not by diffing. */
+export function buildPatch(pod: Pod, changes: PodChanges, annotations: Readonly<Record<string, string>>): PatchOperation[] {
+  const writer = new PatchWriter(pod);
+  if (changes.requirements.length > 0) writeRequirements(writer, changes.requirements);
+  writer.append(PREFERRED, changes.preferred);
+  writer.append(['spec', 'topologySpreadConstraints'], changes.spreads);
+  if (changes.schedulerName !== undefined) writer.set(['spec', 'schedulerName'], changes.schedulerName);
+  for (const [key, value] of Object.entries(annotations)) writer.set(['metadata', 'annotations', key], value);
+  return writer.operations;
+}
+
+/** Rule 1: ANDed into every existing term (terms are ORed); one new term when there is none. */
+function writeRequirements(writer: PatchWriter, requirements: readonly NodeSelectorRequirement[]): void {
+  const terms = writer.get(REQUIRED_TERMS);
+  if (!Array.isArray(terms) || terms.length === 0) {
+    writer.set(REQUIRED_TERMS, [{ matchExpressions: requirements }]);
+    return;
+  }
+  terms.forEach((term: unknown, index) => {
+    if (!isRecord(term)) return;
+    const present = new Set(recordsOf(term.matchExpressions).map(requirementKey));
+    writer.append([...REQUIRED_TERMS, index, 'matchExpressions'], requirements.filter((requirement) => !present.has(requirementKey(requirement))));
+  });
+}
+
+function existingTerms(pod: Pod): readonly Record<string, any>[] {
+  const required = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
+  return isRecord(required) ? recordsOf(required.nodeSelectorTerms) : [];
+}
+
+/** Values compare as a set: [a, b] and [b, a] are the same expression. */
+function requirementKey(requirement: Record<string, any>): string {
+  const values = Array.isArray(requirement.values) ? requirement.values.map(String).sort() : [];
+  return JSON.stringify([requirement.key, requirement.operator, values]);
+}

@@ -1,0 +1,63 @@
+// numa: the best-fitting nodes with one NUMA cell that holds the Pod's whole
+// request, among those the rest of its placement allows. The fit itself is
+// the snapshot's memoised index; this only walks the ranked candidates
+// until enough of them fall in the allowed set.
+
+import { formatQuantity } from '../../kube/quantity.ts';
+import type { NodeSelectorRequirement } from '../../kube/types.ts';
+import type { ResourceList } from '../../topology/model.ts';
+import { NodeSet } from '../../topology/nodeset.ts';
+import type { PodContext } from '../context.ts';
+import type { NumaRule } from '../types.ts';
+import { output, type CompiledRule, type RuleInput, type RuleResult } from './rule.ts';
+
+export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
+const PREFERRED_WEIGHT = 100;
+
+export function compileNuma(rule: NumaRule): CompiledRule {
+  return {
+    name: 'numa',
+    hard: rule.mode === 'Required',
+    evaluate({ pod, allowed }: RuleInput): RuleResult {
+      const request = numaAlignedRequest(pod.requests);
+      const fit = pod.snapshot.numa.fit(request);
+      const hint: Record<string, string> = {};
+      const hostnames: string[] = [];
+      let nodes = NodeSet.EMPTY;
+      for (const candidate of fit.ranked) {
+        if (hostnames.length >= rule.maxCandidates) break;
+        const node = pod.snapshot.nodes.get(candidate.node);
+        const hostname = node?.labels[HOSTNAME_LABEL];
+        if (!node || hostname === undefined || !allowed.has(node.slot)) continue;
+        hostnames.push(hostname);
+        hint[node.name] = candidate.zone;
+        nodes = nodes.or(pod.snapshot.nodes.withLabelValue(HOSTNAME_LABEL, hostname));
+      }
+      const shape = describeRequest(request);
+      const modelHolds = `${fit.nodes.size} nodes have a NUMA zone with ${shape} available (${pod.snapshot.numa.known().size} report NodeResourceTopology), ${hostnames.length} of them allowed by the rest of the placement`;
+      if (hostnames.length === 0 && rule.mode === 'Preferred') return { dropped: `no candidate: ${modelHolds}` };
+      const requirement: NodeSelectorRequirement = { key: HOSTNAME_LABEL, operator: 'In', values: hostnames };
+      const warnings = alignmentWarning(pod);
+      const common = { numaHint: hint, warnings, ...(rule.schedulerName ? { schedulerName: rule.schedulerName } : {}) };
+      return rule.mode === 'Required'
+        ? output({ requirements: [requirement], nodes, modelHolds, ...common })
+        : output({ preferred: [{ weight: PREFERRED_WEIGHT, preference: { matchExpressions: [requirement] } }], ...common });
+    },
+  };
+}
+
+/** Resources a NUMA cell accounts for: cpu, memory, hugepages and devices; not storage or pod counts. */
+function numaAlignedRequest(requests: ResourceList): ResourceList {
+  return Object.fromEntries(Object.entries(requests).filter(([name, amount]) => amount > 0 && (name === 'cpu' || name === 'memory' || name.startsWith('hugepages-') || name.includes('/'))));
+}
+
+function alignmentWarning(pod: PodContext): string[] {
+  const cpu = pod.requests.cpu ?? 0;
+  if (pod.qos === 'Guaranteed' && cpu > 0 && cpu % 1000 === 0) return [];
+  return [`numa: the kubelet aligns only Guaranteed Pods with integer CPUs (this Pod is ${pod.qos}${cpu % 1000 === 0 ? '' : `, cpu ${cpu}m`}), so the NUMA hint may not be honoured`];
+}
+
+function describeRequest(request: ResourceList): string {
+  const parts = Object.entries(request).map(([name, amount]) => `${name}=${formatQuantity(amount)}`);
+  return parts.length > 0 ? parts.join(', ') : 'nothing requested';
+}

@@ -1,0 +1,43 @@
+// spread: one topologySpreadConstraints entry whose labelSelector picks the
+// Pod's own labels, so that it spreads among its siblings.
+
+import type { TopologySpreadConstraint } from '../../kube/types.ts';
+import type { TopologySnapshot } from '../../topology/model.ts';
+import type { SpreadRule } from '../types.ts';
+import { output, type CompiledRule, type RuleInput, type RuleResult } from './rule.ts';
+
+export const DEFAULT_SELECTOR_KEYS = ['app.kubernetes.io/name', 'app.kubernetes.io/instance', 'app'] as const;
+
+export function compileSpread(rule: SpreadRule, index: number, snapshot: TopologySnapshot): CompiledRule {
+  const passedThrough = new Set(rule.matchLabelKeys ?? []);
+  // The API server rejects a key both in matchLabelKeys and in the labelSelector.
+  const selectorKeys = (rule.selectorLabelKeys ?? DEFAULT_SELECTOR_KEYS).filter((key) => !passedThrough.has(key));
+  const hard = rule.whenUnsatisfiable === 'DoNotSchedule';
+  // The scheduler filters out nodes without the topology key for a DoNotSchedule constraint.
+  const nodes = hard ? snapshot.nodes.withLabel(rule.topologyKey) : undefined;
+  const modelHolds = `${nodes?.size ?? 0} of ${snapshot.nodes.count} nodes carry the label ${rule.topologyKey}`;
+
+  return {
+    name: `spread[${index}]`,
+    hard,
+    evaluate({ pod }: RuleInput): RuleResult {
+      const matchLabels: Record<string, string> = {};
+      for (const key of selectorKeys) {
+        const value = pod.labels[key];
+        if (value !== undefined) matchLabels[key] = value;
+      }
+      if (Object.keys(matchLabels).length === 0) {
+        return { dropped: `the Pod has none of the selector labels [${selectorKeys.join(', ')}]` };
+      }
+      const spread: TopologySpreadConstraint = {
+        maxSkew: rule.maxSkew,
+        topologyKey: rule.topologyKey,
+        whenUnsatisfiable: rule.whenUnsatisfiable,
+        labelSelector: { matchLabels },
+        ...(rule.minDomains !== undefined ? { minDomains: rule.minDomains } : {}),
+        ...(rule.matchLabelKeys?.length ? { matchLabelKeys: [...rule.matchLabelKeys] } : {}),
+      };
+      return output(nodes ? { spread, nodes, modelHolds } : { spread });
+    },
+  };
+}
