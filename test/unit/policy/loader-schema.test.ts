@@ -1,0 +1,121 @@
+// The published JSON Schema: generated from the loader's schema, and in
+// agreement with the loader on valid and invalid policies. The checker below
+// covers exactly the JSON Schema keywords the file uses and fails on any other.
+
+import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
+import { test } from 'node:test';
+import { parseAllDocuments } from 'yaml';
+import { policyJsonSchema, policyJsonSchemaText } from '../../../src/policy/schema/json.ts';
+import { parsePolicies } from '../../../src/policy/loader.ts';
+import { invalid, policy } from './loader-cases.ts';
+
+type Json = Readonly<Record<string, unknown>>;
+const root = policyJsonSchema();
+const annotations = new Set(['$schema', 'title', 'description', 'default', '$defs']);
+
+/** The first violation of `schema` by `value`, as "path: keyword", or undefined. */
+function violation(schema: Json, value: unknown, path = ''): string | undefined {
+  for (const [keyword, argument] of Object.entries(schema)) {
+    if (annotations.has(keyword) || keyword === 'then') continue;
+    const problem = checkKeyword(keyword, argument, schema, value, path);
+    if (problem) return `${path || '/'}: ${keyword}${problem === true ? '' : ` ${problem}`}`;
+  }
+  return undefined;
+}
+
+function checkKeyword(keyword: string, argument: unknown, schema: Json, value: unknown, path: string): boolean | string | undefined {
+  const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
+  const entries = isObject ? Object.entries(value as Json) : [];
+  const sub = argument as Json;
+  switch (keyword) {
+    case '$ref':
+      return violation((root.$defs as Record<string, Json>)[String(argument).replace('#/$defs/', '')] ?? assert.fail(`dangling ${argument}`), value, path);
+    case 'type':
+      return !hasType(argument as string, value);
+    case 'const':
+      return value !== argument;
+    case 'enum':
+      return !(argument as unknown[]).includes(value);
+    case 'properties':
+      return entries.map(([key, item]) => (sub[key] ? violation(sub[key] as Json, item, `${path}/${key}`) : undefined)).find(Boolean);
+    case 'additionalProperties':
+      return entries
+        .filter(([key]) => !Object.hasOwn((schema.properties as Json | undefined) ?? {}, key))
+        .map(([key, item]) => (argument === false ? `${path}/${key} not allowed` : violation(sub, item, `${path}/${key}`)))
+        .find(Boolean);
+    case 'propertyNames':
+      return entries.map(([key]) => violation(sub, key, `${path}/${key}`)).find(Boolean);
+    case 'required':
+      return isObject && (argument as string[]).find((key) => !Object.hasOwn(value as Json, key));
+    case 'minProperties':
+      return isObject && entries.length < (argument as number);
+    case 'maxProperties':
+      return isObject && entries.length > (argument as number);
+    case 'items':
+      return Array.isArray(value) && value.map((item, index) => violation(sub, item, `${path}/${index}`)).find(Boolean);
+    case 'minItems':
+      return Array.isArray(value) && value.length < (argument as number);
+    case 'maxItems':
+      return Array.isArray(value) && value.length > (argument as number);
+    case 'minimum':
+      return typeof value === 'number' && value < (argument as number);
+    case 'maximum':
+      return typeof value === 'number' && value > (argument as number);
+    case 'exclusiveMinimum':
+      return typeof value === 'number' && value <= (argument as number);
+    case 'pattern':
+      return typeof value === 'string' && !new RegExp(argument as string, 'u').test(value);
+    case 'minLength':
+      return typeof value === 'string' && [...value].length < (argument as number);
+    case 'maxLength':
+      return typeof value === 'string' && [...value].length > (argument as number);
+    case 'allOf':
+      return (argument as Json[]).map((part) => violation(part, value, path)).find(Boolean);
+    case 'if':
+      return violation(sub, value, path) === undefined && schema.then !== undefined ? violation(schema.then as Json, value, path) : undefined;
+    default:
+      return assert.fail(`the schema uses ${keyword}, which this checker does not know`);
+  }
+}
+
+function hasType(type: string, value: unknown): boolean {
+  if (type === 'object') return typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (type === 'array') return Array.isArray(value);
+  if (type === 'integer') return Number.isInteger(value);
+  return typeof value === type;
+}
+
+const documentsOf = (text: string): unknown[] =>
+  parseAllDocuments(text).filter((doc) => doc.errors.length === 0 && doc.contents !== null).map((doc) => doc.toJS());
+
+test('schema/schedulingpolicy.schema.json is the generated schema', async () => {
+  const published = await readFile(new URL('../../../schema/schedulingpolicy.schema.json', import.meta.url), 'utf8');
+  assert.equal(published, policyJsonSchemaText(), 'regenerate it: npx node src/policy/schema/json.ts');
+});
+
+test('the schema accepts every example policy in policies/', async () => {
+  const dir = new URL('../../../policies/', import.meta.url);
+  const files = (await readdir(dir)).filter((name) => /\.ya?ml$/.test(name));
+  assert.ok(files.length >= 5, 'policies/ holds the example policies');
+  for (const name of files) {
+    const text = await readFile(new URL(name, dir), 'utf8');
+    assert.deepEqual(parsePolicies(text, name).errors, [], name);
+    for (const document of documentsOf(text)) assert.equal(violation(root, document), undefined, name);
+  }
+});
+
+test('the schema accepts what the loader accepts', () => {
+  const valid = policy('priority: -3\nmatch:\n  namespaces: ["ml-?"]\n  podSelector: {matchLabels: {app.kubernetes.io/name: web, tier: ""}}\nrules:\n  nodeLabels: {required: [{key: cores, operator: Gt, values: ["+8"]}, {key: disk, operator: Exists}]}\n  latency: {to: {service: kube-system/etcd}, maxRttMs: 0}\n  spread: [{topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule, minDomains: 2}]');
+  assert.deepEqual(parsePolicies(valid, 'p.yaml').errors, []);
+  assert.equal(violation(root, documentsOf(valid)[0]), undefined);
+});
+
+for (const { name, text, loaderOnly } of invalid) {
+  if (loaderOnly) continue;
+  test(`the schema rejects: ${name}`, () => {
+    const documents = documentsOf(text);
+    assert.ok(documents.length > 0);
+    assert.ok(documents.some((document) => violation(root, document) !== undefined), 'no violation found');
+  });
+}
