@@ -4,10 +4,9 @@
 
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { Document } from 'yaml';
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments } from 'yaml';
 import type { PolicyError } from './errors.ts';
 import type { Issue, Path } from './schema/checks.ts';
+import { describeIssue, locatedErrors, readYamlDocuments } from './schema/located.ts';
 import { didYouMean, isPlainMap } from './schema/checks.ts';
 import type { PolicyDocument } from './schema/policy.ts';
 import { API_VERSION, KIND, policyDocument } from './schema/policy.ts';
@@ -25,28 +24,13 @@ const LIST_KINDS = new Set(['List', 'SchedulingPolicyList']);
 
 /** Every document of a YAML stream; a `kind: List` (or SchedulingPolicyList) contributes its items. */
 export function parsePolicies(text: string, file: string): PolicySet {
-  const lineCounter = new LineCounter();
+  const { documents, errors } = readYamlDocuments(text, file);
   const policies: SchedulingPolicy[] = [];
-  const errors: PolicyError[] = [];
-  const at = (offset: number) => ({ file, ...lineCounter.linePos(offset) });
-  for (const doc of parseAllDocuments(text, { lineCounter, prettyErrors: false })) {
-    if (doc.errors.length > 0) {
-      for (const error of doc.errors) errors.push({ ...at(error.pos[0]), message: `invalid YAML: ${firstLine(error.message)}` });
-      continue;
-    }
-    if (doc.contents === null || isEmptyScalar(doc.contents)) continue;
-    let value: unknown;
-    try {
-      value = doc.toJS({ maxAliasCount: 100 });
-    } catch (error) {
-      errors.push({ ...at(doc.contents.range[0]), message: `invalid YAML: ${(error as Error).message}` });
-      continue;
-    }
-    const locate = (path: Path, where: Issue['at']) => at(offsetOf(doc, path, where));
+  for (const { value, locate } of documents) {
     for (const [path, object] of documentsIn(value)) {
       const checked = check(object, path);
-      if ('issues' in checked) errors.push(...checked.issues.map((issue) => ({ ...locate(issue.path, issue.at), message: describe(issue) })).sort(byPosition));
-      else policies.push(toPolicy(checked.document, locate([...path, 'metadata', 'name'], 'value')));
+      if ('issues' in checked) errors.push(...locatedErrors(checked.issues, locate));
+      else policies.push(toPolicy(checked.document, locate([...path, 'metadata', 'name'])));
     }
   }
   return { policies, errors };
@@ -55,7 +39,7 @@ export function parsePolicies(text: string, file: string): PolicySet {
 /** A SchedulingPolicy object from the API server (the CRD source); errors name `origin` and the field. */
 export function policyFromObject(object: unknown, origin: string): { policy?: SchedulingPolicy; errors: PolicyError[] } {
   const checked = check(object, []);
-  if ('issues' in checked) return { errors: checked.issues.map((issue) => ({ file: origin, line: 0, col: 0, message: describe(issue) })) };
+  if ('issues' in checked) return { errors: checked.issues.map((issue) => ({ file: origin, line: 0, col: 0, message: describeIssue(issue) })) };
   return { policy: toPolicy(checked.document, { file: origin, line: 0, col: 0 }), errors: [] };
 }
 
@@ -147,55 +131,3 @@ function toPolicy(document: PolicyDocument, source: SourceLocation): SchedulingP
   return { name: document.metadata.name, priority, ...(match ? { match } : {}), onUnsatisfiable, rules, source };
 }
 
-function describe(issue: Issue): string {
-  const path = formatPath(issue.path);
-  return path === '' ? issue.message : `${path}: ${issue.message}`;
-}
-
-/** `spec.rules.spread[0].topologyKey`; keys that are not identifiers are quoted: `matchLabels["app.kubernetes.io/name"]`. */
-export function formatPath(path: Path): string {
-  let text = '';
-  for (const segment of path) {
-    if (typeof segment === 'number') text += `[${segment}]`;
-    else if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(segment)) text += text === '' ? segment : `.${segment}`;
-    else text += `[${JSON.stringify(segment)}]`;
-  }
-  return text;
-}
-
-/** The source offset of the node an issue is about: the deepest node of the path that exists. */
-function offsetOf(doc: Document.Parsed, path: Path, where: Issue['at']): number {
-  const target = where === 'parent' ? path.slice(0, -1) : path;
-  let node: unknown = doc.contents;
-  let offset = doc.contents?.range[0] ?? 0;
-  for (const [depth, segment] of target.entries()) {
-    const pair = isMap(node) ? node.items.find((item) => isPair(item) && keyText(item.key) === String(segment)) : undefined;
-    const next = pair ? pair.value : isSeq(node) && typeof segment === 'number' ? node.items[segment] : undefined;
-    if (pair && where === 'key' && depth === target.length - 1) return rangeStart(pair.key) ?? offset;
-    const start = (isEmptyScalar(next) ? undefined : rangeStart(next)) ?? (pair ? rangeStart(pair.key) : undefined);
-    if (start === undefined) return offset;
-    offset = start;
-    node = next;
-  }
-  return offset;
-}
-
-const byPosition = (a: PolicyError, b: PolicyError) => a.line - b.line || a.col - b.col;
-
-/** `key:` with nothing after it: point at the key, not at the empty spot. */
-function isEmptyScalar(node: unknown): boolean {
-  return isScalar(node) && node.value === null && node.source === '';
-}
-
-function keyText(key: unknown): string {
-  return isScalar(key) ? String(key.value) : String(key);
-}
-
-function rangeStart(node: unknown): number | undefined {
-  const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
-  return range?.[0];
-}
-
-function firstLine(text: string): string {
-  return text.split('\n', 1)[0] ?? text;
-}
