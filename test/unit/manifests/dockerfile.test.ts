@@ -1,0 +1,71 @@
+// Docker cannot run here, so the Dockerfile is checked by reading it: the
+// pinned Node, production dependencies only, a non-root user the Deployment
+// agrees with, and a build context that holds what the image copies and no more.
+
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { test } from 'node:test';
+import { manifestsDir, readManifests } from '../../../src/cli/manifests.ts';
+
+const root = new URL('../../../', import.meta.url);
+const dockerfile = await readFile(new URL('Dockerfile', root), 'utf8');
+const dockerignore = await readFile(new URL('.dockerignore', root), 'utf8');
+const packageJson = JSON.parse(await readFile(new URL('package.json', root), 'utf8')) as { devDependencies: Record<string, string> };
+const deployment = (await readManifests(manifestsDir)).find((object) => object.kind === 'Deployment') as Record<string, any>;
+
+/** Instructions with their arguments, continuation lines joined, comments dropped. */
+const instructions = dockerfile
+  .replace(/\\\n\s*/g, ' ')
+  .split('\n')
+  .map((line) => line.trim())
+  .filter((line) => line !== '' && !line.startsWith('#'))
+  .map((line) => {
+    const [keyword = '', ...rest] = line.split(/\s+/);
+    return { keyword: keyword.toUpperCase(), args: rest.join(' ') };
+  });
+
+const all = (keyword: string) => instructions.filter((instruction) => instruction.keyword === keyword).map((instruction) => instruction.args);
+
+test('the image runs the Node version package.json pins, on a slim base, built in stages', () => {
+  const pinned = packageJson.devDependencies['node'];
+  assert.ok(pinned);
+  assert.ok(all('ARG').includes(`NODE_VERSION=${pinned}`), `ARG NODE_VERSION=${pinned}`);
+  const froms = all('FROM');
+  assert.ok(froms.length >= 2, 'multi-stage');
+  for (const from of froms) assert.match(from, /^node:\$\{NODE_VERSION\}-[a-z]+-slim( AS \w+)?$/);
+});
+
+test('only the locked production dependencies are installed', () => {
+  const installs = all('RUN').filter((run) => /\bnpm\b/.test(run));
+  assert.equal(installs.length, 1);
+  assert.match(installs[0]!, /\bnpm ci\b/);
+  assert.match(installs[0]!, /--omit=dev\b/);
+});
+
+test('runs as the numeric non-root user the Deployment asks for', () => {
+  const users = all('USER');
+  assert.equal(users.length, 1);
+  const [uid, gid] = users[0]!.split(':').map(Number);
+  const context = deployment.spec.template.spec.securityContext;
+  assert.ok(uid !== undefined && uid > 0);
+  assert.equal(uid, context.runAsUser);
+  assert.equal(gid, context.runAsGroup);
+});
+
+test('starts `node bin/topogate.ts serve --topology kube`, and exposes the port the Deployment serves on', () => {
+  const command = [...JSON.parse(all('ENTRYPOINT')[0]!), ...JSON.parse(all('CMD')[0]!)];
+  assert.deepEqual(command, ['node', 'bin/topogate.ts', 'serve', '--topology', 'kube']);
+  const container = deployment.spec.template.spec.containers[0];
+  assert.equal(container.args[0], 'serve', 'the Deployment replaces CMD only');
+  assert.deepEqual(all('EXPOSE'), [String(container.ports[0].containerPort)]);
+});
+
+test('.dockerignore admits exactly what the Dockerfile copies from the context', () => {
+  const patterns = dockerignore.split('\n').map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
+  assert.equal(patterns[0], '*', 'an allowlist');
+  const admitted = patterns.slice(1).map((pattern) => pattern.replace(/^!/, '')).sort();
+  const copied = all('COPY')
+    .filter((args) => !args.startsWith('--from'))
+    .flatMap((args) => args.split(/\s+/).slice(0, -1));
+  assert.deepEqual(admitted, [...new Set(copied)].sort());
+});
