@@ -1,0 +1,32 @@
+// The per-request latency budget. The decision is synchronous and cannot be
+// stopped once started, so the choice is made before it: when the time
+// already spent plus what a decision usually takes would overrun the budget,
+// the request is admitted unchanged at once rather than answered late.
+
+/** Weight of the newest decision in the running estimate. */
+const smoothing = 0.1;
+
+export interface DecisionCost {
+  /** The running estimate of a decision's duration, in ms. */
+  estimateMs(): number;
+  record(ms: number): void;
+}
+
+export function createDecisionCost(): DecisionCost {
+  let estimate = 0;
+  return {
+    estimateMs: () => estimate,
+    record(ms) {
+      estimate = estimate === 0 ? ms : estimate + smoothing * (ms - estimate);
+    },
+  };
+}
+
+/** The budget for one request: --budget-ms, or less when the API server's ?timeout= is shorter. */
+export function requestBudgetMs(budgetMs: number, timeoutMs: number | undefined): number {
+  return timeoutMs === undefined ? budgetMs : Math.min(budgetMs, timeoutMs);
+}
+
+export function skipWarning(spentMs: number, budgetMs: number): string {
+  return `topogate skipped placement: ${spentMs.toFixed(1)} ms of its ${budgetMs} ms budget was spent before deciding; the Pod is admitted unchanged`;
+}

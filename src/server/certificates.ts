@@ -1,0 +1,78 @@
+// Keeps the server's certificate in step with --cert-dir. Kubernetes updates
+// a mounted Secret by swapping a symlinked directory, and tools rewrite files
+// one at a time, so a change is read after the directory settles, and a pair
+// that does not parse or match is ignored until it does. Connections already
+// open keep the context they were made with: rotation fails no request.
+
+import { watch, type FSWatcher } from 'node:fs';
+import type { Logger } from 'pino';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { expiresAt, keyPairProblem, readKeyPair, type KeyPair } from './tls.ts';
+
+export interface CertificateWatchOptions {
+  readonly dir: string;
+  readonly initial: KeyPair;
+  readonly apply: (pair: KeyPair) => void;
+  readonly log: Logger;
+  readonly registry: Registry;
+  /** Quiet time after the last change before reading (default 100 ms). */
+  readonly settleMs?: number;
+  /** Re-read this often too, for filesystems whose change events are unreliable (default 60 s). */
+  readonly recheckMs?: number;
+}
+
+export interface CertificateWatch {
+  stop(): void;
+}
+
+export function watchCertificates({ dir, initial, apply, log, registry, settleMs = 100, recheckMs = 60_000 }: CertificateWatchOptions): CertificateWatch {
+  const reloads = new Counter({ name: 'topogate_certificate_reloads_total', help: 'Serving certificate reloads from --cert-dir, by result (applied, rejected).', labelNames: ['result'] as const, registers: [registry] });
+  const expiry = new Gauge({ name: 'topogate_certificate_expiry_timestamp_seconds', help: 'When the serving certificate in use expires (Unix time).', registers: [registry] });
+  expiry.set(expiresAt(initial));
+  let current = initial;
+  let settling: NodeJS.Timeout | undefined;
+
+  async function reload(): Promise<void> {
+    let pair: KeyPair;
+    try {
+      pair = await readKeyPair(dir);
+    } catch (error) {
+      log.debug({ err: error, dir }, 'certificate files not readable yet');
+      return;
+    }
+    if (pair.cert === current.cert && pair.key === current.key) return;
+    const problem = keyPairProblem(pair);
+    if (problem !== undefined) {
+      reloads.inc({ result: 'rejected' });
+      log.warn({ dir, problem }, 'ignoring the changed certificate until tls.crt and tls.key parse and match');
+      return;
+    }
+    apply(pair);
+    current = pair;
+    reloads.inc({ result: 'applied' });
+    expiry.set(expiresAt(pair));
+    log.info({ dir, expiresAt: new Date(expiresAt(pair) * 1000).toISOString() }, 'serving certificate reloaded');
+  }
+
+  function schedule(): void {
+    clearTimeout(settling);
+    settling = setTimeout(() => void reload(), settleMs);
+  }
+
+  let watcher: FSWatcher | undefined;
+  try {
+    watcher = watch(dir, schedule);
+    watcher.on('error', (error) => log.warn({ err: error, dir }, 'watching the certificate directory failed; re-reading it periodically'));
+  } catch (error) {
+    log.warn({ err: error, dir }, 'cannot watch the certificate directory; re-reading it periodically');
+  }
+  const recheck = setInterval(schedule, recheckMs).unref();
+
+  return {
+    stop() {
+      watcher?.close();
+      clearInterval(recheck);
+      clearTimeout(settling);
+    },
+  };
+}

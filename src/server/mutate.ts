@@ -1,0 +1,99 @@
+// POST /mutate: bytes in, AdmissionReview out. Every refusal names what is
+// wrong; every AdmissionReview gets an answer in its own version.
+
+import type { Context } from 'hono';
+import type { Logger } from 'pino';
+import { decodeReview } from '../admission/decode.ts';
+import { encodeReview } from '../admission/encode.ts';
+import { handleAdmission, type Handled, type PodDecider } from '../admission/handler.ts';
+import { parseJson } from '../admission/json.ts';
+import type { AdmissionRequest } from '../admission/review.ts';
+import type { WebhookEnv } from './arrival.ts';
+import { declaredTooLarge, isJson, readBody } from './body.ts';
+import { requestBudgetMs, skipWarning, type DecisionCost } from './budget.ts';
+import { parseDuration } from './duration.ts';
+import type { WebhookMetrics } from './metrics.ts';
+import { failure } from './status.ts';
+
+export interface MutateOptions {
+  readonly decide: PodDecider;
+  readonly budgetMs: number;
+  readonly maxBodyBytes: number;
+  readonly cost: DecisionCost;
+  readonly metrics: WebhookMetrics;
+  readonly log: Logger;
+}
+
+export function mutateHandler({ decide, budgetMs, maxBodyBytes, cost, metrics, log }: MutateOptions) {
+  function refuse(c: Context<WebhookEnv>, code: 400 | 413 | 415, message: string): Response {
+    metrics.rejected.inc({ code });
+    log.debug({ code, message }, 'request refused');
+    // An unread or partly read body would otherwise have to be drained to reuse the connection.
+    return c.json(failure(code, message), code, code === 413 ? { Connection: 'close' } : {});
+  }
+
+  return async (c: Context<WebhookEnv>): Promise<Response> => {
+    const arrival = c.get('arrival');
+    const contentType = c.req.header('content-type');
+    if (!isJson(contentType)) return refuse(c, 415, `Content-Type must be application/json, not ${contentType === undefined ? 'missing' : JSON.stringify(contentType)}`);
+    const body = declaredTooLarge(c.req.header('content-length'), maxBodyBytes) ?? (await readBody(c.req.raw.body, maxBodyBytes));
+    if (!body.ok) return refuse(c, body.code, body.message);
+    const parsed = parseJson(body.text);
+    if (!parsed.ok) return refuse(c, 400, parsed.message);
+    const decoded = decodeReview(parsed.value);
+    if (!decoded.ok) return refuse(c, 400, decoded.message);
+
+    const { request } = decoded.review;
+    const dryRun = request.dryRun === true;
+    const budget = requestBudgetMs(budgetMs, parseDuration(c.req.query('timeout') ?? ''));
+    const skip = (): string | undefined => {
+      const spent = performance.now() - arrival;
+      if (spent + cost.estimateMs() <= budget) return undefined;
+      metrics.budgetExceeded.inc({ stage: 'before_decision' });
+      return skipWarning(spent, budget);
+    };
+    const timedDecide: PodDecider = (podRequest) => {
+      const start = performance.now();
+      try {
+        return decide(podRequest);
+      } finally {
+        cost.record(performance.now() - start);
+      }
+    };
+
+    let handled: Handled;
+    try {
+      handled = handleAdmission(request, { decide: timedDecide, skip });
+    } catch (error) {
+      const message = `topogate could not decide on this Pod: ${(error as Error).message}`;
+      count('error', dryRun, arrival);
+      log.error({ err: error, uid: request.uid, ...describe(request) }, 'deciding failed');
+      return c.json(failure(500, message), 500);
+    }
+
+    const elapsedMs = count(handled.outcome, dryRun, arrival);
+    if (handled.decision !== undefined && elapsedMs > budget) metrics.budgetExceeded.inc({ stage: 'decision' });
+    if (handled.decision !== undefined && !dryRun) {
+      for (const policy of handled.decision.matched) metrics.policyMatches.inc({ policy });
+      for (const policy of handled.decision.applied) metrics.policyApplied.inc({ policy });
+    }
+    log.debug(
+      { uid: request.uid, ...describe(request), dryRun, outcome: handled.outcome, patchOps: handled.answer.patch.length, matched: handled.decision?.matched, warnings: handled.answer.warnings.length, ms: elapsedMs },
+      'admission request',
+    );
+    return c.json(encodeReview(decoded.review, handled.answer));
+  };
+
+  function count(outcome: Handled['outcome'] | 'error', dryRun: boolean, arrival: number): number {
+    const elapsedMs = performance.now() - arrival;
+    metrics.requests.inc({ outcome, dry_run: String(dryRun) });
+    metrics.latency.observe({ outcome }, elapsedMs / 1000);
+    return elapsedMs;
+  }
+}
+
+/** Which object a request is about, for logs: never its body. */
+function describe(request: AdmissionRequest): Record<string, unknown> {
+  const metadata = (request.object as { metadata?: { name?: unknown; generateName?: unknown } } | null | undefined)?.metadata;
+  return { operation: request.operation, kind: request.kind?.kind, subResource: request.subResource, namespace: request.namespace, name: request.name || metadata?.name || metadata?.generateName };
+}
