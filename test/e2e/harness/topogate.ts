@@ -1,0 +1,114 @@
+// topogate as an admin runs it outside the cluster: `topogate certs
+// --localhost`, then `topogate serve --topology kube` on a loopback port,
+// registered through the MutatingWebhookConfiguration that `topogate
+// manifests --url` prints.
+
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAllDocuments, stringify } from 'yaml';
+import type { ClusterState } from './cluster.ts';
+import { kubectlOk } from './kube.ts';
+import { freePort } from './ports.ts';
+import { repoRoot } from './versions.ts';
+import { httpsGet, waitFor } from './wait.ts';
+
+const bin = join(repoRoot, 'bin', 'topogate.ts');
+
+/** Runs `topogate <args>` to completion; rejects with its stderr on a non-zero exit. */
+export function topogateCli(args: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`topogate ${args.join(' ')} exited ${code}: ${stderr.trim()}`))));
+  });
+}
+
+export interface TopogateOptions {
+  readonly cluster: Pick<ClusterState, 'kubeconfig' | 'dir'>;
+  readonly policies: string;
+}
+
+export interface Topogate {
+  readonly url: string;
+  readonly certDir: string;
+  readonly caPem: string;
+  /** What the process wrote, for failure messages and logs. */
+  readonly output: () => string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startTopogate(options: TopogateOptions): Promise<Topogate> {
+  const certDir = join(options.cluster.dir, 'topogate-certs');
+  mkdirSync(certDir, { recursive: true });
+  await topogateCli(['certs', '--service', 'topogate', '--namespace', 'topogate-system', '--localhost', '--out', certDir]);
+  const caPem = readFileSync(join(certDir, 'ca.crt'), 'utf8');
+  const port = await freePort();
+  const url = `https://127.0.0.1:${port}`;
+  let child: ChildProcess | undefined;
+  let output = '';
+  const args = [bin, 'serve', '--topology', 'kube', '--kubeconfig', options.cluster.kubeconfig, '--policies', options.policies,
+    '--cert-dir', certDir, '--host', '127.0.0.1', '--port', String(port)];
+  const topogate: Topogate = {
+    url,
+    certDir,
+    caPem,
+    output: () => output,
+    async start() {
+      const started = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+      child = started;
+      const collect = (chunk: Buffer) => (output = `${output}${chunk.toString()}`.slice(-64 * 1024));
+      started.stdout?.on('data', collect);
+      started.stderr?.on('data', collect);
+      await waitFor(async () => (await httpsGet(`${url}/readyz`, { ca: caPem })).status === 200, {
+        what: 'topogate serve',
+        timeoutMs: 60_000,
+        abortIf: () => (started.exitCode === null ? undefined : `exited ${started.exitCode}:\n${output.slice(-4000)}`),
+      });
+    },
+    async stop() {
+      const running = child;
+      if (!running || running.exitCode !== null) return;
+      const exited = new Promise((resolve) => running.once('exit', resolve));
+      running.kill('SIGTERM');
+      const timer = setTimeout(() => running.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+  process.once('exit', () => child?.kill('SIGKILL'));
+  await topogate.start();
+  return topogate;
+}
+
+type Manifest = { kind?: string; metadata?: { name?: string } } & Record<string, unknown>;
+
+async function manifests(args: readonly string[]): Promise<Manifest[]> {
+  return parseAllDocuments(await topogateCli(['manifests', ...args])).map((doc) => doc.toJS() as Manifest);
+}
+
+export async function applyAll(cluster: Pick<ClusterState, 'kubectl' | 'kubeconfig'>, objects: readonly object[]): Promise<void> {
+  await kubectlOk(cluster, ['apply', '-f', '-'], objects.map((o) => `---\n${stringify(o)}`).join(''));
+}
+
+/** The CRDs of manifests/ (SchedulingPolicy, NetworkTopology, EtcdCluster), applied and established. */
+export async function installTopogateCrds(cluster: Pick<ClusterState, 'kubectl' | 'kubeconfig'>): Promise<void> {
+  const crds = (await manifests([])).filter((o) => o.kind === 'CustomResourceDefinition');
+  await applyAll(cluster, crds);
+  await kubectlOk(cluster, ['wait', '--for=condition=Established', '--timeout=60s', ...crds.map((crd) => `crd/${crd.metadata?.name}`)]);
+}
+
+/** The MutatingWebhookConfiguration of manifests/, pointed at topogate's URL with its CA, applied as shipped. */
+export async function registerWebhook(cluster: Pick<ClusterState, 'kubectl' | 'kubeconfig'>, topogate: Topogate): Promise<Manifest> {
+  const objects = await manifests(['--ca', join(topogate.certDir, 'ca.crt'), '--url', `${topogate.url}/mutate`]);
+  const webhook = objects.find((o) => o.kind === 'MutatingWebhookConfiguration');
+  if (!webhook) throw new Error('topogate manifests printed no MutatingWebhookConfiguration');
+  await applyAll(cluster, [webhook]);
+  return webhook;
+}
