@@ -1,0 +1,114 @@
+// Child process of the decision-core benchmark (one per model size, so that
+// its RSS is that model's alone): builds the model, compiles each policy set,
+// times decisions, and reports to the parent over IPC.
+//   node --expose-gc bench/decisions.ts '{"nodes":10000,...}'
+
+import { compile } from '../src/policy/compiler.ts';
+import { decide } from '../src/policy/engine.ts';
+import type { DecisionOptions, PodRequest } from '../src/policy/types.ts';
+import { loadPolicySet, loadSnapshot } from './model.ts';
+import { collectGarbage } from './gc.ts';
+import { percentiles, type Percentiles } from './stats.ts';
+import { decisionPods } from './workload.ts';
+
+export interface DecisionJob {
+  readonly nodes: number;
+  readonly policyCounts: readonly number[];
+  /** Decisions timed one by one, for percentiles, per policy count. */
+  readonly samples: number;
+  /** Decisions timed in batches, for throughput, per policy count. */
+  readonly batchDecisions: number;
+  /** Decisions run between two heap readings (0: skip). */
+  readonly heapDecisions: number;
+  /** Time structuredClone of the Pods too (off when profiling the decisions alone). */
+  readonly baseline: boolean;
+}
+
+export interface PolicyCountResult {
+  readonly policies: number;
+  readonly compileMs: number;
+  readonly decisionsPerSecond: number;
+  /** Per decision, µs. */
+  readonly latencyUs: Percentiles;
+  /** structuredClone of the same Pods, timed the same way, µs. */
+  readonly cloneUs?: Percentiles;
+  /** What each benchmark Pod got: applied policy names and patch length. */
+  readonly outcomes: readonly { readonly namespace: string; readonly allowed: boolean; readonly applied: readonly string[]; readonly patchOps: number; readonly warnings: number }[];
+}
+
+export interface DecisionReport {
+  readonly nodes: number;
+  readonly buildMs: number;
+  /** Before anything is built (the runtime and the modules), then with the model and every policy set compiled, after a GC. */
+  readonly rssBaseBytes: number;
+  readonly rssModelBytes: number;
+  readonly heapModelBytes: number;
+  readonly results: readonly PolicyCountResult[];
+  readonly heap?: { readonly decisions: number; readonly beforeBytes: number; readonly afterBytes: number; readonly seconds: number };
+}
+
+const NOW = Date.parse('2026-12-01T10:00:00Z');
+const OPTIONS: DecisionOptions = { now: NOW, maxSourceAgeMs: 10 * 60_000 };
+const BATCH = 1000;
+
+/** Per-call µs of `work` over `count` calls, each timed by itself. */
+function timeEach(count: number, work: (i: number) => unknown): Percentiles {
+  const micros = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    const start = process.hrtime.bigint();
+    work(i);
+    micros[i] = Number(process.hrtime.bigint() - start) / 1000;
+  }
+  return percentiles(micros);
+}
+
+function measure(job: DecisionJob): DecisionReport {
+  collectGarbage();
+  const rssBaseBytes = process.memoryUsage().rss;
+  const buildStart = process.hrtime.bigint();
+  const snapshot = loadSnapshot(job.nodes, NOW);
+  const buildMs = Number(process.hrtime.bigint() - buildStart) / 1e6;
+  const requests: PodRequest[] = decisionPods();
+  const compiledSets = job.policyCounts.map((count) => {
+    const policies = loadPolicySet(count);
+    const start = process.hrtime.bigint();
+    const compiled = compile(policies, snapshot);
+    return { count, compiled, compileMs: Number(process.hrtime.bigint() - start) / 1e6 };
+  });
+  collectGarbage();
+  const memory = process.memoryUsage();
+  const results = compiledSets.map(({ count, compiled, compileMs }): PolicyCountResult => {
+    const once = (i: number) => decide(requests[i % requests.length]!, compiled, OPTIONS);
+    const outcomes = requests.map((request, i) => {
+      const decision = once(i);
+      return { namespace: request.namespace, allowed: decision.allowed, applied: decision.applied, patchOps: decision.patch.length, warnings: decision.warnings.length };
+    });
+    for (let i = 0; i < Math.min(job.batchDecisions, 20_000); i++) once(i);
+    const latencyUs = timeEach(job.samples, once);
+    const cloneUs = job.baseline ? timeEach(job.samples, (i) => structuredClone(requests[i % requests.length]!.pod)) : undefined;
+    let elapsed = 0n;
+    let done = 0;
+    while (done < job.batchDecisions) {
+      const start = process.hrtime.bigint();
+      for (let i = 0; i < BATCH; i++) once(done + i);
+      elapsed += process.hrtime.bigint() - start;
+      done += BATCH;
+    }
+    return { policies: count, compileMs, decisionsPerSecond: done / (Number(elapsed) / 1e9), latencyUs, ...(cloneUs ? { cloneUs } : {}), outcomes };
+  });
+  const report: DecisionReport = { nodes: job.nodes, buildMs, rssBaseBytes, rssModelBytes: memory.rss, heapModelBytes: memory.heapUsed, results };
+  if (job.heapDecisions === 0) return report;
+  const last = compiledSets.at(-1)!.compiled;
+  collectGarbage();
+  const beforeBytes = process.memoryUsage().heapUsed;
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < job.heapDecisions; i++) decide(requests[i % requests.length]!, last, OPTIONS);
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  collectGarbage();
+  return { ...report, heap: { decisions: job.heapDecisions, beforeBytes, afterBytes: process.memoryUsage().heapUsed, seconds } };
+}
+
+if (import.meta.main) {
+  const job = JSON.parse(process.argv[2] ?? '{}') as DecisionJob;
+  process.send?.(measure(job), () => process.disconnect?.());
+}

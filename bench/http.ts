@@ -1,0 +1,242 @@
+// topogate against the no-op webhook over HTTPS on 127.0.0.1: the same
+// certificate, the same ~10 KB body, the same load tools, alternating
+// A B A B so that drift on a shared machine hits both alike.
+
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { stringify } from 'yaml';
+import { cluster } from './cluster.ts';
+import { h2load, wrk, type Capacity, type Latency, type LatencyRun } from './load.ts';
+import { histogram, metricSum, slowestBound } from './metrics.ts';
+import { DECISION_ENDPOINTS, policyYaml } from './model.ts';
+import { fetchLocal, startServer, waitReady, type Server } from './processes.ts';
+import { median, percentiles } from './stats.ts';
+import { admissionReview, trainerPod } from './workload.ts';
+
+const run = promisify(execFile);
+const TOPOGATE = fileURLToPath(new URL('../bin/topogate.ts', import.meta.url));
+const NOOP = fileURLToPath(new URL('./noop-webhook.ts', import.meta.url));
+const TOPOGATE_PORT = 18443;
+const NOOP_PORT = 18444;
+export const BUDGET_EXCEEDED = 'topogate_budget_exceeded_total';
+export const LATENCY_HISTOGRAM = 'topogate_admission_duration_seconds';
+
+export interface HttpSetup {
+  readonly dir: string;
+  readonly certDir: string;
+  readonly topologyFile: string;
+  readonly policiesDir: string;
+  readonly bodyFile: string;
+  readonly bodyBytes: number;
+  readonly nodes: number;
+  readonly policies: number;
+  readonly budgetMs: number;
+}
+
+export async function prepareHttp(dir: string, nodes: number, policies: number, budgetMs: number): Promise<HttpSetup> {
+  const certDir = join(dir, 'certs');
+  const policiesDir = join(dir, 'policies');
+  await mkdir(policiesDir, { recursive: true });
+  const now = Date.now();
+  const topologyFile = join(dir, 'topology.json');
+  await writeFile(topologyFile, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: cluster({ nodes, endpoints: DECISION_ENDPOINTS }, now) }));
+  await writeFile(join(policiesDir, 'policies.yaml'), policyYaml(policies));
+  const body = JSON.stringify(admissionReview(trainerPod(), 'ml-training'));
+  const bodyFile = join(dir, 'review.json');
+  await writeFile(bodyFile, body);
+  await run(process.execPath, [TOPOGATE, 'certs', '--service', 'topogate', '--namespace', 'bench', '--out', certDir, '--localhost']);
+  return { dir, certDir, topologyFile, policiesDir, bodyFile, bodyBytes: Buffer.byteLength(body), nodes, policies, budgetMs };
+}
+
+export interface Side<T> {
+  readonly topogate: T;
+  readonly noop: T;
+}
+
+export interface SafePath {
+  /** Answers that took the budget's safe path, per the server's own counter. */
+  readonly exceeded: number;
+  readonly answers: number;
+}
+
+export interface CapacityRun extends Side<Capacity[]> {
+  readonly topogateSafePath: SafePath;
+  readonly ratio: number;
+}
+
+export interface LatencyPoint extends Side<Latency> {
+  readonly fraction: number;
+  readonly rate: number;
+  readonly topogateSafePath: SafePath;
+}
+
+export interface BudgetRun {
+  readonly rate: number;
+  readonly latency: Latency;
+  readonly safePath: SafePath;
+  /** Upper bound of the server's own latency histogram over the run, seconds. */
+  readonly serverSlowestBound?: number;
+}
+
+export interface HttpReport {
+  readonly bodyBytes: number;
+  readonly nodes: number;
+  readonly policies: number;
+  readonly budgetMs: number;
+  readonly seconds: number;
+  readonly rounds: number;
+  readonly patchOps: number;
+  readonly keepAlive: CapacityRun;
+  readonly newConnection: CapacityRun;
+  readonly latency: readonly LatencyPoint[];
+  readonly budget: BudgetRun;
+}
+
+export interface HttpOptions {
+  readonly seconds: number;
+  readonly rounds: number;
+  readonly fractions: readonly number[];
+}
+
+async function metrics(port: number): Promise<string> {
+  return (await fetchLocal(port, '/metrics')).body;
+}
+
+/** Runs `load` against topogate and reads its safe-path counter around it. */
+async function counted<T>(load: () => Promise<T>, answers: (result: T) => number): Promise<{ result: T; safePath: SafePath }> {
+  const before = metricSum(await metrics(TOPOGATE_PORT), BUDGET_EXCEEDED);
+  const result = await load();
+  const after = metricSum(await metrics(TOPOGATE_PORT), BUDGET_EXCEEDED);
+  return { result, safePath: { exceeded: after - before, answers: answers(result) } };
+}
+
+function addSafePath(a: SafePath, b: SafePath): SafePath {
+  return { exceeded: a.exceeded + b.exceeded, answers: a.answers + b.answers };
+}
+
+/** The answer topogate gives the benchmark body: it must be a patch, or the comparison is void. */
+async function checkAnswers(setup: HttpSetup, body: string): Promise<number> {
+  const uid = JSON.parse(body).request.uid;
+  const mutated = await fetchLocal(TOPOGATE_PORT, '/mutate?timeout=10s', body);
+  const floor = await fetchLocal(NOOP_PORT, '/mutate?timeout=10s', body);
+  const answer = JSON.parse(mutated.body).response;
+  if (mutated.status !== 200 || answer?.uid !== uid || answer.allowed !== true || answer.patchType !== 'JSONPatch') {
+    throw new Error(`topogate does not mutate the benchmark Pod (${setup.nodes} nodes, ${setup.policies} policies): ${mutated.status} ${mutated.body.slice(0, 500)}`);
+  }
+  if (floor.status !== 200 || JSON.parse(floor.body).response?.uid !== uid) throw new Error(`the no-op webhook answers wrongly: ${floor.body}`);
+  return (JSON.parse(Buffer.from(answer.patch, 'base64').toString('utf8')) as unknown[]).length;
+}
+
+async function capacity(setup: HttpSetup, options: HttpOptions, closeEachRequest: boolean): Promise<CapacityRun> {
+  const topogate: Capacity[] = [];
+  const noop: Capacity[] = [];
+  let safePath: SafePath = { exceeded: 0, answers: 0 };
+  for (let round = 0; round < options.rounds; round++) {
+    const measured = await counted(
+      () => wrk({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, closeEachRequest }),
+      (result) => result.requests,
+    );
+    topogate.push(measured.result);
+    safePath = addSafePath(safePath, measured.safePath);
+    noop.push(await wrk({ port: NOOP_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, closeEachRequest }));
+  }
+  const ratio = median(topogate.map((c) => c.requestsPerSecond)) / median(noop.map((c) => c.requestsPerSecond));
+  return { topogate, noop, topogateSafePath: safePath, ratio };
+}
+
+function merge(runs: readonly LatencyRun[]): Latency {
+  return {
+    ...percentiles(runs.flatMap((r) => r.samples)),
+    targetRate: runs[0]!.targetRate,
+    achievedRate: runs.reduce((sum, r) => sum + r.achievedRate, 0) / runs.length,
+    failed: runs.reduce((sum, r) => sum + r.failed, 0),
+  };
+}
+
+async function latencyAt(setup: HttpSetup, options: HttpOptions, fraction: number, rate: number): Promise<LatencyPoint> {
+  const topogate: LatencyRun[] = [];
+  const noop: LatencyRun[] = [];
+  let safePath: SafePath = { exceeded: 0, answers: 0 };
+  for (let round = 0; round < options.rounds; round++) {
+    const logFile = join(setup.dir, `h2load-${fraction}-${round}.tsv`);
+    const measured = await counted(() => h2load({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, rate, logFile }), (result) => result.count);
+    topogate.push(measured.result);
+    safePath = addSafePath(safePath, measured.safePath);
+    noop.push(await h2load({ port: NOOP_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, rate, logFile }));
+  }
+  return { fraction, rate, topogate: merge(topogate), noop: merge(noop), topogateSafePath: safePath };
+}
+
+async function budget(setup: HttpSetup, options: HttpOptions, rate: number): Promise<BudgetRun> {
+  const before = histogram(await metrics(TOPOGATE_PORT), LATENCY_HISTOGRAM);
+  const logFile = join(setup.dir, 'h2load-budget.tsv');
+  const measured = await counted(() => h2load({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, rate, logFile }), (result) => result.count);
+  const after = histogram(await metrics(TOPOGATE_PORT), LATENCY_HISTOGRAM);
+  const { samples: _samples, ...latency } = measured.result;
+  const bound = slowestBound(before, after);
+  return { rate, latency, safePath: measured.safePath, ...(bound === undefined ? {} : { serverSlowestBound: bound }) };
+}
+
+export async function startTopogate(setup: HttpSetup, extraNodeArgs: readonly string[] = []): Promise<Server> {
+  const server = startServer('topogate', TOPOGATE_PORT, [
+    ...extraNodeArgs,
+    TOPOGATE,
+    'serve',
+    '--policies',
+    setup.policiesDir,
+    '--topology',
+    setup.topologyFile,
+    '--port',
+    String(TOPOGATE_PORT),
+    '--host',
+    '127.0.0.1',
+    '--cert-dir',
+    setup.certDir,
+    '--budget-ms',
+    String(setup.budgetMs),
+  ]);
+  await waitReady(server, '/readyz');
+  return server;
+}
+
+export async function benchHttp(setup: HttpSetup, options: HttpOptions, log: (line: string) => void): Promise<HttpReport> {
+  const topogate = await startTopogate(setup);
+  const noop = startServer('no-op webhook', NOOP_PORT, [NOOP, setup.certDir, String(NOOP_PORT)]);
+  try {
+    await waitReady(noop, '/healthz');
+    const patchOps = await checkAnswers(setup, JSON.stringify(admissionReview(trainerPod(), 'ml-training')));
+    log(`  both servers answer; topogate's patch has ${patchOps} operations`);
+    await wrk({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: 1 });
+    await wrk({ port: NOOP_PORT, bodyFile: setup.bodyFile, seconds: 1 });
+    const keepAlive = await capacity(setup, options, false);
+    log(`  keep-alive capacity: ratio ${keepAlive.ratio.toFixed(2)}`);
+    const newConnection = await capacity(setup, options, true);
+    log(`  new connection per request: ratio ${newConnection.ratio.toFixed(2)}`);
+    const floor = median(keepAlive.noop.map((c) => c.requestsPerSecond));
+    const latency = [];
+    for (const fraction of options.fractions) {
+      latency.push(await latencyAt(setup, options, fraction, Math.round(floor * fraction)));
+      log(`  latency at ${fraction * 100} % of the no-op's capacity measured`);
+    }
+    const overload = await budget(setup, options, Math.round(floor * 2));
+    log('  budget at 2x the no-op capacity measured');
+    return {
+      bodyBytes: setup.bodyBytes,
+      nodes: setup.nodes,
+      policies: setup.policies,
+      budgetMs: setup.budgetMs,
+      seconds: options.seconds,
+      rounds: options.rounds,
+      patchOps,
+      keepAlive,
+      newConnection,
+      latency,
+      budget: overload,
+    };
+  } finally {
+    await Promise.all([topogate.stop(), noop.stop()]);
+  }
+}

@@ -1,0 +1,111 @@
+// The load tools, run as the API server's traffic would look: wrk for
+// capacity at a fixed concurrency, h2load --h1 at a fixed request rate for
+// latency. Both only ever target 127.0.0.1, for a bounded time.
+
+import { execFile } from 'node:child_process';
+import { readFile, rm } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { percentiles, type Percentiles } from './stats.ts';
+
+const run = promisify(execFile);
+const WRK_SCRIPT = fileURLToPath(new URL('./post.lua', import.meta.url));
+
+/** The API server keeps up to 25 idle connections per webhook host. */
+export const CONNECTIONS = 25;
+/** Connections are opened (TLS handshakes) during the warm-up, which h2load leaves out of its log. */
+const WARM_UP_SECONDS = 1;
+
+export interface Capacity {
+  readonly requests: number;
+  readonly requestsPerSecond: number;
+  readonly errors: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+}
+
+export interface WrkOptions {
+  readonly port: number;
+  readonly bodyFile: string;
+  readonly seconds: number;
+  /** A new TLS connection for every request (Connection: close). */
+  readonly closeEachRequest?: boolean;
+}
+
+export async function wrk(options: WrkOptions): Promise<Capacity> {
+  const { stdout } = await run(
+    'wrk',
+    ['-t1', `-c${CONNECTIONS}`, `-d${options.seconds}s`, '--timeout', '5s', '-s', WRK_SCRIPT, `https://127.0.0.1:${options.port}/mutate?timeout=10s`],
+    { env: { ...process.env, BENCH_BODY: options.bodyFile, BENCH_CLOSE: options.closeEachRequest ? '1' : '0' }, timeout: (options.seconds + 30) * 1000 },
+  );
+  const line = stdout.split('\n').find((text) => text.startsWith('WRK_JSON '));
+  if (!line) throw new Error(`wrk printed no summary:\n${stdout}`);
+  const summary = JSON.parse(line.slice('WRK_JSON '.length)) as Record<string, number>;
+  const errors = ['connectErrors', 'readErrors', 'writeErrors', 'statusErrors', 'timeouts'].reduce((sum, key) => sum + (summary[key] ?? 0), 0);
+  return {
+    requests: summary.requests!,
+    requestsPerSecond: (summary.requests! / summary.durationUs!) * 1e6,
+    errors,
+    p50Ms: summary.p50Us! / 1000,
+    p99Ms: summary.p99Us! / 1000,
+  };
+}
+
+export interface Latency extends Percentiles {
+  readonly targetRate: number;
+  readonly achievedRate: number;
+  readonly failed: number;
+}
+
+export interface LatencyRun extends Latency {
+  /** Every request's latency, ms, to merge runs before taking percentiles. */
+  readonly samples: readonly number[];
+}
+
+export interface RateOptions {
+  readonly port: number;
+  readonly bodyFile: string;
+  readonly seconds: number;
+  readonly rate: number;
+  readonly logFile: string;
+}
+
+/** h2load at a fixed total rate spread over the connections; latencies in ms from its per-request log. */
+export async function h2load(options: RateOptions): Promise<LatencyRun> {
+  const clients = Math.max(1, Math.min(CONNECTIONS, Math.floor(options.rate)));
+  await rm(options.logFile, { force: true });
+  const { stdout } = await run(
+    'h2load',
+    [
+      '--h1',
+      `-c${clients}`,
+      `--rps=${(options.rate / clients).toFixed(3)}`,
+      `--warm-up-time=${WARM_UP_SECONDS}`,
+      `-D${options.seconds}`,
+      '-d',
+      options.bodyFile,
+      '-H',
+      'content-type: application/json',
+      '--log-file',
+      options.logFile,
+      `https://127.0.0.1:${options.port}/mutate?timeout=10s`,
+    ],
+    { timeout: (options.seconds + 30) * 1000, maxBuffer: 16 * 1024 * 1024 },
+  );
+  const rows = (await readFile(options.logFile, 'utf8')).split('\n').filter((row) => row.length > 0);
+  const elapsedMs: number[] = [];
+  let failed = 0;
+  for (const row of rows) {
+    const [, status, micros] = row.split('\t');
+    if (status !== '200') failed++;
+    elapsedMs.push(Number(micros) / 1000);
+  }
+  const done = /requests: \d+ total, \d+ started, (\d+) done/.exec(stdout);
+  return {
+    ...percentiles(elapsedMs),
+    targetRate: options.rate,
+    achievedRate: Number(done?.[1] ?? rows.length) / options.seconds,
+    failed,
+    samples: elapsedMs,
+  };
+}

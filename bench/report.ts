@@ -1,0 +1,300 @@
+// BENCHMARKS.md from one run's results: the machine, every table, the
+// targets met or missed (and by how much), and the profiles of what is in the
+// way of a missed one.
+
+import type { DecisionReport } from './decisions.ts';
+import type { HttpReport, SafePath } from './http.ts';
+import type { Machine } from './machine.ts';
+import type { Hotspot } from './profile.ts';
+import { lineChart } from './plot.ts';
+import type { Tools } from './tools.ts';
+import type { UpdateReport } from './updates.ts';
+
+export interface Profile {
+  readonly what: string;
+  readonly hotspots: readonly Hotspot[];
+  readonly note?: string;
+}
+
+export interface BenchResults {
+  readonly machine: Machine;
+  readonly quick: boolean;
+  readonly tools: Tools | undefined;
+  readonly decisions: readonly DecisionReport[] | undefined;
+  readonly updates: UpdateReport | undefined;
+  readonly http: HttpReport | undefined;
+  readonly profiles: readonly Profile[];
+  readonly seconds: number;
+}
+
+export const TARGETS = { throughputRatio: 0.7, p99AtHalfMs: 2, decisionP99Us: 50, rssBytes: 200e6 } as const;
+/** The Linux tick at CONFIG_HZ=250: the longest a runnable thread waits past its EEVDF slice (1.5 ms on 2 CPUs). */
+export const SCHEDULING_QUANTUM_MS = 4;
+
+const COLORS = ['#1f77b4', '#d62728', '#2ca02c'];
+
+const us = (value: number) => (value < 10 ? value.toFixed(2) : value < 100 ? value.toFixed(1) : value.toFixed(0));
+const ms = (value: number) => (value < 1 ? value.toFixed(3) : value < 10 ? value.toFixed(2) : value.toFixed(1));
+const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
+const count = (value: number) => Math.round(value).toLocaleString('en-US');
+const percent = (part: number, whole: number) => (whole === 0 ? '–' : `${((100 * part) / whole).toFixed(2)} %`);
+const safe = (path: SafePath) => `${count(path.exceeded)} of ${count(path.answers)} (${percent(path.exceeded, path.answers)})`;
+
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+export function renderChart(decisions: readonly DecisionReport[]): string {
+  const policyCounts = decisions[0]?.results.map((r) => r.policies) ?? [];
+  return lineChart({
+    title: 'Decision latency by model size (flat is the goal)',
+    xLabel: 'nodes in the topology model (log scale)',
+    yLabel: 'µs per decision',
+    xs: decisions.map((d) => d.nodes),
+    series: policyCounts.flatMap((policies, index) => {
+      const values = (pick: 'p50' | 'p99') => decisions.map((d) => d.results.find((r) => r.policies === policies)?.latencyUs[pick] ?? Number.NaN);
+      const color = COLORS[index % COLORS.length]!;
+      return [
+        { name: `p50, ${policies} ${policies === 1 ? 'policy' : 'policies'}`, values: values('p50'), color },
+        { name: `p99, ${policies} ${policies === 1 ? 'policy' : 'policies'}`, values: values('p99'), color, dashed: true },
+      ];
+    }),
+  });
+}
+
+interface Verdict {
+  readonly target: string;
+  readonly measured: string;
+  readonly met: boolean;
+  readonly by: string;
+}
+
+function verdict(target: string, measured: number, limit: number, format: (v: number) => string, atMost: boolean): Verdict {
+  const met = atMost ? measured <= limit : measured >= limit;
+  const off = atMost ? measured / limit : limit / measured;
+  return { target, measured: format(measured), met, by: met ? 'met' : `missed: ${off.toFixed(1)}× ${atMost ? 'over' : 'under'}` };
+}
+
+function verdicts(results: BenchResults): Verdict[] {
+  const list: Verdict[] = [];
+  const http = results.http;
+  if (http) {
+    list.push(verdict(`throughput ratio topogate / no-op ≥ ${TARGETS.throughputRatio} (keep-alive)`, http.keepAlive.ratio, TARGETS.throughputRatio, (v) => v.toFixed(2), false));
+    const half = http.latency.find((point) => point.fraction === 0.5);
+    if (half) list.push(verdict(`p99 ≤ ${TARGETS.p99AtHalfMs} ms at 50 % of the no-op's capacity`, half.topogate.p99, TARGETS.p99AtHalfMs, (v) => `${ms(v)} ms`, true));
+  }
+  const largest = results.decisions?.at(-1);
+  if (largest) {
+    const most = largest.results.at(-1);
+    if (most) list.push(verdict(`decision p99 ≤ ${TARGETS.decisionP99Us} µs at ${count(largest.nodes)} nodes and ${most.policies} policies`, most.latencyUs.p99, TARGETS.decisionP99Us, (v) => `${us(v)} µs`, true));
+    list.push(verdict(`RSS ≤ ${mb(TARGETS.rssBytes)} MB at ${count(largest.nodes)} nodes`, largest.rssModelBytes, TARGETS.rssBytes, (v) => `${mb(v)} MB`, true));
+  }
+  return list;
+}
+
+function machineSection(results: BenchResults): string {
+  const m = results.machine;
+  const tools = results.tools;
+  return [
+    table(
+      ['', ''],
+      [
+        ['CPU', `${m.cpuModel}, ${m.cores} cores`],
+        ['memory', `${m.memoryGiB} GiB`],
+        ['kernel', m.kernel],
+        ['Node', m.node],
+        ['date', m.date],
+        ['load average at start (1, 5, 15 min)', m.loadAverage.join(', ')],
+        ...(tools ? [['load tools', `${tools.wrk}, ${tools.h2load} (Debian packages \`wrk\`, \`nghttp2-client\`; ${tools.installed.length > 0 ? `installed by this run: \`apt-get install -y ${tools.installed.join(' ')}\`` : 'already installed; the setup step runs `apt-get install -y wrk nghttp2-client` when they are missing'})`]] : []),
+        ['run', `${results.quick ? '`--quick` (tiny sizes: not for conclusions)' : 'full'}, ${results.seconds} s`],
+      ],
+    ),
+    '',
+    'The machine is shared: other processes (builds, other test suites) may run at the same time. The HTTP',
+    'runs alternate topogate and the no-op (A B A B) so that drift hits both alike, and every in-process',
+    'figure is set against a baseline measured in the same process and minute.',
+  ].join('\n');
+}
+
+function httpSection(http: HttpReport): string {
+  const capacityRows = (name: string, run: HttpReport['keepAlive']) => [
+    name,
+    run.topogate.map((c) => count(c.requestsPerSecond)).join(', '),
+    run.noop.map((c) => count(c.requestsPerSecond)).join(', '),
+    `**${run.ratio.toFixed(2)}**`,
+    [...run.topogate, ...run.noop].reduce((sum, c) => sum + c.errors, 0).toString(),
+    safe(run.topogateSafePath),
+  ];
+  return [
+    `topogate (\`serve\`, ${count(http.nodes)}-node model from files, ${http.policies} policies, \`--budget-ms ${http.budgetMs}\`) against the`,
+    'no-op webhook (`bench/noop-webhook.ts`: `node:https`, parse, echo the uid, allow), each one Node process on',
+    `127.0.0.1 with the same certificate (made by \`topogate certs\`) and the same ${count(http.bodyBytes)}-byte AdmissionReview of a`,
+    `Pod CREATE, which topogate answers with a ${http.patchOps}-operation JSON Patch (checked before every run).`,
+    `Each measurement runs ${http.seconds} s, ${http.rounds}× per side, alternating A B A B.`,
+    '',
+    `### Capacity (\`wrk -t1 -c25\`, POST from \`bench/post.lua\`)`,
+    table(['connections', 'topogate req/s (each run)', 'no-op req/s (each run)', 'ratio (medians)', 'errors', 'topogate answers on the budget\'s safe path'], [
+      capacityRows('HTTP/1.1 keep-alive, 25 connections (as the API server)', http.keepAlive),
+      capacityRows('a new TLS connection per request', http.newConnection),
+    ]),
+    '',
+    '### Latency at fixed rates (`h2load --h1`, 25 connections, 1 s warm-up excluded)',
+    'Rates are fractions of the no-op\'s keep-alive capacity above; percentiles over every request of all rounds.',
+    '',
+    table(['load', 'rate (req/s)', 'topogate p50 / p99 / max (ms)', 'no-op p50 / p99 / max (ms)', 'achieved rate topogate / no-op', 'failed', 'safe path'], http.latency.map((point) => [
+      `${point.fraction * 100} %`,
+      count(point.rate),
+      `${ms(point.topogate.p50)} / **${ms(point.topogate.p99)}** / ${ms(point.topogate.max)}`,
+      `${ms(point.noop.p50)} / ${ms(point.noop.p99)} / ${ms(point.noop.max)}`,
+      `${count(point.topogate.achievedRate)} / ${count(point.noop.achievedRate)}`,
+      `${point.topogate.failed} / ${point.noop.failed}`,
+      safe(point.topogateSafePath),
+    ])),
+  ].join('\n');
+}
+
+function budgetSection(http: HttpReport): string {
+  const run = http.budget;
+  const limit = http.budgetMs + SCHEDULING_QUANTUM_MS;
+  const server = run.serverSlowestBound;
+  const serverLine =
+    server === undefined
+      ? 'The server\'s latency histogram recorded nothing over the run.'
+      : `Every answer by the server's own clock (\`topogate_admission_duration_seconds\`, from arrival to answer) was under ${ms(server * 1000)} ms: ${server * 1000 <= limit ? `**within** the budget plus one quantum (${limit} ms)` : `**not within** the budget plus one quantum (${limit} ms)`}.`;
+  return [
+    `topogate under 2× the no-op's keep-alive capacity (${count(run.rate)} req/s offered by \`h2load --h1\`, 25 connections, ${http.seconds} s), \`--budget-ms ${http.budgetMs}\`.`,
+    '',
+    table(['offered / achieved req/s', 'p50 / p99 / max (ms, client side)', 'failed', 'answers on the safe path (`topogate_budget_exceeded_total`)'], [
+      [`${count(run.rate)} / ${count(run.latency.achievedRate)}`, `${ms(run.latency.p50)} / **${ms(run.latency.p99)}** / ${ms(run.latency.max)}`, String(run.latency.failed), safe(run.safePath)],
+    ]),
+    '',
+    serverLine,
+    `A scheduling quantum is taken as ${SCHEDULING_QUANTUM_MS} ms (one tick at CONFIG_HZ=250, which bounds how far past its 1.5 ms EEVDF slice a runnable thread waits).`,
+    'Client-side times also hold the wait in the kernel\'s socket queues before the server reads a request, which',
+    'no server-side budget can see: with 25 connections that wait is about 25 answers long when the server is saturated.',
+  ].join('\n');
+}
+
+function decisionSection(decisions: readonly DecisionReport[], chartPath: string): string {
+  const baseline = decisions[0]!;
+  const rows = decisions.flatMap((report) =>
+    report.results.map((result) => {
+      const base = baseline.results.find((r) => r.policies === result.policies)!;
+      return [
+        count(report.nodes),
+        String(result.policies),
+        count(result.decisionsPerSecond),
+        us(result.latencyUs.p50),
+        us(result.latencyUs.p99),
+        us(result.latencyUs.max),
+        `${(result.latencyUs.p50 / base.latencyUs.p50).toFixed(2)} / ${(result.latencyUs.p99 / base.latencyUs.p99).toFixed(2)}`,
+        result.cloneUs ? `${us(result.cloneUs.p50)} / ${us(result.cloneUs.p99)}` : '–',
+        result.cloneUs ? (result.latencyUs.p50 / result.cloneUs.p50).toFixed(2) : '–',
+        ms(result.compileMs),
+      ];
+    }),
+  );
+  const sample = decisions.at(-1)!.results.at(-1)!;
+  return [
+    'In process, pure: `compile(policies, snapshot)` once per policy set, then `decide(request, compiled, options)`',
+    'round-robin over four Pods (a ~10 KB Guaranteed GPU trainer in `ml-training`, a Burstable web Pod with its own',
+    'node affinity, a Guaranteed payments Pod, a BestEffort batch Pod). Synthetic clusters (`bench/cluster.ts`): six',
+    'zones in two regions with a measured NetworkTopology, one node in seven with GPUs and GPU Feature Discovery',
+    'labels, Node Feature Discovery labels, a NodeResourceTopology per node, taints, a few cordoned and NotReady',
+    'nodes, 2,000 endpoints, an etcd cluster. Policies (`bench/workload.ts`): the first eight cover every rule kind',
+    'for these Pods; the rest belong to other teams and do not match them, as in a shared cluster.',
+    '',
+    `Each model runs in a fresh process. Percentiles time each decision alone (\`process.hrtime.bigint()\`, after a`,
+    'warm-up); decisions/s times batches of 1,000. Baselines in the same run: the same percentiles at the smallest',
+    'model (ratio p50 / p99), and a `structuredClone` of the same Pods timed the same way.',
+    '',
+    table(['nodes', 'policies', 'decisions/s', 'p50 µs', 'p99 µs', 'max µs', `vs ${count(baseline.nodes)} nodes (p50 / p99)`, 'structuredClone p50 / p99 µs', 'decision / clone (p50)', 'compile ms'], rows),
+    '',
+    `![Decision latency by model size](${chartPath})`,
+    '',
+    `What the Pods got at ${count(decisions.at(-1)!.nodes)} nodes and ${sample.policies} policies (the decisions timed above):`,
+    '',
+    table(['namespace', 'allowed', 'policies applied', 'patch operations', 'warnings'], sample.outcomes.map((o) => [o.namespace, String(o.allowed), o.applied.join(', ') || '–', String(o.patchOps), String(o.warnings)])),
+  ].join('\n');
+}
+
+function memorySection(decisions: readonly DecisionReport[]): string {
+  const heap = decisions.find((report) => report.heap)?.heap;
+  const largest = decisions.find((report) => report.heap);
+  return [
+    'RSS of a fresh process per model size, after building the snapshot and compiling the 1-, 10- and 100-policy sets,',
+    'after a full GC (`--expose-gc`). "Before" is the same process with the modules loaded and nothing built.',
+    '',
+    table(['nodes', 'RSS before (MB)', 'RSS with the model (MB)', 'model heap used (MB)', 'snapshot build ms'], decisions.map((report) => [
+      count(report.nodes), mb(report.rssBaseBytes), `**${mb(report.rssModelBytes)}**`, mb(report.heapModelBytes), ms(report.buildMs),
+    ])),
+    '',
+    heap && largest
+      ? `Heap over ${count(heap.decisions)} decisions (${count(largest.nodes)} nodes, ${largest.results.at(-1)!.policies} policies, ${heap.seconds.toFixed(1)} s), GC before and after: ${count(heap.beforeBytes)} → ${count(heap.afterBytes)} bytes, **growth ${count(heap.afterBytes - heap.beforeBytes)} bytes** (${(
+          (heap.afterBytes - heap.beforeBytes) / heap.decisions
+        ).toFixed(3)} bytes per decision).`
+      : 'Heap growth was not measured in this run.',
+  ].join('\n');
+}
+
+function updatesSection(updates: UpdateReport): string {
+  return [
+    `The incremental builder (\`TopologyBuilder\`) given the initial lists of ${count(updates.nodes)} Nodes, ${count(updates.nrt)} NodeResourceTopology objects and`,
+    `${count(updates.endpoints)} endpoints (${count(updates.endpoints / 100)} EndpointSlices), ${count(updates.objects)} objects in all, then watch events one by one, each`,
+    'followed by `publish()`: the time from an event to the snapshot that includes it.',
+    '',
+    table(['first snapshot', 'model heap', 'RSS before → after'], [
+      [`${ms(updates.firstSnapshotMs)} ms`, `${mb(updates.heapModelBytes)} MB`, `${mb(updates.rssBeforeBytes)} → ${mb(updates.rssAfterBytes)} MB (the source objects stay in memory)`],
+    ]),
+    '',
+    table(['event', 'events', 'apply p50 / p99 µs', 'event → snapshot p50 / p99 / max µs', 'events/s (a snapshot after each)'], updates.kinds.map((kind) => [
+      kind.kind,
+      count(kind.events),
+      `${us(kind.applyUs.p50)} / ${us(kind.applyUs.p99)}`,
+      `${us(kind.toSnapshotUs.p50)} / **${us(kind.toSnapshotUs.p99)}** / ${us(kind.toSnapshotUs.max)}`,
+      count(kind.eventsPerSecond),
+    ])),
+  ].join('\n');
+}
+
+function profileSection(profiles: readonly Profile[]): string {
+  return profiles
+    .map((profile) =>
+      [
+        `### ${profile.what}`,
+        profile.note ?? '',
+        table(['self %', 'self ms', 'function', 'where'], profile.hotspots.map((h) => [h.percent.toFixed(1), ms(h.selfMs), `\`${h.name}\``, `\`${h.where}\``])),
+      ].join('\n'),
+    )
+    .join('\n\n');
+}
+
+export function renderReport(results: BenchResults, chartPath = 'bench/results/decision-latency.svg'): { markdown: string; missed: { decisions: boolean; http: boolean } } {
+  const list = verdicts(results);
+  const missed = {
+    decisions: list.some((v) => !v.met && v.target.startsWith('decision')),
+    http: list.some((v) => !v.met && (v.target.startsWith('throughput') || v.target.startsWith('p99'))),
+  };
+  const parts = [
+    '# Benchmarks',
+    '',
+    `Written by \`npm run bench\` (\`bench/run.ts\`); raw figures in \`bench/results/results.json\`. Method and how to read`,
+    'each table: [docs/benchmarks.md](docs/benchmarks.md).',
+    '',
+    '## Machine',
+    machineSection(results),
+    '',
+    '## Targets',
+    table(['target', 'measured', 'verdict'], list.map((v) => [v.target, v.measured, v.met ? 'met' : `**${v.by}**`])),
+  ];
+  if (results.http) parts.push('', '## 1. HTTP, side by side with a no-op webhook', httpSection(results.http));
+  if (results.decisions) parts.push('', '## 2. The decision core, in process', decisionSection(results.decisions, chartPath));
+  if (results.decisions) parts.push('', '## 3. Memory', memorySection(results.decisions));
+  if (results.updates) parts.push('', '## 4. Topology updates', updatesSection(results.updates));
+  if (results.http) parts.push('', '## 5. The latency budget under overload', budgetSection(results.http));
+  if (results.profiles.length > 0) {
+    parts.push('', '## What is in the way (CPU profiles of the missed targets)', '`node --cpu-prof`, top self time (`bench/profile.ts`):', '', profileSection(results.profiles));
+  }
+  return { markdown: `${parts.join('\n')}\n`, missed };
+}

@@ -1,0 +1,145 @@
+// `npm run bench`: every benchmark in one bounded run, then BENCHMARKS.md
+// and its plot. `--quick` runs tiny versions of each (for development on a
+// shared machine) and writes to bench/out/ instead.
+//   node bench/run.ts [--quick] [--only core,updates,http]
+
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { runChild } from './child.ts';
+import type { DecisionJob, DecisionReport } from './decisions.ts';
+import { benchHttp, prepareHttp, startTopogate, type HttpReport, type HttpSetup } from './http.ts';
+import { wrk } from './load.ts';
+import { describeMachine } from './machine.ts';
+import { hotspots } from './profile.ts';
+import { renderChart, renderReport, type BenchResults, type Profile } from './report.ts';
+import { ensureTools } from './tools.ts';
+import type { UpdateJob, UpdateReport } from './updates.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SECTIONS = ['core', 'updates', 'http'] as const;
+type Section = (typeof SECTIONS)[number];
+
+/** The per-request budget given to `serve` in every HTTP run, ms. */
+const BUDGET_MS = 10;
+
+const FULL = {
+  nodes: [100, 1_000, 5_000, 10_000],
+  policyCounts: [1, 10, 100],
+  samples: 20_000,
+  batchDecisions: 50_000,
+  heapDecisions: 1_000_000,
+  updates: { nodes: 5_000, endpoints: 50_000, events: 2_000 },
+  http: { nodes: 1_000, policies: 100, seconds: 3, rounds: 2, fractions: [0.25, 0.5, 0.8] },
+};
+
+const QUICK: typeof FULL = {
+  nodes: [100, 1_000],
+  policyCounts: [1, 10, 100],
+  samples: 1_000,
+  batchDecisions: 1_000,
+  heapDecisions: 10_000,
+  updates: { nodes: 500, endpoints: 5_000, events: 100 },
+  http: { nodes: 200, policies: 10, seconds: 1, rounds: 1, fractions: [0.5] },
+};
+
+function log(line: string): void {
+  process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
+}
+
+async function decisionSection(config: typeof FULL): Promise<DecisionReport[]> {
+  const reports: DecisionReport[] = [];
+  const largest = config.nodes.at(-1)!;
+  for (const nodes of config.nodes) {
+    const job: DecisionJob = {
+      nodes,
+      policyCounts: config.policyCounts,
+      samples: config.samples,
+      batchDecisions: config.batchDecisions,
+      heapDecisions: nodes === largest ? config.heapDecisions : 0,
+      baseline: true,
+    };
+    log(`decision core: ${nodes} nodes`);
+    reports.push(await runChild<DecisionReport>('./decisions.ts', job, [], 15 * 60_000));
+  }
+  return reports;
+}
+
+async function newestProfile(dir: string): Promise<string | undefined> {
+  const files = (await readdir(dir).catch(() => [])).filter((name) => name.endsWith('.cpuprofile')).sort();
+  return files.length === 0 ? undefined : join(dir, files.at(-1)!);
+}
+
+async function profileDecisions(config: typeof FULL, dir: string): Promise<Profile> {
+  const job: DecisionJob = { nodes: config.nodes.at(-1)!, policyCounts: [config.policyCounts.at(-1)!], samples: config.samples, batchDecisions: config.batchDecisions, heapDecisions: 0, baseline: false };
+  log(`profile: decisions at ${job.nodes} nodes and ${job.policyCounts[0]} policies`);
+  await runChild<DecisionReport>('./decisions.ts', job, ['--cpu-prof', '--cpu-prof-dir', dir], 15 * 60_000);
+  const file = await newestProfile(dir);
+  return { what: `in-process decisions, ${job.nodes} nodes × ${job.policyCounts[0]} policies (the process's start-up and model build included)`, hotspots: file ? await hotspots(file) : [] };
+}
+
+async function profileServe(setup: HttpSetup, seconds: number): Promise<Profile> {
+  const dir = join(setup.dir, 'serve-profile');
+  await rm(dir, { recursive: true, force: true });
+  log('profile: topogate serve under wrk keep-alive load');
+  const server = await startTopogate(setup, ['--cpu-prof', '--cpu-prof-dir', dir]);
+  try {
+    await wrk({ port: server.port, bodyFile: setup.bodyFile, seconds });
+  } finally {
+    await server.stop();
+  }
+  const file = await newestProfile(dir);
+  return {
+    what: `topogate serve under wrk, 25 keep-alive connections, ${seconds} s (includes start-up)`,
+    hotspots: file ? await hotspots(file) : [],
+    ...(file ? {} : { note: 'serve wrote no profile: it did not exit normally on SIGTERM' }),
+  };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });
+  const quick = values.quick === true;
+  const only = new Set<Section>(values.only ? (values.only.split(',') as Section[]) : SECTIONS);
+  for (const section of only) if (!SECTIONS.includes(section)) throw new Error(`--only: unknown section "${section}" (sections: ${SECTIONS.join(', ')})`);
+  const config = quick ? QUICK : FULL;
+  const out = join(ROOT, 'bench', 'out');
+  const resultsDir = quick ? out : join(ROOT, 'bench', 'results');
+  await mkdir(resultsDir, { recursive: true });
+  const started = Date.now();
+  const machine = describeMachine();
+  const tools = only.has('http') ? await ensureTools(log) : undefined;
+
+  const decisions = only.has('core') ? await decisionSection(config) : undefined;
+  let updates: UpdateReport | undefined;
+  if (only.has('updates')) {
+    log(`topology updates: ${config.updates.nodes} nodes, ${config.updates.endpoints} endpoints`);
+    updates = await runChild<UpdateReport>('./updates.ts', config.updates satisfies UpdateJob, [], 15 * 60_000);
+  }
+  let http: HttpReport | undefined;
+  let httpSetup: HttpSetup | undefined;
+  if (only.has('http')) {
+    log(`http: ${config.http.nodes} nodes, ${config.http.policies} policies`);
+    httpSetup = await prepareHttp(join(out, 'http'), config.http.nodes, config.http.policies, BUDGET_MS);
+    http = await benchHttp(httpSetup, config.http, log);
+  }
+
+  const profiles: Profile[] = [];
+  const profileDir = join(out, 'profiles');
+  await rm(profileDir, { recursive: true, force: true });
+  await mkdir(profileDir, { recursive: true });
+  const results: BenchResults = { machine, quick, tools, decisions, updates, http, profiles, seconds: 0 };
+  const missed = renderReport(results).missed;
+  if (missed.decisions && decisions) profiles.push(await profileDecisions(config, profileDir));
+  if (missed.http && httpSetup) profiles.push(await profileServe(httpSetup, config.http.seconds));
+
+  const final: BenchResults = { ...results, seconds: Math.round((Date.now() - started) / 1000) };
+  const chart = decisions ? renderChart(decisions) : undefined;
+  if (chart) await writeFile(join(resultsDir, 'decision-latency.svg'), chart);
+  await writeFile(join(resultsDir, 'results.json'), `${JSON.stringify(final, null, 2)}\n`);
+  const reportFile = quick ? join(out, 'BENCHMARKS.md') : join(ROOT, 'BENCHMARKS.md');
+  await writeFile(reportFile, renderReport(final, quick ? 'decision-latency.svg' : 'bench/results/decision-latency.svg').markdown);
+  log(`wrote ${reportFile} in ${final.seconds} s`);
+}
+
+await main();
