@@ -70,10 +70,10 @@ export class TopologyBuilder {
   }
 
   /** One watch event. Objects of a source the builder was not given are ignored. */
-  apply(source: SourceName, type: WatchEventType, object: KubeObject, now: number): void {
+  apply(source: SourceName, type: WatchEventType, object: KubeObject, now?: number): void {
     const status = this.#status.get(source);
     if (!status) return;
-    status.updatedAt = now;
+    if (now !== undefined) status.updatedAt = now;
     const key = objectKey(source, object);
     if (key === undefined) {
       this.#problem(status, `${object.kind ?? 'object'} without metadata.name ignored`);
@@ -91,8 +91,11 @@ export class TopologyBuilder {
     status.objects = versions.size;
   }
 
-  /** A full list of a source: what is not in it is gone. Marks the source synced and current. */
-  replace(source: SourceName, objects: readonly KubeObject[], now: number): void {
+  /**
+   * A full list of a source: what is not in it is gone. Marks the source synced and current.
+   * Without `now` (files, which do not age) no updatedAt is recorded.
+   */
+  replace(source: SourceName, objects: readonly KubeObject[], now?: number): void {
     const status = this.#status.get(source);
     if (!status) return;
     const listed = new Set<string>();
@@ -112,7 +115,7 @@ export class TopologyBuilder {
     for (const object of objects) this.apply(source, 'ADDED', object, now);
     if (!status.synced || status.staleSince !== undefined || status.disabled !== undefined || hadError !== status.error) this.#dirty = true;
     status.synced = true;
-    status.updatedAt = now;
+    if (now !== undefined) status.updatedAt = now;
     delete status.staleSince;
     delete status.disabled;
   }
