@@ -8,6 +8,7 @@ import { arrayOf, isRecord } from './json.ts';
 import type { NodeSelectorRequirement, NodeSelectorTerm, Pod } from './types.ts';
 
 export function requirementNodes(nodes: NodeIndex, requirement: NodeSelectorRequirement): NodeSet {
+  if (!isRecord(requirement) || typeof requirement.key !== 'string') return NodeSet.EMPTY;
   const values = Array.isArray(requirement.values) ? requirement.values : [];
   switch (requirement.operator) {
     case 'In':
@@ -28,7 +29,7 @@ export function requirementNodes(nodes: NodeIndex, requirement: NodeSelectorRequ
 
 /** matchFields supports only metadata.name with In and NotIn. */
 export function fieldRequirementNodes(nodes: NodeIndex, requirement: NodeSelectorRequirement): NodeSet {
-  if (requirement.key !== 'metadata.name') return NodeSet.EMPTY;
+  if (!isRecord(requirement) || requirement.key !== 'metadata.name') return NodeSet.EMPTY;
   const named = NodeSet.of(namedSlots(nodes, Array.isArray(requirement.values) ? requirement.values : []));
   if (requirement.operator === 'In') return named;
   if (requirement.operator === 'NotIn') return nodes.all().andNot(named);
@@ -43,8 +44,9 @@ export function requirementsNodes(nodes: NodeIndex, requirements: readonly NodeS
 
 /** A term with neither expressions nor fields matches no node, as in the scheduler. */
 export function termNodes(nodes: NodeIndex, term: NodeSelectorTerm): NodeSet {
-  const expressions = arrayOf(term?.matchExpressions);
-  const fields = arrayOf(term?.matchFields);
+  if (!isRecord(term)) return NodeSet.EMPTY;
+  const expressions = arrayOf(term.matchExpressions);
+  const fields = arrayOf(term.matchFields);
   if (expressions.length === 0 && fields.length === 0) return NodeSet.EMPTY;
   let matching = requirementsNodes(nodes, expressions);
   for (const field of fields) matching = matching.and(fieldRequirementNodes(nodes, field));

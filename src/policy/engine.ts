@@ -5,10 +5,7 @@
 // schedulable node both on their own (else its onUnsatisfiable decides) and
 // with what higher-priority policies already added (else it is dropped).
 
-import { podPlacementNodes } from '../kube/nodeSelector.ts';
-import { recordsOf } from '../kube/json.ts';
-import { toleratedNodes } from '../kube/tolerations.ts';
-import type { Pod, Toleration } from '../kube/types.ts';
+import type { Pod } from '../kube/types.ts';
 import type { NodeSet } from '../topology/nodeset.ts';
 import type { TopologySnapshot } from '../topology/model.ts';
 import type { CompiledPolicy, CompiledPolicySet } from './compiler.ts';
@@ -16,6 +13,7 @@ import { PodContext } from './context.ts';
 import type { DecisionTrace, PolicyTrace, RuleTrace } from './explain.ts';
 import { buildPatch, NUMA_HINT_ANNOTATION, PodChanges, POLICIES_ANNOTATION, SKIP_ANNOTATION, type MergeResult } from './merge.ts';
 import { describeRequirement, type RuleOutput } from './rules/rule.ts';
+import { placementNodes, schedulableFor } from './satisfiability.ts';
 import type { Decision, DecisionOptions, PodRequest } from './types.ts';
 
 export function decide(request: PodRequest, compiled: CompiledPolicySet, options: DecisionOptions): Decision {
@@ -32,7 +30,7 @@ export function decide(request: PodRequest, compiled: CompiledPolicySet, options
 
   const context = new PodContext(pod, namespace, snapshot, options);
   const schedulable = schedulableFor(pod, snapshot);
-  const own = schedulable.and(podPlacementNodes(snapshot.nodes, pod));
+  const own = placementNodes(pod, snapshot, schedulable);
   const warnings: string[] = [];
   // When the Pod's own placement already allows nothing, policies are judged against the schedulable nodes alone.
   const base = own.isEmpty() ? schedulable : own;
@@ -186,15 +184,6 @@ function merge(changes: PodChanges, output: RuleOutput, drop: (why: string) => v
   if (output.schedulerName !== undefined) record(changes.setSchedulerName(output.schedulerName), `schedulerName ${output.schedulerName}`);
   if (output.numaHint && Object.keys(output.numaHint).length > 0) record(changes.setNumaHint(output.numaHint), `numa-hint ${JSON.stringify(output.numaHint)}`);
   return { added, details };
-}
-
-/** Nodes the Pod may land on at all: not cordoned, Ready not False, every NoSchedule/NoExecute taint tolerated, and carrying the key of each of its own DoNotSchedule spread constraints. */
-function schedulableFor(pod: Pod, snapshot: TopologySnapshot): NodeSet {
-  let nodes = snapshot.nodes.schedulable().and(toleratedNodes(snapshot.nodes, recordsOf(pod.spec?.tolerations) as Toleration[]));
-  for (const spread of recordsOf(pod.spec?.topologySpreadConstraints)) {
-    if (spread.whenUnsatisfiable === 'DoNotSchedule' && typeof spread.topologyKey === 'string') nodes = nodes.and(snapshot.nodes.withLabel(spread.topologyKey));
-  }
-  return nodes;
 }
 
 function summarize(changes: PodChanges): string {

@@ -24,19 +24,24 @@ export class PodChanges {
   schedulerName: string | undefined;
   numaHint: Readonly<Record<string, string>> | undefined;
   readonly #pod: Pod;
-  readonly #existingTerms: readonly ReadonlySet<string>[];
+  /** undefined when the Pod has no nodeSelectorTerms list (a new term will be written). */
+  readonly #existingTerms: readonly ReadonlySet<string>[] | undefined;
   readonly #requirementKeys = new Set<string>();
 
   constructor(pod: Pod) {
     this.#pod = pod;
-    this.#existingTerms = existingTerms(pod).map((term) => new Set(recordsOf(term.matchExpressions).map(requirementKey)));
+    this.#existingTerms = existingTerms(pod)?.filter(matchesSomething).map((term) => new Set(recordsOf(term.matchExpressions).map(requirementKey)));
   }
 
-  /** Rule 1: an expression already in every term, or already added, is not added again. */
+  /**
+   * Rule 1: an expression already in every term, or already added, is not
+   * added again. An empty terms list, or an empty term, matches no node
+   * (and the API server rejects it): it is left as written, never widened.
+   */
   addRequirement(requirement: NodeSelectorRequirement): MergeResult {
     const key = requirementKey(requirement);
     if (this.#requirementKeys.has(key)) return { added: false };
-    if (this.#existingTerms.length > 0 && this.#existingTerms.every((term) => term.has(key))) return { added: false };
+    if (this.#existingTerms?.every((term) => term.has(key))) return { added: false };
     this.#requirementKeys.add(key);
     this.requirements.push(requirement);
     return { added: true };
@@ -92,20 +97,26 @@ export function buildPatch(pod: Pod, changes: PodChanges, annotations: Readonly<
 /** Rule 1: ANDed into every existing term (terms are ORed); one new term when there is none. */
 function writeRequirements(writer: PatchWriter, requirements: readonly NodeSelectorRequirement[]): void {
   const terms = writer.get(REQUIRED_TERMS);
-  if (!Array.isArray(terms) || terms.length === 0) {
+  if (!Array.isArray(terms)) {
     writer.set(REQUIRED_TERMS, [{ matchExpressions: requirements }]);
     return;
   }
   terms.forEach((term: unknown, index) => {
-    if (!isRecord(term)) return;
+    if (!isRecord(term) || !matchesSomething(term)) return;
     const present = new Set(recordsOf(term.matchExpressions).map(requirementKey));
     writer.append([...REQUIRED_TERMS, index, 'matchExpressions'], requirements.filter((requirement) => !present.has(requirementKey(requirement))));
   });
 }
 
-function existingTerms(pod: Pod): readonly Record<string, any>[] {
-  const required = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
-  return isRecord(required) ? recordsOf(required.nodeSelectorTerms) : [];
+function existingTerms(pod: Pod): readonly Record<string, any>[] | undefined {
+  const affinity = pod.spec?.affinity;
+  const required = isRecord(affinity) && isRecord(affinity.nodeAffinity) ? affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution : undefined;
+  return isRecord(required) && Array.isArray(required.nodeSelectorTerms) ? recordsOf(required.nodeSelectorTerms) : undefined;
+}
+
+/** A term with neither expressions nor fields matches no node in the scheduler. */
+function matchesSomething(term: Record<string, any>): boolean {
+  return recordsOf(term.matchExpressions).length > 0 || recordsOf(term.matchFields).length > 0;
 }
 
 /** Values compare as a set: [a, b] and [b, a] are the same expression. */

@@ -1,0 +1,166 @@
+// Random clusters, Pods and policies: whatever the decision, its patch
+// applies (with fast-json-patch and with the small applier below), keeps
+// what the user wrote, is not repeated on reinvocation, and only ever
+// narrows the Pod's placement, never to nothing.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import fastJsonPatch from 'fast-json-patch';
+import type { KubeObject, NodeSelectorRequirement, PatchOperation, Pod } from '../../../src/kube/types.ts';
+import { compile } from '../../../src/policy/compiler.ts';
+import { decide } from '../../../src/policy/engine.ts';
+import { placementNodes } from '../../../src/policy/satisfiability.ts';
+import type { PolicyRules, SchedulingPolicy } from '../../../src/policy/types.ts';
+import { buildSnapshot } from '../../../src/topology/build.ts';
+import { node, NOW, OPTIONS } from './engine-cluster.ts';
+
+const ZONES = ['z1', 'z2', 'z3'];
+const KEYS = ['zone', 'disk', 'tier', 'topology.kubernetes.io/zone'];
+const VALUES = ['z1', 'z2', 'nvme', 'ssd', 'a'];
+
+const requirement: fc.Arbitrary<NodeSelectorRequirement> = fc.oneof(
+  fc.record({ key: fc.constantFrom(...KEYS), operator: fc.constantFrom('In' as const, 'NotIn' as const), values: fc.uniqueArray(fc.constantFrom(...VALUES), { minLength: 1, maxLength: 2 }) }),
+  fc.record({ key: fc.constantFrom(...KEYS), operator: fc.constantFrom('Exists' as const, 'DoesNotExist' as const) }),
+  fc.record({ key: fc.constant('nvidia.com/gpu.count'), operator: fc.constantFrom('Gt' as const, 'Lt' as const), values: fc.tuple(fc.integer({ min: 0, max: 8 }).map(String)) }),
+);
+
+const clusterNode = fc.record({
+  zone: fc.option(fc.constantFrom(...ZONES), { nil: undefined }),
+  disk: fc.option(fc.constantFrom('nvme', 'ssd'), { nil: undefined }),
+  gpu: fc.option(fc.record({ product: fc.constantFrom('NVIDIA-H100-80GB', 'NVIDIA-A100-40GB', 'Tesla-T4'), count: fc.integer({ min: 1, max: 8 }) }), { nil: undefined }),
+  tainted: fc.boolean(),
+  cordoned: fc.boolean(),
+});
+
+const cluster = fc.array(clusterNode, { minLength: 1, maxLength: 10 }).map((nodes): KubeObject[] => [
+  ...nodes.map((spec, index) => node(`n${index}`, {
+    ...(spec.zone ? { 'topology.kubernetes.io/zone': spec.zone, zone: spec.zone } : {}),
+    ...(spec.disk ? { disk: spec.disk } : {}),
+    ...(spec.gpu ? { 'nvidia.com/gpu.product': spec.gpu.product, 'nvidia.com/gpu.count': String(spec.gpu.count), 'nvidia.com/gpu.memory': spec.gpu.product.includes('80GB') ? '81920' : '40960' } : {}),
+  }, { ...(spec.tainted ? { taints: [{ key: 'dedicated', value: 'x', effect: 'NoSchedule' as const }] } : {}), unschedulable: spec.cordoned })),
+  {
+    apiVersion: 'topogate.dev/v1alpha1',
+    kind: 'NetworkTopology',
+    metadata: { name: 'net' },
+    spec: { links: [{ from: 'z1', to: 'z2', rttMs: 1 }, { from: 'z2', to: 'z3', rttMs: 3 }] },
+    status: { observedAt: new Date(NOW).toISOString() },
+  },
+]);
+
+const rules: fc.Arbitrary<PolicyRules> = fc.record(
+  {
+    nodeLabels: fc.record({ required: fc.array(requirement, { maxLength: 2 }), preferred: fc.array(fc.record({ weight: fc.integer({ min: 1, max: 100 }), requirements: fc.array(requirement, { minLength: 1, maxLength: 2 }) }), { maxLength: 2 }) }),
+    gpu: fc.record({ products: fc.array(fc.constantFrom('NVIDIA-*', 'Tesla-T?', 'NVIDIA-H100*', 'AMD-*'), { maxLength: 2 }), resource: fc.constant('nvidia.com/gpu'), mode: fc.constantFrom('Required' as const, 'Preferred' as const), weight: fc.integer({ min: 1, max: 100 }) }),
+    latency: fc.record({ to: fc.constantFrom(...ZONES).map((zone) => ({ zone })), maxRttMs: fc.constantFrom(0, 1, 2, 5), mode: fc.constantFrom('Required' as const, 'Preferred' as const) }),
+    spread: fc.array(fc.record({ topologyKey: fc.constantFrom('topology.kubernetes.io/zone', 'kubernetes.io/hostname', 'rack'), maxSkew: fc.integer({ min: 1, max: 3 }), whenUnsatisfiable: fc.constantFrom('DoNotSchedule' as const, 'ScheduleAnyway' as const) }), { maxLength: 2 }),
+  },
+  { requiredKeys: [] },
+);
+
+const policies = fc.uniqueArray(
+  fc.record({ name: fc.constantFrom('alpha', 'beta', 'gamma', 'delta'), priority: fc.integer({ min: 0, max: 3 }), onUnsatisfiable: fc.constantFrom('Warn' as const, 'Reject' as const), rules }),
+  { selector: (policy) => policy.name, minLength: 1, maxLength: 3 },
+).map((list): SchedulingPolicy[] => list);
+
+const podArbitrary: fc.Arbitrary<Pod> = fc.record({
+  labels: fc.dictionary(fc.constantFrom('app', 'app.kubernetes.io/name', 'team'), fc.constantFrom('web', 'db')),
+  annotations: fc.option(fc.dictionary(fc.constantFrom('a/b', 'x~y', 'plain', 'topogate.dev/skip'), fc.constantFrom('true', 'v')), { nil: undefined }),
+  nodeSelector: fc.option(fc.dictionary(fc.constantFrom('disk', 'zone'), fc.constantFrom('nvme', 'z1')), { nil: undefined }),
+  terms: fc.option(fc.array(fc.record({ matchExpressions: fc.array(requirement, { maxLength: 2 }) }, { requiredKeys: [] }), { maxLength: 2 }), { nil: undefined }),
+  preferred: fc.option(fc.array(fc.record({ weight: fc.integer({ min: 1, max: 100 }), preference: fc.record({ matchExpressions: fc.array(requirement, { maxLength: 1 }) }) }), { maxLength: 1 }), { nil: undefined }),
+  tolerate: fc.boolean(),
+  spread: fc.option(fc.constantFrom('topology.kubernetes.io/zone', 'rack'), { nil: undefined }),
+  schedulerName: fc.option(fc.constantFrom('default-scheduler', 'custom'), { nil: undefined }),
+  gpus: fc.integer({ min: 0, max: 4 }),
+  withAffinityObject: fc.boolean(),
+}).map((shape) => {
+  const spec: Record<string, unknown> = { containers: [{ name: 'c', image: 'i', resources: { limits: { cpu: '1', memory: '1Gi', ...(shape.gpus ? { 'nvidia.com/gpu': String(shape.gpus) } : {}) } } }] };
+  if (shape.nodeSelector) spec.nodeSelector = shape.nodeSelector;
+  if (shape.terms || shape.preferred) {
+    spec.affinity = { nodeAffinity: {
+      ...(shape.terms ? { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: shape.terms } } : {}),
+      ...(shape.preferred ? { preferredDuringSchedulingIgnoredDuringExecution: shape.preferred } : {}),
+    } };
+  } else if (shape.withAffinityObject) {
+    spec.affinity = {};
+  }
+  if (shape.tolerate) spec.tolerations = [{ key: 'dedicated', operator: 'Exists' }];
+  if (shape.spread) spec.topologySpreadConstraints = [{ maxSkew: 1, topologyKey: shape.spread, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'web' } } }];
+  if (shape.schedulerName) spec.schedulerName = shape.schedulerName;
+  return { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: shape.labels, ...(shape.annotations ? { annotations: shape.annotations } : {}) }, spec } as Pod;
+});
+
+/** RFC 6902 add/replace/remove/test with RFC 6901 pointers, written apart from the engine's PatchWriter. */
+function applyIndependently(document: unknown, operations: readonly PatchOperation[]): unknown {
+  const root = { '': structuredClone(document) } as Record<string, any>;
+  for (const operation of operations) {
+    const tokens = operation.path === '' ? [] : operation.path.slice(1).split('/').map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'));
+    let parent: any = root;
+    let key = '';
+    for (const token of tokens) {
+      parent = parent[key];
+      assert.ok(parent !== null && typeof parent === 'object', `${operation.path}: parent missing`);
+      key = token;
+    }
+    if (Array.isArray(parent)) {
+      const index = key === '-' ? parent.length : Number(key);
+      assert.ok(Number.isInteger(index) && index >= 0 && index <= parent.length, `${operation.path}: bad index`);
+      if (operation.op === 'add') parent.splice(index, 0, structuredClone(operation.value));
+      else assert.fail(`unexpected ${operation.op} in an array`);
+    } else if (operation.op === 'add' || operation.op === 'replace') {
+      if (operation.op === 'replace') assert.ok(Object.hasOwn(parent, key), `${operation.path}: replace of a missing member`);
+      parent[key] = structuredClone(operation.value);
+    } else {
+      assert.fail(`unexpected ${operation.op}`);
+    }
+  }
+  return root[''];
+}
+
+/** Everything in `original` is still in `patched` (arrays may grow at the end; objects may gain members). */
+function assertKept(original: unknown, patched: unknown, path: string): void {
+  if (path === '/spec/schedulerName' && original === 'default-scheduler') return;
+  if (Array.isArray(original)) {
+    assert.ok(Array.isArray(patched) && patched.length >= original.length, `${path} lost items`);
+    original.forEach((item, index) => assertKept(item, patched[index], `${path}/${index}`));
+  } else if (original !== null && typeof original === 'object') {
+    assert.ok(patched !== null && typeof patched === 'object', `${path} lost`);
+    for (const [key, value] of Object.entries(original)) assertKept(value, (patched as Record<string, unknown>)[key], `${path}/${key}`);
+  } else {
+    assert.equal(patched, original, `${path} changed`);
+  }
+}
+
+test('random Pods, policies and clusters: the patch applies, keeps, settles and only narrows', () => {
+  fc.assert(
+    fc.property(cluster, policies, podArbitrary, (objects, policySet, pod) => {
+      const snapshot = buildSnapshot(objects, { now: NOW });
+      const decision = decide({ pod, namespace: 'default' }, compile(policySet, snapshot), OPTIONS);
+      if (!decision.allowed) {
+        assert.deepEqual(decision.patch, []);
+        assert.ok(decision.message);
+        return;
+      }
+      const viaLibrary = fastJsonPatch.applyPatch(structuredClone(pod), structuredClone(decision.patch) as fastJsonPatch.Operation[], true, false).newDocument;
+      const viaOwn = applyIndependently(pod, decision.patch) as Pod;
+      assert.deepEqual(viaOwn, viaLibrary);
+      assertKept(pod, viaOwn, '');
+
+      const again = decide({ pod: viaOwn, namespace: 'default' }, compile(policySet, snapshot), OPTIONS);
+      assert.deepEqual(again.patch, []);
+
+      for (const term of viaOwn.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? []) {
+        for (const expression of term.matchExpressions ?? []) {
+          if (expression.operator === 'In' || expression.operator === 'NotIn') assert.ok(expression.values?.length, 'no empty In/NotIn lists');
+        }
+      }
+      const before = placementNodes(pod, snapshot);
+      const after = placementNodes(viaOwn, snapshot);
+      assert.ok(after.andNot(before).isEmpty(), 'the placement only narrows');
+      if (!before.isEmpty()) assert.ok(!after.isEmpty(), 'a satisfiable Pod stays satisfiable');
+      if (decision.applied.length > 0) assert.equal(viaOwn.metadata?.annotations?.['topogate.dev/policies'], decision.applied.join(','));
+    }),
+    { numRuns: 500, seed: 20261202 },
+  );
+});
