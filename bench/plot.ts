@@ -75,3 +75,9 @@ export function lineChart(chart: Chart): string {
   parts.push('</svg>');
   return `${parts.join('\n')}\n`;
 }
+
+/** Charts one above the other in one SVG file. */
+export function stacked(charts: readonly Chart[]): string {
+  const inner = charts.map((chart, index) => lineChart(chart).replace('<svg ', `<svg y="${index * HEIGHT}" `));
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT * charts.length}" viewBox="0 0 ${WIDTH} ${HEIGHT * charts.length}">\n${inner.join('')}</svg>\n`;
+}

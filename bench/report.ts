@@ -6,7 +6,7 @@ import type { DecisionReport } from './decisions.ts';
 import type { HttpReport, SafePath } from './http.ts';
 import type { Machine } from './machine.ts';
 import type { Hotspot } from './profile.ts';
-import { lineChart } from './plot.ts';
+import { stacked } from './plot.ts';
 import type { Tools } from './tools.ts';
 import type { UpdateReport } from './updates.ts';
 
@@ -47,20 +47,19 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
 
 export function renderChart(decisions: readonly DecisionReport[]): string {
   const policyCounts = decisions[0]?.results.map((r) => r.policies) ?? [];
-  return lineChart({
-    title: 'Decision latency by model size (flat is the goal)',
+  const chart = (pick: 'p50' | 'p99') => ({
+    title: `Decision latency ${pick} by model size (flat is the goal)`,
     xLabel: 'nodes in the topology model (log scale)',
-    yLabel: 'µs per decision',
+    yLabel: `µs per decision, ${pick}`,
     xs: decisions.map((d) => d.nodes),
-    series: policyCounts.flatMap((policies, index) => {
-      const values = (pick: 'p50' | 'p99') => decisions.map((d) => d.results.find((r) => r.policies === policies)?.latencyUs[pick] ?? Number.NaN);
-      const color = COLORS[index % COLORS.length]!;
-      return [
-        { name: `p50, ${policies} ${policies === 1 ? 'policy' : 'policies'}`, values: values('p50'), color },
-        { name: `p99, ${policies} ${policies === 1 ? 'policy' : 'policies'}`, values: values('p99'), color, dashed: true },
-      ];
-    }),
+    series: policyCounts.map((policies, index) => ({
+      name: `${policies} ${policies === 1 ? 'policy' : 'policies'}`,
+      values: decisions.map((d) => d.results.find((r) => r.policies === policies)?.latencyUs[pick] ?? Number.NaN),
+      color: COLORS[index % COLORS.length]!,
+      dashed: pick === 'p99',
+    })),
   });
+  return stacked([chart('p50'), chart('p99')]);
 }
 
 interface Verdict {
