@@ -13,7 +13,7 @@ import { kubeconfigYaml } from './kubeconfig.ts';
 import { createClusterPki } from './pki.ts';
 import { freePorts } from './ports.ts';
 import type { Component } from './process.ts';
-import { isAlive, killNow, logTail, runs, startDetached, stopProcess } from './process.ts';
+import { disown, isAlive, logTail, own, runs, startDetached, stopProcess } from './process.ts';
 import type { TlsClient } from './wait.ts';
 import { httpsGet, waitFor } from './wait.ts';
 
@@ -49,7 +49,8 @@ export interface Cluster extends ClusterState {
   /** Stops kube-apiserver and starts it again on the same port and storage; resolves once it is ready. */
   restartApiServer(): Promise<void>;
   stopEtcdMember(index: number): Promise<void>;
-  startEtcdMember(index: number): Promise<void>;
+  /** Starts a stopped member again; resolves once it is healthy (unless wait is false). */
+  startEtcdMember(index: number, options?: { wait?: boolean }): Promise<void>;
   /** GET on the API server as the admin, e.g. `/metrics`. */
   get(path: string): Promise<{ status: number; body: string }>;
 }
@@ -101,22 +102,26 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       schedulerComponent(bins, dir, schedulerPort, schedulerKubeconfig),
     ].map((component) => ({ ...component, pid: 0 })),
   };
-  const cluster = attachCluster(state);
-  const killOnExit = () => state.components.forEach((component) => component.pid && killNow(component.pid));
-  if (!options.detach) process.once('exit', killOnExit);
+  const cluster = attachCluster(state, { owned: !options.detach });
   try {
-    for (const component of state.components.filter((c) => c.name.startsWith('etcd-'))) component.pid = startDetached(component);
+    for (let i = 0; i < etcd.length; i++) await cluster.startEtcdMember(i, { wait: false });
     for (let i = 0; i < etcd.length; i++) await waitEtcd(state, i);
-    await startAndWait(state, 'kube-apiserver');
-    await startAndWait(state, 'kube-scheduler');
+    await startAndWait(state, 'kube-apiserver', !options.detach);
+    await startAndWait(state, 'kube-scheduler', !options.detach);
   } catch (error) {
     await cluster.stop();
     throw error;
   }
-  return { ...cluster, stop: async () => { process.removeListener('exit', killOnExit); await cluster.stop(); } };
+  return cluster;
 }
 
-export function attachCluster(state: ClusterState): Cluster {
+export interface AttachOptions {
+  /** Kill the processes if this process exits before stop(). */
+  readonly owned?: boolean;
+}
+
+export function attachCluster(state: ClusterState, options: AttachOptions = {}): Cluster {
+  const owned = options.owned ?? false;
   const component = (name: string) => {
     const found = state.components.find((c) => c.name === name);
     if (!found) throw new Error(`no component ${name} in this cluster`);
@@ -132,24 +137,31 @@ export function attachCluster(state: ClusterState): Cluster {
     etcdMetricsUrls: state.etcd.map((member) => `${member.metricsUrl}/metrics`),
     async stop() {
       // Reverse order: the scheduler and API server go before their storage.
-      for (const c of [...state.components].reverse()) if (c.pid && runs(c.pid, c.command)) await stopProcess(c.pid);
+      for (const c of [...state.components].reverse()) await stopOne(c);
       if (process.env['TOPOGATE_E2E_KEEP']) process.stderr.write(`kept ${state.dir} (TOPOGATE_E2E_KEEP)\n`);
       else rmSync(state.dir, { recursive: true, force: true });
     },
     async restartApiServer() {
-      await stopProcess(component('kube-apiserver').pid);
-      await startAndWait(state, 'kube-apiserver');
+      await stopOne(component('kube-apiserver'));
+      await startAndWait(state, 'kube-apiserver', owned);
     },
     async stopEtcdMember(index) {
-      await stopProcess(etcdMember(index).pid);
+      await stopOne(etcdMember(index));
     },
-    async startEtcdMember(index) {
+    async startEtcdMember(index, { wait = true } = {}) {
       const member = etcdMember(index);
       member.pid = startDetached(member);
-      await waitEtcd(state, index);
+      if (owned) own(member.pid);
+      if (wait) await waitEtcd(state, index);
     },
     get: (path) => httpsGet(`${state.server}${path}`, state.admin),
   };
+}
+
+/** Only while it still runs its own command: a pid from an old state file may have been recycled. */
+async function stopOne(component: RunningComponent): Promise<void> {
+  if (component.pid && runs(component.pid, component.command)) await stopProcess(component.pid);
+  disown(component.pid);
 }
 
 async function waitEtcd(state: ClusterState, index: number): Promise<void> {
@@ -166,10 +178,11 @@ async function waitEtcd(state: ClusterState, index: number): Promise<void> {
   );
 }
 
-async function startAndWait(state: ClusterState, name: 'kube-apiserver' | 'kube-scheduler'): Promise<void> {
+async function startAndWait(state: ClusterState, name: 'kube-apiserver' | 'kube-scheduler', owned: boolean): Promise<void> {
   const component = state.components.find((c) => c.name === name);
   if (!component) throw new Error(`no component ${name}`);
   component.pid = startDetached(component);
+  if (owned) own(component.pid);
   const check = name === 'kube-apiserver'
     ? () => httpsGet(`${state.server}/readyz`, state.admin)
     : () => httpsGet(`https://127.0.0.1:${state.schedulerPort}/readyz`, { insecure: true });

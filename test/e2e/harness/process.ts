@@ -64,9 +64,34 @@ export function runs(pid: number, command: string): boolean {
   }
 }
 
-/** For process-exit handlers, which cannot wait. */
-export function killNow(pid: number): void {
-  signal(pid, 'SIGKILL');
+const owned = new Set<number>();
+
+/**
+ * Ties a process's life to this one: it is SIGKILLed when this process exits
+ * or is interrupted, so a test that dies early leaves no control plane behind.
+ */
+export function own(pid: number): void {
+  if (owned.size === 0 && !guarded) guard();
+  owned.add(pid);
+}
+
+export function disown(pid: number): void {
+  owned.delete(pid);
+}
+
+let guarded = false;
+
+function guard(): void {
+  guarded = true;
+  const killAll = () => owned.forEach((pid) => signal(pid, 'SIGKILL'));
+  process.once('exit', killAll);
+  for (const name of ['SIGINT', 'SIGTERM'] as const) {
+    // Once, then the signal again: its default action (exit) is back by then.
+    process.once(name, () => {
+      killAll();
+      process.kill(process.pid, name);
+    });
+  }
 }
 
 function signal(pid: number, name: NodeJS.Signals): boolean {

@@ -11,6 +11,7 @@ import { parseAllDocuments, stringify } from 'yaml';
 import type { ClusterState } from './cluster.ts';
 import { kubectlOk } from './kube.ts';
 import { freePort } from './ports.ts';
+import { disown, own } from './process.ts';
 import { repoRoot } from './versions.ts';
 import { httpsGet, waitFor } from './wait.ts';
 
@@ -63,6 +64,7 @@ export async function startTopogate(options: TopogateOptions): Promise<Topogate>
     async start() {
       const started = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
       child = started;
+      if (started.pid !== undefined) own(started.pid);
       const collect = (chunk: Buffer) => (output = `${output}${chunk.toString()}`.slice(-64 * 1024));
       started.stdout?.on('data', collect);
       started.stderr?.on('data', collect);
@@ -80,9 +82,9 @@ export async function startTopogate(options: TopogateOptions): Promise<Topogate>
       const timer = setTimeout(() => running.kill('SIGKILL'), 10_000);
       await exited;
       clearTimeout(timer);
+      if (running.pid !== undefined) disown(running.pid);
     },
   };
-  process.once('exit', () => child?.kill('SIGKILL'));
   await topogate.start();
   return topogate;
 }
