@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { formatPolicyError, type PolicyError } from '../policy/errors.ts';
 import { loadPolicies } from '../policy/loader.ts';
-import type { Command } from './command.ts';
+import type { Command, CommandIO } from './command.ts';
 import { EXIT } from './command.ts';
 
 const usage = `Usage: topogate lint DIR|FILE…
@@ -26,17 +26,8 @@ export const lint: Command = {
   summary: 'checks policy files; problems as file:line:col: message',
   usage,
   async run(args, io) {
-    let paths: string[];
-    try {
-      paths = parseArgs({ args: [...args], options: {}, allowPositionals: true }).positionals;
-    } catch (error) {
-      io.stderr.write(`topogate lint: ${(error as Error).message}\n\n${usage}`);
-      return EXIT.usage;
-    }
-    if (paths.length === 0) {
-      io.stderr.write(`topogate lint: give at least one policy directory or file\n\n${usage}`);
-      return EXIT.usage;
-    }
+    const paths = pathArguments('lint', args, io, usage);
+    if (paths === undefined) return EXIT.usage;
     const { policies, errors, files } = await loadPolicies(paths, { cwd: io.cwd });
     const problems: PolicyError[] = [...errors];
     if (files.length === 0 && errors.length === 0) problems.push({ file: paths.join(' '), line: 0, col: 0, message: 'no policy files (.yaml, .yml, .json) found' });
@@ -52,3 +43,16 @@ export const lint: Command = {
 };
 
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+
+/** The positional paths of a command that takes one or more and no flags; undefined once usage is printed. */
+export function pathArguments(command: string, args: readonly string[], io: CommandIO, usage: string): string[] | undefined {
+  let paths: string[];
+  try {
+    paths = parseArgs({ args: [...args], options: {}, allowPositionals: true }).positionals;
+  } catch (error) {
+    io.stderr.write(`topogate ${command}: ${(error as Error).message}\n\n${usage}`);
+    return undefined;
+  }
+  if (paths.length === 0) io.stderr.write(`topogate ${command}: give at least one directory or file\n\n${usage}`);
+  return paths.length === 0 ? undefined : paths;
+}

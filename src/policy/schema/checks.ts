@@ -120,6 +120,11 @@ export function oneOf<const T extends string | boolean>(values: readonly T[], de
   };
 }
 
+/** Any value at all (expected values in test cases). */
+export function anything(description?: string): Schema<unknown> {
+  return { check: (value) => value, json: () => described(description) };
+}
+
 export interface ListOptions<T> {
   readonly description?: string;
   readonly minItems?: number;

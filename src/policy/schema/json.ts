@@ -1,23 +1,30 @@
-// schema/schedulingpolicy.schema.json is this module's output; a unit test
-// keeps the file in step. Regenerate: npx node src/policy/schema/json.ts
+// The published JSON Schemas (schema/*.schema.json) are this module's output;
+// a unit test keeps the files in step. Regenerate: npx node src/policy/schema/json.ts
 
 import { writeFileSync } from 'node:fs';
-import type { JsonSchema } from './checks.ts';
+import type { JsonSchema, Schema } from './checks.ts';
 import { policyDocument } from './policy.ts';
+import { testSuite } from './test-suite.ts';
 
-export function policyJsonSchema(): JsonSchema {
+function jsonSchema(title: string, schema: Schema<unknown>): JsonSchema {
   const defs = new Map<string, JsonSchema>();
-  const root = policyDocument.json(defs);
+  const root = schema.json(defs);
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
-    title: 'SchedulingPolicy',
+    title,
     ...root,
-    $defs: Object.fromEntries([...defs].sort(([a], [b]) => a.localeCompare(b))),
+    ...(defs.size > 0 ? { $defs: Object.fromEntries([...defs].sort(([a], [b]) => a.localeCompare(b))) } : {}),
   };
 }
 
-export const policyJsonSchemaText = (): string => `${JSON.stringify(policyJsonSchema(), null, 2)}\n`;
+/** File name under schema/ → its text. */
+export const publishedSchemas: Readonly<Record<string, () => JsonSchema>> = {
+  'schedulingpolicy.schema.json': () => jsonSchema('SchedulingPolicy', policyDocument),
+  'policytest.schema.json': () => jsonSchema('PolicyTest', testSuite),
+};
+
+export const schemaText = (schema: JsonSchema): string => `${JSON.stringify(schema, null, 2)}\n`;
 
 if (import.meta.main) {
-  writeFileSync(new URL('../../../schema/schedulingpolicy.schema.json', import.meta.url), policyJsonSchemaText());
+  for (const [name, schema] of Object.entries(publishedSchemas)) writeFileSync(new URL(`../../../schema/${name}`, import.meta.url), schemaText(schema()));
 }

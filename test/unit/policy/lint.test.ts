@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { after, before, test } from 'node:test';
 import { lint } from '../../../src/cli/lint.ts';
+import { runCommand } from './cli-io.ts';
 import { policy } from './loader-cases.ts';
 
 let cwd: string;
@@ -21,16 +21,7 @@ after(async () => {
   await rm(cwd, { recursive: true, force: true });
 });
 
-async function run(...args: string[]) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: string[] = [];
-  const err: string[] = [];
-  stdout.on('data', (chunk) => out.push(String(chunk)));
-  stderr.on('data', (chunk) => err.push(String(chunk)));
-  const code = await lint.run(args, { stdout, stderr, stdin: new PassThrough(), cwd });
-  return { code, stdout: out.join(''), stderr: err.join('') };
-}
+const run = (...args: string[]) => runCommand(lint, cwd, args);
 
 test('clean policies: exit 0, nothing on stdout', async () => {
   assert.deepEqual(await run('good'), { code: 0, stdout: '', stderr: '2 policies in 2 files: no problems\n' });

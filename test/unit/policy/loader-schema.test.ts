@@ -6,12 +6,12 @@ import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { policyJsonSchema, policyJsonSchemaText } from '../../../src/policy/schema/json.ts';
+import { publishedSchemas, schemaText } from '../../../src/policy/schema/json.ts';
 import { parsePolicies } from '../../../src/policy/loader.ts';
 import { invalid, policy } from './loader-cases.ts';
 
 type Json = Readonly<Record<string, unknown>>;
-const root = policyJsonSchema();
+const root = publishedSchemas['schedulingpolicy.schema.json']!();
 const annotations = new Set(['$schema', 'title', 'description', 'default', '$defs']);
 
 /** The first violation of `schema` by `value`, as "path: keyword", or undefined. */
@@ -89,10 +89,12 @@ function hasType(type: string, value: unknown): boolean {
 const documentsOf = (text: string): unknown[] =>
   parseAllDocuments(text).filter((doc) => doc.errors.length === 0 && doc.contents !== null).map((doc) => doc.toJS());
 
-test('schema/schedulingpolicy.schema.json is the generated schema', async () => {
-  const published = await readFile(new URL('../../../schema/schedulingpolicy.schema.json', import.meta.url), 'utf8');
-  assert.equal(published, policyJsonSchemaText(), 'regenerate it: npx node src/policy/schema/json.ts');
-});
+for (const [name, generate] of Object.entries(publishedSchemas)) {
+  test(`schema/${name} is the generated schema`, async () => {
+    const published = await readFile(new URL(`../../../schema/${name}`, import.meta.url), 'utf8');
+    assert.equal(published, schemaText(generate()), 'regenerate it: npx node src/policy/schema/json.ts');
+  });
+}
 
 test('the schema accepts every example policy in policies/', async () => {
   const dir = new URL('../../../policies/', import.meta.url);
