@@ -37,8 +37,8 @@ export interface DecisionTrace {
   readonly warnings: readonly string[];
 }
 
-export function renderTrace(trace: DecisionTrace): string {
-  const lines = [`Pod ${trace.namespace}/${trace.pod}`];
+export function renderTrace(trace: DecisionTrace, subject = `Pod ${trace.namespace}/${trace.pod}`): string {
+  const lines = [subject];
   if (trace.skipped !== undefined) {
     lines.push(`  admitted unchanged: ${trace.skipped}`);
     return `${lines.join('\n')}\n`;
