@@ -21,6 +21,7 @@ const TOPOGATE = fileURLToPath(new URL('../bin/topogate.ts', import.meta.url));
 const NOOP = fileURLToPath(new URL('./noop-webhook.ts', import.meta.url));
 const TOPOGATE_PORT = 18443;
 const NOOP_PORT = 18444;
+const COLD_TRIES = 20;
 export const BUDGET_EXCEEDED = 'topogate_budget_exceeded_total';
 export const LATENCY_HISTOGRAM = 'topogate_admission_duration_seconds';
 
@@ -57,9 +58,18 @@ export interface Side<T> {
 }
 
 export interface SafePath {
-  /** Answers that took the budget's safe path, per the server's own counter. */
-  readonly exceeded: number;
+  /** Answers admitted unchanged without deciding: the budget's safe path (stage "before_decision"). */
+  readonly skipped: number;
+  /** Answers decided but later than the budget (stage "decision"). */
+  readonly late: number;
   readonly answers: number;
+}
+
+const NO_ANSWERS: SafePath = { skipped: 0, late: 0, answers: 0 };
+
+async function budgetCounters(): Promise<{ skipped: number; late: number }> {
+  const text = await metrics(TOPOGATE_PORT);
+  return { skipped: metricSum(text, BUDGET_EXCEEDED, 'stage="before_decision"'), late: metricSum(text, BUDGET_EXCEEDED, 'stage="decision"') };
 }
 
 export interface CapacityRun extends Side<Capacity[]> {
@@ -89,6 +99,8 @@ export interface HttpReport {
   readonly seconds: number;
   readonly rounds: number;
   readonly patchOps: number;
+  /** Requests a freshly started topogate answered on the safe path before its first patch. */
+  readonly coldSkips: number;
   readonly keepAlive: CapacityRun;
   readonly newConnection: CapacityRun;
   readonly latency: readonly LatencyPoint[];
@@ -107,33 +119,42 @@ async function metrics(port: number): Promise<string> {
 
 /** Runs `load` against topogate and reads its safe-path counter around it. */
 async function counted<T>(load: () => Promise<T>, answers: (result: T) => number): Promise<{ result: T; safePath: SafePath }> {
-  const before = metricSum(await metrics(TOPOGATE_PORT), BUDGET_EXCEEDED);
+  const before = await budgetCounters();
   const result = await load();
-  const after = metricSum(await metrics(TOPOGATE_PORT), BUDGET_EXCEEDED);
-  return { result, safePath: { exceeded: after - before, answers: answers(result) } };
+  const after = await budgetCounters();
+  return { result, safePath: { skipped: after.skipped - before.skipped, late: after.late - before.late, answers: answers(result) } };
 }
 
 function addSafePath(a: SafePath, b: SafePath): SafePath {
-  return { exceeded: a.exceeded + b.exceeded, answers: a.answers + b.answers };
+  return { skipped: a.skipped + b.skipped, late: a.late + b.late, answers: a.answers + b.answers };
 }
 
-/** The answer topogate gives the benchmark body: it must be a patch, or the comparison is void. */
-async function checkAnswers(setup: HttpSetup, body: string): Promise<number> {
+/**
+ * The answer topogate gives the benchmark body: it must be a patch, or the
+ * comparison is void. A cold server may take the budget's safe path on its
+ * first requests (nothing compiled by the JIT yet), so it gets a few tries;
+ * how many it needed is reported.
+ */
+async function checkAnswers(setup: HttpSetup, body: string): Promise<{ patchOps: number; coldSkips: number }> {
   const uid = JSON.parse(body).request.uid;
-  const mutated = await fetchLocal(TOPOGATE_PORT, '/mutate?timeout=10s', body);
   const floor = await fetchLocal(NOOP_PORT, '/mutate?timeout=10s', body);
-  const answer = JSON.parse(mutated.body).response;
-  if (mutated.status !== 200 || answer?.uid !== uid || answer.allowed !== true || answer.patchType !== 'JSONPatch') {
-    throw new Error(`topogate does not mutate the benchmark Pod (${setup.nodes} nodes, ${setup.policies} policies): ${mutated.status} ${mutated.body.slice(0, 500)}`);
-  }
   if (floor.status !== 200 || JSON.parse(floor.body).response?.uid !== uid) throw new Error(`the no-op webhook answers wrongly: ${floor.body}`);
-  return (JSON.parse(Buffer.from(answer.patch, 'base64').toString('utf8')) as unknown[]).length;
+  let last = '';
+  for (let attempt = 0; attempt < COLD_TRIES; attempt++) {
+    const mutated = await fetchLocal(TOPOGATE_PORT, '/mutate?timeout=10s', body);
+    const answer = JSON.parse(mutated.body).response;
+    if (mutated.status === 200 && answer?.uid === uid && answer.allowed === true && answer.patchType === 'JSONPatch') {
+      return { patchOps: (JSON.parse(Buffer.from(answer.patch, 'base64').toString('utf8')) as unknown[]).length, coldSkips: attempt };
+    }
+    last = `${mutated.status} ${mutated.body.slice(0, 500)}`;
+  }
+  throw new Error(`topogate does not mutate the benchmark Pod (${setup.nodes} nodes, ${setup.policies} policies) in ${COLD_TRIES} tries: ${last}`);
 }
 
 async function capacity(setup: HttpSetup, options: HttpOptions, closeEachRequest: boolean): Promise<CapacityRun> {
   const topogate: Capacity[] = [];
   const noop: Capacity[] = [];
-  let safePath: SafePath = { exceeded: 0, answers: 0 };
+  let safePath = NO_ANSWERS;
   for (let round = 0; round < options.rounds; round++) {
     const measured = await counted(
       () => wrk({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, closeEachRequest }),
@@ -159,7 +180,7 @@ function merge(runs: readonly LatencyRun[]): Latency {
 async function latencyAt(setup: HttpSetup, options: HttpOptions, fraction: number, rate: number): Promise<LatencyPoint> {
   const topogate: LatencyRun[] = [];
   const noop: LatencyRun[] = [];
-  let safePath: SafePath = { exceeded: 0, answers: 0 };
+  let safePath = NO_ANSWERS;
   for (let round = 0; round < options.rounds; round++) {
     const logFile = join(setup.dir, `h2load-${fraction}-${round}.tsv`);
     const measured = await counted(() => h2load({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, rate, logFile }), (result) => result.count);
@@ -207,8 +228,8 @@ export async function benchHttp(setup: HttpSetup, options: HttpOptions, log: (li
   const noop = startServer('no-op webhook', NOOP_PORT, [NOOP, setup.certDir, String(NOOP_PORT)]);
   try {
     await waitReady(noop, '/healthz');
-    const patchOps = await checkAnswers(setup, JSON.stringify(admissionReview(trainerPod(), 'ml-training')));
-    log(`  both servers answer; topogate's patch has ${patchOps} operations`);
+    const { patchOps, coldSkips } = await checkAnswers(setup, JSON.stringify(admissionReview(trainerPod(), 'ml-training')));
+    log(`  both servers answer; topogate's patch has ${patchOps} operations (after ${coldSkips} cold answers)`);
     await wrk({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: 1 });
     await wrk({ port: NOOP_PORT, bodyFile: setup.bodyFile, seconds: 1 });
     const keepAlive = await capacity(setup, options, false);
@@ -231,6 +252,7 @@ export async function benchHttp(setup: HttpSetup, options: HttpOptions, log: (li
       seconds: options.seconds,
       rounds: options.rounds,
       patchOps,
+      coldSkips,
       keepAlive,
       newConnection,
       latency,

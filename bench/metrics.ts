@@ -1,10 +1,10 @@
 // Reading topogate's /metrics (Prometheus text format) before and after a load.
 
-/** The sum of every sample of `name` (over all its label sets); 0 when absent. */
-export function metricSum(text: string, name: string): number {
+/** The sum of every sample of `name` (over its label sets, or those holding `label`, e.g. `stage="decision"`); 0 when absent. */
+export function metricSum(text: string, name: string, label?: string): number {
   let sum = 0;
   for (const line of text.split('\n')) {
-    if (!line.startsWith(name)) continue;
+    if (!line.startsWith(name) || (label !== undefined && !line.includes(label))) continue;
     const rest = line.slice(name.length);
     if (rest[0] !== ' ' && rest[0] !== '{') continue;
     const value = Number(rest.slice(rest.lastIndexOf(' ') + 1));

@@ -38,7 +38,7 @@ const ms = (value: number) => (value < 1 ? value.toFixed(3) : value < 10 ? value
 const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
 const count = (value: number) => Math.round(value).toLocaleString('en-US');
 const percent = (part: number, whole: number) => (whole === 0 ? '–' : `${((100 * part) / whole).toFixed(2)} %`);
-const safe = (path: SafePath) => `${count(path.exceeded)} of ${count(path.answers)} (${percent(path.exceeded, path.answers)})`;
+const safe = (path: SafePath) => `${count(path.skipped)} of ${count(path.answers)} (${percent(path.skipped, path.answers)}); late: ${count(path.late)}`;
 
 function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
@@ -129,11 +129,12 @@ function httpSection(http: HttpReport): string {
     `topogate (\`serve\`, ${count(http.nodes)}-node model from files, ${http.policies} policies, \`--budget-ms ${http.budgetMs}\`) against the`,
     'no-op webhook (`bench/noop-webhook.ts`: `node:https`, parse, echo the uid, allow), each one Node process on',
     `127.0.0.1 with the same certificate (made by \`topogate certs\`) and the same ${count(http.bodyBytes)}-byte AdmissionReview of a`,
-    `Pod CREATE, which topogate answers with a ${http.patchOps}-operation JSON Patch (checked before every run).`,
+    `Pod CREATE, which topogate answers with a ${http.patchOps}-operation JSON Patch (checked before the runs; the freshly`,
+    `started server answered ${http.coldSkips} request${http.coldSkips === 1 ? '' : 's'} on the budget's safe path before its first patch).`,
     `Each measurement runs ${http.seconds} s, ${http.rounds}× per side, alternating A B A B.`,
     '',
     `### Capacity (\`wrk -t1 -c25\`, POST from \`bench/post.lua\`)`,
-    table(['connections', 'topogate req/s (each run)', 'no-op req/s (each run)', 'ratio (medians)', 'errors', 'topogate answers on the budget\'s safe path'], [
+    table(['connections', 'topogate req/s (each run)', 'no-op req/s (each run)', 'ratio (medians)', 'errors', 'topogate answers on the budget\'s safe path; decided late'], [
       capacityRows('HTTP/1.1 keep-alive, 25 connections (as the API server)', http.keepAlive),
       capacityRows('a new TLS connection per request', http.newConnection),
     ]),
@@ -164,7 +165,7 @@ function budgetSection(http: HttpReport): string {
   return [
     `topogate under 2× the no-op's keep-alive capacity (${count(run.rate)} req/s offered by \`h2load --h1\`, 25 connections, ${http.seconds} s), \`--budget-ms ${http.budgetMs}\`.`,
     '',
-    table(['offered / achieved req/s', 'p50 / p99 / max (ms, client side)', 'failed', 'answers on the safe path (`topogate_budget_exceeded_total`)'], [
+    table(['offered / achieved req/s', 'p50 / p99 / max (ms, client side)', 'failed', 'answers on the safe path; decided late (`topogate_budget_exceeded_total`)'], [
       [`${count(run.rate)} / ${count(run.latency.achievedRate)}`, `${ms(run.latency.p50)} / **${ms(run.latency.p99)}** / ${ms(run.latency.max)}`, String(run.latency.failed), safe(run.safePath)],
     ]),
     '',
