@@ -18,12 +18,21 @@ export interface BuildOptions {
  * Pods) are ignored, so that a `kubectl get … -o yaml` dump loads as it is.
  */
 export function buildSnapshot(objects: readonly KubeObject[], options: BuildOptions): TopologySnapshot {
+  return build(objects, options.now, options.version);
+}
+
+/** The same, with no time recorded: for files served for ever, which do not go stale. */
+export function buildStaticSnapshot(objects: readonly KubeObject[]): TopologySnapshot {
+  return build(objects, undefined, undefined);
+}
+
+function build(objects: readonly KubeObject[], now: number | undefined, version: number | undefined): TopologySnapshot {
   const bySource = new Map<SourceName, KubeObject[]>(TOPOLOGY_SOURCES.map((name) => [name, []]));
   for (const object of objects) {
     const source = sourceOf(object);
     if (source !== undefined) bySource.get(source)?.push(object);
   }
-  const builder = new TopologyBuilder({ sources: TOPOLOGY_SOURCES, firstVersion: options.version ?? 1 });
-  for (const [source, list] of bySource) builder.replace(source, list, options.now);
+  const builder = new TopologyBuilder({ sources: TOPOLOGY_SOURCES, firstVersion: version ?? 1 });
+  for (const [source, list] of bySource) builder.replace(source, list, now);
   return builder.publish();
 }

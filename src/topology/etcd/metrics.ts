@@ -8,7 +8,10 @@ export interface EtcdMetrics {
   readonly id?: string;
   readonly isLeader: boolean;
   readonly hasLeader?: boolean;
-  /** Mean RTT to each peer (by hex member ID), in ms: the histogram's sum / count. */
+  /**
+   * Mean RTT to each peer (by hex member ID) in ms, the histogram's sum / count,
+   * to 0.1 ms: finer would make a steady cluster look changed at every scrape.
+   */
   readonly peerRttMs: Readonly<Record<string, number>>;
 }
 
@@ -45,7 +48,7 @@ export function readEtcdMetrics(text: string): EtcdMetrics | undefined {
   const peerRttMs: Record<string, number> = {};
   for (const [peer, count] of counts) {
     const sum = sums.get(peer);
-    if (sum !== undefined && count > 0) peerRttMs[peer] = (sum / count) * 1000;
+    if (sum !== undefined && count > 0) peerRttMs[peer] = Math.round((sum / count) * 10_000) / 10;
   }
   return { ...(id ? { id } : {}), isLeader, ...(hasLeader === undefined ? {} : { hasLeader }), peerRttMs };
 }

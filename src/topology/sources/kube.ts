@@ -1,0 +1,96 @@
+// The live topology: every source watched on an API server (in-cluster
+// config, KUBECONFIG, or a kubeconfig file), etcd members scraped, and one
+// model that decisions read without waiting.
+
+import { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { KubeObject } from '../../kube/types.ts';
+import { TOPOLOGY_SOURCES } from '../kinds.ts';
+import type { SourceName, TopologySnapshot } from '../model.ts';
+import type { Readiness, TopologyProvider } from '../provider.ts';
+import { DEFAULT_ETCD_SCRAPE, EtcdScraper, type EtcdScrapeOptions } from './etcd-scraper.ts';
+import { LiveModel } from './live-model.ts';
+import { createTopologyMetrics } from './metrics.ts';
+import { sourceReadiness } from './readiness.ts';
+import { DEFAULT_TIMING, SourceWatch, type WatchTiming } from './watch.ts';
+import { WATCHES } from './watches.ts';
+
+export interface KubeTopologyOptions {
+  /** A kubeconfig file; else KUBECONFIG, ~/.kube/config or the in-cluster service account. */
+  readonly kubeconfig?: string;
+  /** etcd metrics URLs to scrape; when given they, not EtcdCluster objects, are the etcd source. */
+  readonly etcdMetrics: readonly string[];
+  readonly log: Logger;
+  readonly registry: Registry;
+  /** Out of contact longer than this, a source is named in readiness as degraded (default 60 s). */
+  readonly maxAgeMs?: number;
+  readonly timing?: Partial<WatchTiming>;
+  readonly etcdScrape?: Partial<EtcdScrapeOptions>;
+}
+
+export interface KubeTopology extends TopologyProvider {
+  /** Resolves once ready (every source synced or disabled), or rejects after timeoutMs. */
+  ready(timeoutMs: number): Promise<void>;
+  /** Every source's objects as the API server (or etcd) gave them, by source. */
+  objects(): ReadonlyMap<SourceName, readonly KubeObject[]>;
+}
+
+const DEFAULT_MAX_AGE_MS = 60_000;
+
+export function createKubeTopology(options: KubeTopologyOptions): KubeTopology {
+  const config = new KubeConfig();
+  if (options.kubeconfig) config.loadFromFile(options.kubeconfig);
+  else config.loadFromDefault();
+  const server = config.getCurrentCluster()?.server;
+  if (!server) throw new Error(`no cluster in ${options.kubeconfig ?? 'the default kubeconfig'}`);
+
+  const log = options.log.child({ component: 'topology' });
+  const metrics = createTopologyMetrics(options.registry);
+  const model = new LiveModel(TOPOLOGY_SOURCES, metrics, log);
+  const timing = { ...DEFAULT_TIMING, ...options.timing };
+  const scrapeEtcd = options.etcdMetrics.length > 0;
+  const watches = new Map(
+    WATCHES.filter((spec) => !(scrapeEtcd && spec.source === 'etcd')).map((spec) => [spec.source, new SourceWatch(spec, config, model, metrics, log, timing)]),
+  );
+  const scraper = scrapeEtcd
+    ? new EtcdScraper(options.etcdMetrics, model, () => watches.get('controlPlanePods')?.objects() ?? [], metrics, log, { ...DEFAULT_ETCD_SCRAPE, ...options.etcdScrape })
+    : undefined;
+  const maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
+  const readiness = (): Readiness => sourceReadiness(model.current, Date.now(), maxAgeMs);
+
+  log.info({ server, etcdMetrics: options.etcdMetrics }, 'watching the cluster topology');
+  for (const watch of watches.values()) watch.start();
+  scraper?.start();
+
+  return {
+    current: (): TopologySnapshot => model.current,
+    readiness,
+    subscribe: (listener) => model.subscribe(listener),
+    ready(timeoutMs) {
+      return new Promise((resolve, reject) => {
+        if (readiness().ready) return resolve();
+        const timer = setTimeout(() => {
+          unsubscribe();
+          reject(new Error(readiness().reason ?? 'topology not ready'));
+        }, timeoutMs);
+        const unsubscribe = model.subscribe(() => {
+          if (!readiness().ready) return;
+          clearTimeout(timer);
+          unsubscribe();
+          resolve();
+        });
+      });
+    },
+    objects() {
+      const bySource = new Map<SourceName, readonly KubeObject[]>();
+      for (const [source, watch] of watches) bySource.set(source, watch.objects());
+      if (scraper) bySource.set('etcd', scraper.objects());
+      return bySource;
+    },
+    async stop() {
+      scraper?.stop();
+      await Promise.all([...watches.values()].map((watch) => watch.stop()));
+    },
+  };
+}

@@ -1,0 +1,87 @@
+// The shell around the pure builder: sources feed it, it publishes at most
+// one snapshot per turn of the event loop (a relist of 5,000 Nodes is one
+// snapshot, not 5,000), and tells subscribers.
+
+import type { Logger } from 'pino';
+import type { KubeObject } from '../../kube/types.ts';
+import { TopologyBuilder, type WatchEventType } from '../builder.ts';
+import type { SourceName, TopologySnapshot } from '../model.ts';
+import type { TopologyMetrics } from './metrics.ts';
+
+export class LiveModel {
+  readonly #builder: TopologyBuilder;
+  readonly #metrics: TopologyMetrics;
+  readonly #log: Logger;
+  readonly #listeners = new Set<(snapshot: TopologySnapshot) => void>();
+  /** Arrival times (performance.now) of the events waiting for the next publish. */
+  #pending: number[] = [];
+  #scheduled = false;
+  #current: TopologySnapshot;
+
+  constructor(sources: readonly SourceName[], metrics: TopologyMetrics, log: Logger) {
+    this.#builder = new TopologyBuilder({ sources });
+    this.#metrics = metrics;
+    this.#log = log;
+    this.#current = this.#builder.publish();
+    metrics.observe(this.#current);
+  }
+
+  get current(): TopologySnapshot {
+    return this.#current;
+  }
+
+  apply(source: SourceName, type: WatchEventType, object: KubeObject): void {
+    const now = Date.now();
+    this.#builder.apply(source, type, object, now);
+    this.#metrics.events.inc({ source });
+    this.#metrics.eventSeen(source, now);
+    this.#schedule(performance.now());
+  }
+
+  replace(source: SourceName, objects: readonly KubeObject[]): void {
+    const now = Date.now();
+    this.#builder.replace(source, objects, now);
+    this.#metrics.eventSeen(source, now);
+    this.#schedule(performance.now());
+  }
+
+  disable(source: SourceName, reason: string): void {
+    this.#builder.disable(source, reason, Date.now());
+    this.#schedule();
+  }
+
+  fail(source: SourceName, error: string): void {
+    this.#builder.fail(source, error, Date.now());
+    this.#schedule();
+  }
+
+  subscribe(listener: (snapshot: TopologySnapshot) => void): () => void {
+    this.#listeners.add(listener);
+    return () => void this.#listeners.delete(listener);
+  }
+
+  #schedule(arrival?: number): void {
+    if (arrival !== undefined && this.#pending.length < 10_000) this.#pending.push(arrival);
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => this.#publish());
+  }
+
+  #publish(): void {
+    this.#scheduled = false;
+    const pending = this.#pending;
+    this.#pending = [];
+    if (!this.#builder.changed) return;
+    this.#current = this.#builder.publish();
+    const done = performance.now();
+    for (const arrival of pending) this.#metrics.eventToSnapshot.observe((done - arrival) / 1000);
+    this.#metrics.observe(this.#current);
+    for (const listener of this.#listeners) {
+      try {
+        listener(this.#current);
+      } catch (error) {
+        this.#log.error({ err: error }, 'topology subscriber failed');
+      }
+    }
+  }
+}

@@ -1,0 +1,135 @@
+// One source kept in the model by list + watch (a client-node informer).
+// - A list (the first, or after 410 Gone) replaces the source's objects.
+// - A broken watch or failed list marks the source stale, keeps its objects,
+//   and starts over with a fresh informer (so a fresh list) after a backoff.
+// - A resource that is not served (a CRD not installed) disables the source
+//   with one log line, and is looked for again, quietly, now and then.
+
+import { type KubeConfig, type KubernetesListObject, type KubernetesObject, makeInformer } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { KubeObject } from '../../kube/types.ts';
+import type { LiveModel } from './live-model.ts';
+import type { TopologyMetrics } from './metrics.ts';
+import type { WatchSpec } from './watches.ts';
+
+export interface WatchTiming {
+  /** First delay after a failure; doubles up to maxBackoffMs. */
+  readonly backoffMs: number;
+  readonly maxBackoffMs: number;
+  /** How often to look again for a resource that was not served. */
+  readonly absentRecheckMs: number;
+}
+
+export const DEFAULT_TIMING: WatchTiming = { backoffMs: 500, maxBackoffMs: 30_000, absentRecheckMs: 60_000 };
+
+type Informer = ReturnType<typeof makeInformer<KubernetesObject>>;
+
+export class SourceWatch {
+  readonly #spec: WatchSpec;
+  readonly #config: KubeConfig;
+  readonly #model: LiveModel;
+  readonly #metrics: TopologyMetrics;
+  readonly #log: Logger;
+  readonly #timing: WatchTiming;
+  #informer: Informer | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #stopped = false;
+  #lists = 0;
+  #failures = 0;
+  #absent = false;
+  #lastError: string | undefined;
+
+  constructor(spec: WatchSpec, config: KubeConfig, model: LiveModel, metrics: TopologyMetrics, log: Logger, timing: WatchTiming) {
+    this.#spec = spec;
+    this.#config = config;
+    this.#model = model;
+    this.#metrics = metrics;
+    this.#log = log.child({ source: spec.source });
+    this.#timing = timing;
+  }
+
+  start(): void {
+    this.#stopped = false;
+    this.#run();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    const informer = this.#informer;
+    this.#informer = undefined;
+    await informer?.stop();
+  }
+
+  /** The objects the source holds now, as the API server sent them. */
+  objects(): KubeObject[] {
+    return (this.#informer?.list() ?? []) as KubeObject[];
+  }
+
+  #run(): void {
+    if (this.#stopped) return;
+    const source = this.#spec.source;
+    const informer = makeInformer<KubernetesObject>(this.#config, this.#spec.path, () => this.#list(), this.#spec.labelSelector);
+    informer.on('add', (object) => this.#model.apply(source, 'ADDED', object as KubeObject));
+    informer.on('update', (object) => this.#model.apply(source, 'MODIFIED', object as KubeObject));
+    informer.on('delete', (object) => this.#model.apply(source, 'DELETED', object as KubeObject));
+    informer.on('error', (error) => this.#failed(informer, error));
+    this.#informer = informer;
+    informer.start().catch((error: unknown) => this.#failed(informer, error));
+  }
+
+  async #list(): Promise<KubernetesListObject<KubernetesObject>> {
+    const list = await this.#spec.list(this.#config);
+    if (this.#lists++ > 0) this.#metrics.relists.inc({ source: this.#spec.source });
+    this.#model.replace(this.#spec.source, list.items);
+    if (this.#absent || this.#lastError !== undefined) this.#log.info({ objects: list.items.length }, `topology source ${this.#spec.source} is back`);
+    this.#absent = false;
+    this.#lastError = undefined;
+    this.#failures = 0;
+    // The informer's cache keys objects by metadata: every item has one.
+    return { ...list, items: list.items.map((item) => ({ ...item, metadata: item.metadata ?? {} })) } as KubernetesListObject<KubernetesObject>;
+  }
+
+  #failed(informer: Informer, error: unknown): void {
+    // A late error from an informer already replaced (or stopped) is old news.
+    if (this.#stopped || informer !== this.#informer) return;
+    this.#informer = undefined;
+    void informer.stop();
+    const status = statusOf(error);
+    if (this.#spec.crd && status === 404) {
+      if (!this.#absent) {
+        this.#log.warn(`topology source ${this.#spec.source} disabled: ${this.#spec.apiVersion} ${this.#spec.kind} is not served (CRD ${this.#spec.crd} not installed); looking again every ${Math.round(this.#timing.absentRecheckMs / 1000)}s`);
+        this.#model.disable(this.#spec.source, `CRD ${this.#spec.crd} not installed`);
+      }
+      this.#absent = true;
+      this.#later(this.#timing.absentRecheckMs);
+      return;
+    }
+    const message = describe(error);
+    this.#model.fail(this.#spec.source, message);
+    const delay = Math.min(this.#timing.backoffMs * 2 ** this.#failures++, this.#timing.maxBackoffMs);
+    // One line per kind of failure, not one per retry.
+    if (message !== this.#lastError) this.#log.warn({ retryInMs: delay }, `topology source ${this.#spec.source}: ${message}; keeping its last objects and listing again`);
+    else this.#log.debug({ retryInMs: delay }, `topology source ${this.#spec.source}: ${message}`);
+    this.#lastError = message;
+    this.#later(delay);
+  }
+
+  #later(delayMs: number): void {
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.#run(), delayMs);
+    this.#timer.unref();
+  }
+}
+
+function statusOf(error: unknown): number | undefined {
+  const { code, statusCode } = (error ?? {}) as { code?: unknown; statusCode?: unknown };
+  return typeof code === 'number' ? code : typeof statusCode === 'number' ? statusCode : undefined;
+}
+
+function describe(error: unknown): string {
+  const status = statusOf(error);
+  const cause = (error as { cause?: { code?: string } } | undefined)?.cause?.code;
+  const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+  return [status ? `HTTP ${status}` : undefined, cause, message].filter(Boolean).join(': ');
+}

@@ -1,0 +1,65 @@
+// What each watched source lists and watches. List items come back without
+// apiVersion and kind (and as typed objects): they are given both and turned
+// back into plain JSON, the shape watch events and files have.
+
+import { CoreV1Api, CustomObjectsApi, DiscoveryV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeObject } from '../../kube/types.ts';
+import type { SourceName } from '../model.ts';
+
+export interface ObjectList {
+  readonly items: KubeObject[];
+  readonly metadata?: { readonly resourceVersion?: string };
+}
+
+export interface WatchSpec {
+  readonly source: SourceName;
+  readonly apiVersion: string;
+  readonly kind: string;
+  /** The collection's path, for the watch. */
+  readonly path: string;
+  readonly labelSelector?: string;
+  /** Set for a CustomResourceDefinition's resource: when it is not served, the source is disabled. */
+  readonly crd?: string;
+  list(config: KubeConfig): Promise<ObjectList>;
+}
+
+const CONTROL_PLANE_SELECTOR = 'tier=control-plane';
+
+export const WATCHES: readonly WatchSpec[] = [
+  builtin('nodes', 'v1', 'Node', '/api/v1/nodes', (c) => c.makeApiClient(CoreV1Api).listNode()),
+  builtin('namespaces', 'v1', 'Namespace', '/api/v1/namespaces', (c) => c.makeApiClient(CoreV1Api).listNamespace()),
+  builtin('endpointSlices', 'discovery.k8s.io/v1', 'EndpointSlice', '/apis/discovery.k8s.io/v1/endpointslices', (c) =>
+    c.makeApiClient(DiscoveryV1Api).listEndpointSliceForAllNamespaces(),
+  ),
+  {
+    ...builtin('controlPlanePods', 'v1', 'Pod', '/api/v1/namespaces/kube-system/pods', (c) =>
+      c.makeApiClient(CoreV1Api).listNamespacedPod({ namespace: 'kube-system', labelSelector: CONTROL_PLANE_SELECTOR }),
+    ),
+    labelSelector: CONTROL_PLANE_SELECTOR,
+  },
+  custom('nodeResourceTopologies', 'topology.node.k8s.io', 'v1alpha2', 'NodeResourceTopology', 'noderesourcetopologies'),
+  custom('networkTopologies', 'topogate.dev', 'v1alpha1', 'NetworkTopology', 'networktopologies'),
+  custom('etcd', 'topogate.dev', 'v1alpha1', 'EtcdCluster', 'etcdclusters'),
+];
+
+function builtin(source: SourceName, apiVersion: string, kind: string, path: string, list: (config: KubeConfig) => Promise<{ items: object[]; metadata?: { resourceVersion?: string } }>): WatchSpec {
+  return { source, apiVersion, kind, path, list: async (config) => plainList(await list(config), apiVersion, kind) };
+}
+
+function custom(source: SourceName, group: string, version: string, kind: string, plural: string): WatchSpec {
+  const apiVersion = `${group}/${version}`;
+  return {
+    source,
+    apiVersion,
+    kind,
+    path: `/apis/${apiVersion}/${plural}`,
+    crd: `${plural}.${group}`,
+    list: async (config) => plainList(await config.makeApiClient(CustomObjectsApi).listClusterCustomObject({ group, version, plural }), apiVersion, kind),
+  };
+}
+
+function plainList(list: { items?: unknown; metadata?: { resourceVersion?: string } }, apiVersion: string, kind: string): ObjectList {
+  const items = Array.isArray(list.items) ? (list.items as object[]) : [];
+  const metadata = list.metadata?.resourceVersion ? { resourceVersion: list.metadata.resourceVersion } : {};
+  return { items: items.map((item) => ({ apiVersion, kind, ...(JSON.parse(JSON.stringify(item)) as KubeObject) })), metadata };
+}
