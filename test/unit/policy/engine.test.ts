@@ -105,6 +105,13 @@ describe('rules become outputs as policy.md says', () => {
     assert.match(decision.warnings.join('\n'), /latency degraded from Required to Preferred: NetworkTopology is stale \(3600s old/);
   });
 
+  test('stale etcd data drops a latency rule to the etcd leader', () => {
+    const later = { now: NOW + 3_600_000 };
+    const decision = decideIn([policy('near-etcd', { latency: { to: { etcdLeader: true }, maxRttMs: 1.5, mode: 'Required' } })], pod(), 'default', undefined, later);
+    assert.deepEqual(decision.patch, []);
+    assert.match(decision.warnings[0]!, /^policy near-etcd: latency dropped: etcd data is stale \(3600s old, max 600s\): the leader is not known$/);
+  });
+
   test('spread: one constraint selecting the Pod by its own labels', () => {
     const input = pod({}, { labels: { app: 'web', 'app.kubernetes.io/instance': 'blue', other: 'x' } });
     const decision = decideIn([policy('spread', { spread: [{ topologyKey: ZONE, maxSkew: 2, whenUnsatisfiable: 'DoNotSchedule', minDomains: 2, matchLabelKeys: ['pod-template-hash'] }] })], input);

@@ -164,3 +164,29 @@ test('random Pods, policies and clusters: the patch applies, keeps, settles and 
     { numRuns: 500, seed: 20261202 },
   );
 });
+
+test('malformed Pods never throw, and their patch still applies', () => {
+  const garbage = fc.oneof(fc.anything({ maxDepth: 2 }), fc.constant(null), fc.constant('x'), fc.constant([]));
+  const malformed = fc.record({
+    apiVersion: fc.constant('v1'),
+    kind: fc.constant('Pod'),
+    metadata: fc.oneof(garbage, fc.record({ labels: fc.oneof(garbage, fc.constant({ app: 'web' })), annotations: garbage })),
+    spec: fc.oneof(garbage, fc.record({
+      affinity: fc.oneof(garbage, fc.record({ nodeAffinity: fc.oneof(garbage, fc.record({ requiredDuringSchedulingIgnoredDuringExecution: fc.oneof(garbage, fc.record({ nodeSelectorTerms: garbage })) })) })),
+      tolerations: garbage,
+      topologySpreadConstraints: garbage,
+      containers: fc.oneof(garbage, fc.constant([{ resources: { limits: { cpu: 'lots', 'nvidia.com/gpu': 1 } } }])),
+      nodeSelector: garbage,
+      schedulerName: garbage,
+    }, { requiredKeys: [] })),
+  }, { requiredKeys: ['apiVersion', 'kind'] });
+  fc.assert(
+    fc.property(cluster, policies, malformed, (objects, policySet, pod) => {
+      const snapshot = buildSnapshot(objects, { now: NOW });
+      const decision = decide({ pod: pod as Pod, namespace: 'default' }, compile(policySet, snapshot), OPTIONS);
+      if (decision.allowed) assert.doesNotThrow(() => applyIndependently(pod, decision.patch));
+      fastJsonPatch.applyPatch(structuredClone(pod), structuredClone(decision.patch) as fastJsonPatch.Operation[], true, false);
+    }),
+    { numRuns: 300, seed: 7 },
+  );
+});
