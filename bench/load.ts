@@ -13,8 +13,8 @@ const WRK_SCRIPT = fileURLToPath(new URL('./post.lua', import.meta.url));
 
 /** The API server keeps up to 25 idle connections per webhook host. */
 export const CONNECTIONS = 25;
-/** Connections are opened (TLS handshakes) during the warm-up, which h2load leaves out of its log. */
-const WARM_UP_SECONDS = 1;
+/** Connections are opened (TLS handshakes) during the warm-up, which h2load leaves out of its log: a second per 100. */
+const warmUpSeconds = (connections: number) => Math.max(1, Math.ceil(connections / 100));
 
 export interface Capacity {
   readonly requests: number;
@@ -68,11 +68,17 @@ export interface RateOptions {
   readonly seconds: number;
   readonly rate: number;
   readonly logFile: string;
+  /** Default CONNECTIONS. */
+  readonly connections?: number;
 }
 
-/** h2load at a fixed total rate spread over the connections; latencies in ms from its per-request log. */
+/**
+ * h2load at a fixed total rate spread over the connections; latencies in ms
+ * from its per-request log. Each connection has one request in flight (HTTP/1.1
+ * with a body), so the rate offered is at most connections ÷ latency.
+ */
 export async function h2load(options: RateOptions): Promise<LatencyRun> {
-  const clients = Math.max(1, Math.min(CONNECTIONS, Math.floor(options.rate)));
+  const clients = Math.max(1, Math.min(options.connections ?? CONNECTIONS, Math.floor(options.rate)));
   await rm(options.logFile, { force: true });
   const { stdout } = await run(
     'h2load',
@@ -80,7 +86,7 @@ export async function h2load(options: RateOptions): Promise<LatencyRun> {
       '--h1',
       `-c${clients}`,
       `--rps=${(options.rate / clients).toFixed(3)}`,
-      `--warm-up-time=${WARM_UP_SECONDS}`,
+      `--warm-up-time=${warmUpSeconds(clients)}`,
       `-D${options.seconds}`,
       '-d',
       options.bodyFile,

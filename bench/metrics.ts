@@ -31,13 +31,15 @@ export function histogram(text: string, name: string): Bucket[] {
   return [...counts].map(([le, count]) => ({ le, count })).sort((a, b) => a.le - b.le);
 }
 
-/** The bucket bound under which every observation between two readings fell. */
-export function slowestBound(before: readonly Bucket[], after: readonly Bucket[]): number | undefined {
+/** The bucket holding the slowest observation made between two readings: (lower, upper], seconds. */
+export function slowestBucket(before: readonly Bucket[], after: readonly Bucket[]): { lower: number; upper: number } | undefined {
   const total = (after.at(-1)?.count ?? 0) - (before.at(-1)?.count ?? 0);
   if (total <= 0) return undefined;
+  let lower = 0;
   for (const bucket of after) {
     const earlier = before.find((b) => b.le === bucket.le)?.count ?? 0;
-    if (bucket.count - earlier >= total) return bucket.le;
+    if (bucket.count - earlier >= total) return { lower, upper: bucket.le };
+    lower = bucket.le;
   }
   return undefined;
 }

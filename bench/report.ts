@@ -3,7 +3,7 @@
 // way of a missed one.
 
 import type { DecisionReport } from './decisions.ts';
-import type { HttpReport, SafePath } from './http.ts';
+import { LATENCY_HISTOGRAM, OVERLOAD_CONNECTIONS, type HttpReport, type SafePath } from './http.ts';
 import type { Machine } from './machine.ts';
 import type { Hotspot } from './profile.ts';
 import { stacked } from './plot.ts';
@@ -139,7 +139,7 @@ function httpSection(http: HttpReport): string {
       capacityRows('a new TLS connection per request', http.newConnection),
     ]),
     '',
-    '### Latency at fixed rates (`h2load --h1`, 25 connections, 1 s warm-up excluded)',
+    '### Latency at fixed rates (`h2load --h1`, 25 connections, 1 s warm-up excluded (2 s for 200 connections))',
     'Rates are fractions of the no-op\'s keep-alive capacity above; percentiles over every request of all rounds.',
     '',
     table(['load', 'rate (req/s)', 'topogate p50 / p99 / max (ms)', 'no-op p50 / p99 / max (ms)', 'achieved rate topogate / no-op', 'failed', 'safe path'], http.latency.map((point) => [
@@ -157,13 +157,21 @@ function httpSection(http: HttpReport): string {
 function budgetSection(http: HttpReport): string {
   const run = http.budget;
   const limit = http.budgetMs + SCHEDULING_QUANTUM_MS;
-  const server = run.serverSlowestBound;
-  const serverLine =
-    server === undefined
-      ? 'The server\'s latency histogram recorded nothing over the run.'
-      : `Every answer by the server's own clock (\`topogate_admission_duration_seconds\`, from arrival to answer) was under ${ms(server * 1000)} ms: ${server * 1000 <= limit ? `**within** the budget plus one quantum (${limit} ms)` : `**not within** the budget plus one quantum (${limit} ms)`}.`;
+  const slowest = run.serverSlowest;
+  let serverLine = 'The server\'s latency histogram recorded nothing over the run.';
+  if (slowest) {
+    const [lower, upper] = [slowest.lower * 1000, slowest.upper * 1000];
+    const verdict =
+      upper <= limit
+        ? `**within** the budget plus one quantum (${limit} ms)`
+        : lower >= limit
+          ? `**not within** the budget plus one quantum (${limit} ms)`
+          : `which the histogram's buckets cannot place against the budget plus one quantum (${limit} ms)`;
+    serverLine = `By the server's own clock (\`${LATENCY_HISTOGRAM}\`, from arrival to answer) the slowest answer took between ${ms(lower)} and ${ms(upper)} ms, ${verdict}.`;
+  }
   return [
-    `topogate under 2× the no-op's keep-alive capacity (${count(run.rate)} req/s offered by \`h2load --h1\`, 25 connections, ${http.seconds} s), \`--budget-ms ${http.budgetMs}\`.`,
+    `topogate under 2× the no-op's keep-alive capacity (${count(run.rate)} req/s offered by \`h2load --h1\` on ${OVERLOAD_CONNECTIONS} connections, each`,
+    `with one request in flight, ${http.seconds} s), \`--budget-ms ${http.budgetMs}\`.`,
     '',
     table(['offered / achieved req/s', 'p50 / p99 / max (ms, client side)', 'failed', 'answers on the safe path; decided late (`topogate_budget_exceeded_total`)'], [
       [`${count(run.rate)} / ${count(run.latency.achievedRate)}`, `${ms(run.latency.p50)} / **${ms(run.latency.p99)}** / ${ms(run.latency.max)}`, String(run.latency.failed), safe(run.safePath)],
@@ -172,7 +180,7 @@ function budgetSection(http: HttpReport): string {
     serverLine,
     `A scheduling quantum is taken as ${SCHEDULING_QUANTUM_MS} ms (one tick at CONFIG_HZ=250, which bounds how far past its 1.5 ms EEVDF slice a runnable thread waits).`,
     'Client-side times also hold the wait in the kernel\'s socket queues before the server reads a request, which',
-    'no server-side budget can see: with 25 connections that wait is about 25 answers long when the server is saturated.',
+    `no server-side budget can see: when the server is saturated that wait is about ${OVERLOAD_CONNECTIONS} answers long.`,
   ].join('\n');
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { histogram, metricSum, slowestBound } from '../../../bench/metrics.ts';
+import { histogram, metricSum, slowestBucket } from '../../../bench/metrics.ts';
 
 const before = `# HELP topogate_budget_exceeded_total Requests over the latency budget.
 # TYPE topogate_budget_exceeded_total counter
@@ -28,12 +28,12 @@ test('histogram sums the buckets of all label sets, in ascending bounds', () => 
   ]);
 });
 
-test('slowestBound is the first bound holding every observation made between two readings', () => {
+test('slowestBucket is the first bucket holding every observation made between two readings', () => {
   const after = before
     .replace('le="0.001",outcome="patched"} 5', 'le="0.001",outcome="patched"} 7')
     .replace('le="0.005",outcome="patched"} 9', 'le="0.005",outcome="patched"} 14')
     .replace('le="+Inf",outcome="patched"} 10', 'le="+Inf",outcome="patched"} 15');
   const name = 'topogate_admission_duration_seconds';
-  assert.equal(slowestBound(histogram(before, name), histogram(after, name)), 0.005);
-  assert.equal(slowestBound(histogram(before, name), histogram(before, name)), undefined);
+  assert.deepEqual(slowestBucket(histogram(before, name), histogram(after, name)), { lower: 0.001, upper: 0.005 });
+  assert.equal(slowestBucket(histogram(before, name), histogram(before, name)), undefined);
 });
