@@ -70,20 +70,16 @@ function isInt64(text: string): boolean {
 }
 
 function requirement<T extends Requirement>(name: string, operators: readonly string[]): Schema<T> {
-  const withValues = (ops: string[], values: Record<string, unknown>) => ({
+  /** For these operators, `values` must be as `values` says (and present when `present`). */
+  const when = (ops: readonly string[], values: Record<string, unknown>, present: boolean) => ({
     if: { properties: { operator: { enum: ops } }, required: ['operator'] },
-    then: { properties: { values } },
+    then: { ...(present ? { required: ['values'] } : {}), properties: { values } },
   });
   const conditions = [
-    { ...withValues(['In', 'NotIn'], { minItems: 1 }), then: { required: ['values'], properties: { values: { minItems: 1 } } } },
-    withValues(['Exists', 'DoesNotExist'], { maxItems: 0 }),
+    when(['In', 'NotIn'], { minItems: 1, items: { type: 'string', ...jsonPatterns.labelValue } }, true),
+    when(['Exists', 'DoesNotExist'], { maxItems: 0 }, false),
+    ...(operators.includes('Gt') ? [when(['Gt', 'Lt'], { minItems: 1, maxItems: 1, items: { pattern: '^[+-]?[0-9]+$' } }, true)] : []),
   ];
-  if (operators.includes('Gt')) {
-    conditions.push({
-      ...withValues(['Gt', 'Lt'], {}),
-      then: { required: ['values'], properties: { values: { minItems: 1, maxItems: 1, items: { pattern: '^[+-]?[0-9]+$' } } } },
-    });
-  }
   return named(
     name,
     object<T>(
@@ -141,7 +137,9 @@ const nodeLabels = object(
       check: (value: { required: unknown[]; preferred: unknown[] }, path, issues) => {
         if (value.required.length + value.preferred.length === 0) issues.push({ path, at: 'value', message: 'needs required or preferred requirements' });
       },
-      json: { minProperties: 1 },
+      json: {
+        anyOf: ['required', 'preferred'].map((list) => ({ required: [list], properties: { [list]: { minItems: 1 } } })),
+      },
     },
   },
 );

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import { parseAllDocuments } from 'yaml';
 import { publishedSchemas, schemaText } from '../../../src/policy/schema/json.ts';
 import { parsePolicies } from '../../../src/policy/loader.ts';
@@ -70,6 +71,8 @@ function checkKeyword(keyword: string, argument: unknown, schema: Json, value: u
       return typeof value === 'string' && [...value].length < (argument as number);
     case 'maxLength':
       return typeof value === 'string' && [...value].length > (argument as number);
+    case 'anyOf':
+      return (argument as Json[]).every((part) => violation(part, value, path) !== undefined);
     case 'allOf':
       return (argument as Json[]).map((part) => violation(part, value, path)).find(Boolean);
     case 'if':
@@ -120,4 +123,59 @@ for (const { name, text, loaderOnly } of invalid) {
     assert.ok(documents.length > 0);
     assert.ok(documents.some((document) => violation(root, document) !== undefined), 'no violation found');
   });
+}
+
+test('on random edits of a valid policy, the schema and the loader agree', () => {
+  const base = {
+    apiVersion: 'topogate.dev/v1alpha1',
+    kind: 'SchedulingPolicy',
+    metadata: { name: 'p' },
+    spec: {
+      priority: 1,
+      match: { namespaces: ['ml-*'], podSelector: { matchExpressions: [{ key: 'app', operator: 'In', values: ['x'] }] }, qosClasses: ['Guaranteed'] },
+      rules: {
+        nodeLabels: { required: [{ key: 'disk', operator: 'Exists' }], preferred: [{ weight: 5, requirements: [{ key: 'cores', operator: 'Gt', values: ['4'] }] }] },
+        gpu: { products: ['NVIDIA-*'], minMemoryMiB: 100 },
+        numa: { maxCandidates: 2 },
+        latency: { to: { zone: 'a' }, maxRttMs: 1 },
+        spread: [{ topologyKey: 'zone', whenUnsatisfiable: 'DoNotSchedule', minDomains: 2 }],
+      },
+    },
+  };
+  const paths = [
+    ['spec', 'priority'], ['spec', 'onUnsatisfiable'], ['spec', 'match', 'namespaces'], ['spec', 'match', 'namespaces', 0], ['spec', 'match', 'resources'],
+    ['spec', 'match', 'podSelector', 'matchExpressions', 0, 'operator'], ['spec', 'match', 'podSelector', 'matchExpressions', 0, 'values'],
+    ['spec', 'match', 'podSelector', 'matchLabels'], ['spec', 'match', 'qosClasses', 0], ['spec', 'rules', 'nodeLabels', 'required', 0, 'operator'],
+    ['spec', 'rules', 'nodeLabels', 'required', 0, 'values'], ['spec', 'rules', 'nodeLabels', 'required', 0, 'key'], ['spec', 'rules', 'nodeLabels', 'preferred', 0, 'weight'],
+    ['spec', 'rules', 'nodeLabels', 'preferred', 0, 'requirements', 0, 'values'], ['spec', 'rules', 'gpu', 'products'], ['spec', 'rules', 'gpu', 'minMemoryMiB'],
+    ['spec', 'rules', 'gpu', 'mode'], ['spec', 'rules', 'gpu', 'weight'], ['spec', 'rules', 'numa', 'maxCandidates'], ['spec', 'rules', 'numa', 'schedulerName'],
+    ['spec', 'rules', 'latency', 'to'], ['spec', 'rules', 'latency', 'maxRttMs'], ['spec', 'rules', 'spread', 0, 'whenUnsatisfiable'], ['spec', 'rules', 'spread', 0, 'minDomains'],
+    ['spec', 'rules', 'spread', 0, 'maxSkew'], ['spec', 'rules', 'spread', 0, 'topologyKey'], ['spec', 'rules', 'spread', 0, 'selectorLabelKeys'], ['spec', 'rules'], ['metadata', 'name'],
+    ['spec', 'rules', 'nodeLabels'], ['spec', 'extra'],
+  ] as const;
+  const pool = [
+    0, 1, 100, 101, -1, 1.5, 'x', '', 'In', 'NotIn', 'Exists', 'Gt', 'Lt', ['a'], [], ['1'], ['1', '2'], ['a b'], {}, null, true, false, 'a/b', 'A_b', '-a', 'ml-*', 'a[b]',
+    'DoNotSchedule', 'ScheduleAnyway', 'Required', 'Preferred', 'Reject', { zone: 'a' }, { etcdLeader: true }, { etcdLeader: false }, { zone: 'a', service: 'a/b' },
+    { service: 'ns/svc' }, { service: 'svc' }, { app: 'web' }, { 'a b': 'x' }, ['Guaranteed'], { required: [] }, { gpu: {} },
+  ];
+  const edit = fc.tuple(fc.constantFrom(...paths), fc.constantFrom(...pool));
+  fc.assert(
+    fc.property(fc.array(edit, { minLength: 1, maxLength: 3 }), (edits) => {
+      const document: Record<string, unknown> = structuredClone(base);
+      for (const [path, value] of edits) setAt(document, path, structuredClone(value));
+      const loaderErrors = parsePolicies(JSON.stringify(document), 'p.json').errors.map((error) => error.message);
+      const schemaViolation = violation(root, document);
+      assert.equal(schemaViolation === undefined, loaderErrors.length === 0, `loader: ${loaderErrors.join('; ') || 'accepts'}; schema: ${schemaViolation ?? 'accepts'}`);
+    }),
+    { numRuns: 500 },
+  );
+});
+
+function setAt(document: Record<string, unknown>, path: readonly (string | number)[], value: unknown): void {
+  let node: unknown = document;
+  for (const segment of path.slice(0, -1)) {
+    if (typeof node !== 'object' || node === null) return;
+    node = (node as Record<string | number, unknown>)[segment];
+  }
+  if (typeof node === 'object' && node !== null) (node as Record<string | number, unknown>)[path.at(-1)!] = value;
 }

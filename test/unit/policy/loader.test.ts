@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import { formatPolicyError } from '../../../src/policy/errors.ts';
 import { loadPolicies, parsePolicies, policyFromObject } from '../../../src/policy/loader.ts';
 import { invalid, policy } from './loader-cases.ts';
@@ -132,4 +133,26 @@ test('loadPolicies reads a directory, not its subfolders, and rejects duplicate 
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+test('any text or value gives policies or located errors, never an exception', () => {
+  const keys = fc.constantFrom('apiVersion', 'kind', 'metadata', 'name', 'spec', 'rules', 'match', 'gpu', 'numa', 'latency', 'spread', 'to', 'values', 'operator', 'key', 'weight', '__proto__', 'items');
+  const leaves = fc.oneof(fc.constantFrom('topogate.dev/v1alpha1', 'SchedulingPolicy', 'List', 'In', 'Gt', 'Required', 'zone', ''), fc.integer(), fc.double(), fc.boolean(), fc.constant(null));
+  const values = fc.letrec((tie) => ({ value: fc.oneof({ depthSize: 'small' }, leaves, fc.array(tie('value'), { maxLength: 3 }), fc.dictionary(keys, tie('value'), { maxKeys: 4 })) })).value;
+  fc.assert(
+    fc.property(values, (value) => {
+      const fromObject = policyFromObject(value, 'o');
+      assert.equal(fromObject.policy === undefined, fromObject.errors.length > 0);
+      const text = JSON.stringify(value) ?? '';
+      const parsed = parsePolicies(text, 'f');
+      for (const error of parsed.errors) assert.ok(error.line >= 1 && error.col >= 1, formatPolicyError(error));
+    }),
+    { numRuns: 300 },
+  );
+  fc.assert(
+    fc.property(fc.string({ unit: fc.constantFrom('a', ':', ' ', '\n', '-', '[', '{', '}', ']', '"', '&', '*', '!', '#', '|', '?', ',') }), (text) => {
+      for (const error of parsePolicies(text, 'f').errors) assert.ok(error.line >= 1, formatPolicyError(error));
+    }),
+    { numRuns: 300 },
+  );
 });
