@@ -19,6 +19,8 @@ import type { Cluster } from './harness/cluster.ts';
 import { startCluster } from './harness/cluster.ts';
 import { kubectl, kubectlOk } from './harness/kube.ts';
 import { freePort } from './harness/ports.ts';
+import { startTopogate } from './harness/topogate.ts';
+import { httpsGet } from './harness/wait.ts';
 
 const manifestsPath = fileURLToPath(manifestsDir);
 const policiesPath = fileURLToPath(new URL('../../policies/', import.meta.url));
@@ -27,6 +29,18 @@ const serviceAccount = 'system:serviceaccount:topogate-system:topogate';
 const webhookName = 'pods.topogate.dev';
 
 type Json = Record<string, any>;
+
+/** A kubeconfig that authenticates with a bearer token only. */
+function tokenKubeconfig(server: string, caPem: string, token: string): string {
+  return stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'e2e', cluster: { server, 'certificate-authority-data': Buffer.from(caPem).toString('base64') } }],
+    users: [{ name: 'topogate', user: { token } }],
+    contexts: [{ name: 'topogate@e2e', context: { cluster: 'e2e', user: 'topogate' } }],
+    'current-context': 'topogate@e2e',
+  });
+}
 
 const yamlOf = (objects: readonly object[]) => objects.map((object) => `---\n${stringify(object)}`).join('');
 
@@ -262,6 +276,22 @@ describe('manifests/ on a real API server', { timeout: 300_000 }, () => {
       assert.equal(await canI('create', 'pods/eviction', 'kube-system'), 'no');
       assert.equal(await canI('impersonate', 'serviceaccounts', 'kube-system'), 'no');
       assert.equal(await canI('*', '*'), 'no');
+    });
+    test('`topogate serve --topology kube` with only its token syncs every source of the model and becomes ready', async () => {
+      const token = (await kubectlOk(cluster, ['create', 'token', 'topogate', '-n', 'topogate-system', '--duration=1h'])).trim();
+      const kubeconfig = join(scratch, 'topogate-serviceaccount.kubeconfig');
+      await writeFile(kubeconfig, tokenKubeconfig(cluster.server, cluster.admin.ca, token), { mode: 0o600 });
+      const whoami = JSON.parse(await kubectlOk({ kubectl: cluster.kubectl, kubeconfig }, ['auth', 'whoami', '-o', 'json'])) as Json;
+      assert.equal(whoami.status.userInfo.username, serviceAccount);
+
+      const served = await startTopogate({ cluster: { kubeconfig, dir: scratch }, policies: policiesPath });
+      try {
+        const readiness = await httpsGet(`${served.url}/readyz`, { ca: served.caPem });
+        assert.equal(readiness.status, 200, readiness.body);
+        assert.doesNotMatch(readiness.body, /disabled|forbidden|out of contact/i, 'every source synced, none left out');
+      } finally {
+        await served.stop();
+      }
     });
   });
 
