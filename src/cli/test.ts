@@ -174,7 +174,7 @@ async function objectFromFile(file: string): Promise<KubeObject> {
   return object;
 }
 
-export function differences(expect: Expectation, decision: Decision, mutated: Pod, snapshot: TopologySnapshot): string[] {
+function differences(expect: Expectation, decision: Decision, mutated: Pod, snapshot: TopologySnapshot): string[] {
   const found: string[] = [];
   if (decision.allowed !== expect.allowed) {
     found.push(`allowed: expected ${expect.allowed}, got ${decision.allowed}${decision.message ? ` (${decision.message})` : ''}`);

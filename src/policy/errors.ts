@@ -10,7 +10,12 @@ export interface PolicyError {
 }
 
 export function formatPolicyError(error: PolicyError): string {
-  return error.line > 0 ? `${error.file}:${error.line}:${error.col}: ${error.message}` : `${error.file}: ${error.message}`;
+  return `${formatLocation(error)}: ${error.message}`;
+}
+
+/** `file:line:col`, or `file` alone when there is no line. */
+export function formatLocation(at: { readonly file: string; readonly line: number; readonly col: number }): string {
+  return at.line > 0 ? `${at.file}:${at.line}:${at.col}` : at.file;
 }
 
 /** The first error, and how many more: for one-line reasons (readiness, logs). */

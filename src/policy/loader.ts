@@ -5,6 +5,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { PolicyError } from './errors.ts';
+import { formatLocation } from './errors.ts';
 import type { Issue, Path } from './schema/checks.ts';
 import { describeIssue, locatedErrors, readYamlDocuments } from './schema/located.ts';
 import { didYouMean, isPlainMap } from './schema/checks.ts';
@@ -105,8 +106,6 @@ function fileError(file: string, error: unknown): PolicyError {
   const reason = code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : message;
   return { file, line: 0, col: 0, message: `cannot read: ${reason}` };
 }
-
-const formatLocation = (source: SourceLocation) => (source.line > 0 ? `${source.file}:${source.line}:${source.col}` : source.file);
 
 function* documentsIn(value: unknown): Generator<[Path, unknown]> {
   if (isPlainMap(value) && typeof value.kind === 'string' && LIST_KINDS.has(value.kind) && Array.isArray(value.items)) {
