@@ -44,11 +44,29 @@ function facets(node: Node): Node {
   return Object.fromEntries(Object.entries(picked).filter(([, value]) => value !== undefined));
 }
 
-const celKeywords = ['if', 'allOf', 'propertyNames', 'minProperties', 'maxProperties'];
+/**
+ * Where the CRD states a value pattern the loader applies only under a
+ * condition (values of In and NotIn), and states it outright: for node
+ * requirements it also admits the negative integers of Gt and Lt, because a CEL
+ * rule per value would exceed the API server's cost budget (docs/manifests.md).
+ */
+const outrightPatterns: Readonly<Record<string, string>> = {
+  'spec.rules.nodeLabels.required[].values[]': '^((([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?|-[0-9]+)$',
+  'spec.rules.nodeLabels.preferred[].requirements[].values[]': '^((([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?|-[0-9]+)$',
+};
 
-function compare(jsonNode: Node, crdNode: Node, path: string, mismatches: string[]): void {
+/** The item patterns the loader applies to a list property only in some branch (allOf: if/then). */
+function conditionalItemPatterns(json: Node, key: string): string[] {
+  return ((json.allOf ?? []) as Node[]).map((branch) => branch.then?.properties?.[key]?.items?.pattern).filter((pattern) => typeof pattern === 'string');
+}
+
+const celKeywords = ['if', 'allOf', 'anyOf', 'propertyNames', 'minProperties', 'maxProperties'];
+
+function compare(jsonNode: Node, crdNode: Node, path: string, mismatches: string[], conditional: readonly string[] = []): void {
   const json = resolve(jsonNode);
   const { 'x-kubernetes-validations': rules, ...crdFacets } = crdNode;
+  const statedOutright = json.pattern === undefined && (conditional.includes(crdFacets.pattern) || outrightPatterns[path] === crdFacets.pattern);
+  if (statedOutright) delete crdFacets.pattern;
   try {
     assert.deepEqual(facets(crdFacets), facets(json));
   } catch {
@@ -58,9 +76,9 @@ function compare(jsonNode: Node, crdNode: Node, path: string, mismatches: string
   if (needsRule.length > 0 && !(rules?.length > 0)) mismatches.push(`${path}: the loader checks ${needsRule.join(', ')}, the CRD has no CEL rule for it`);
   for (const [key, child] of Object.entries(json.properties ?? {})) {
     const counterpart = crdNode.properties?.[key];
-    if (counterpart) compare(child as Node, counterpart, `${path}.${key}`, mismatches);
+    if (counterpart) compare(child as Node, counterpart, `${path}.${key}`, mismatches, conditionalItemPatterns(json, key));
   }
-  if (json.items && crdNode.items) compare(json.items, crdNode.items, `${path}[]`, mismatches);
+  if (json.items && crdNode.items) compare(json.items, crdNode.items, `${path}[]`, mismatches, conditional);
   if (typeof json.additionalProperties === 'object' && crdNode.additionalProperties) {
     compare(json.additionalProperties, crdNode.additionalProperties, `${path}{}`, mismatches);
   }
