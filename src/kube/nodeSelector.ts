@@ -9,7 +9,7 @@ import type { NodeSelectorRequirement, NodeSelectorTerm, Pod } from './types.ts'
 
 export function requirementNodes(nodes: NodeIndex, requirement: NodeSelectorRequirement): NodeSet {
   if (!isRecord(requirement) || typeof requirement.key !== 'string') return NodeSet.EMPTY;
-  const values = Array.isArray(requirement.values) ? requirement.values : [];
+  const values = stringValues(requirement.values);
   switch (requirement.operator) {
     case 'In':
       return unionOfValues(nodes, requirement.key, values);
@@ -30,7 +30,7 @@ export function requirementNodes(nodes: NodeIndex, requirement: NodeSelectorRequ
 /** matchFields supports only metadata.name with In and NotIn. */
 export function fieldRequirementNodes(nodes: NodeIndex, requirement: NodeSelectorRequirement): NodeSet {
   if (!isRecord(requirement) || requirement.key !== 'metadata.name') return NodeSet.EMPTY;
-  const named = NodeSet.of(namedSlots(nodes, Array.isArray(requirement.values) ? requirement.values : []));
+  const named = NodeSet.of(namedSlots(nodes, stringValues(requirement.values)));
   if (requirement.operator === 'In') return named;
   if (requirement.operator === 'NotIn') return nodes.all().andNot(named);
   return NodeSet.EMPTY;
@@ -67,6 +67,11 @@ export function podPlacementNodes(nodes: NodeIndex, pod: Pod): NodeSet {
     matching = matching.and(anyTerm);
   }
   return matching;
+}
+
+/** A value that is not a string equals no label value and names no node (the API server would have refused it). */
+function stringValues(values: unknown): readonly string[] {
+  return Array.isArray(values) ? values.filter((value): value is string => typeof value === 'string') : [];
 }
 
 function unionOfValues(nodes: NodeIndex, key: string, values: readonly string[]): NodeSet {

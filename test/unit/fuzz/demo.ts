@@ -1,0 +1,19 @@
+// The policies of policies/ compiled against the demo cluster of
+// examples/cluster: what `npm start` serves, so the fuzzers attack the rule
+// tables an install really runs.
+
+import { compile, type CompiledPolicySet } from '../../../src/policy/compiler.ts';
+import { loadPolicies } from '../../../src/policy/loader.ts';
+import type { DecisionOptions } from '../../../src/policy/types.ts';
+import { buildStaticSnapshot } from '../../../src/topology/build.ts';
+import { loadTopologyPaths } from '../../../src/topology/sources/files.ts';
+
+const repo = new URL('../../../', import.meta.url);
+
+export const demoOptions: DecisionOptions = { now: Date.parse('2026-12-02T12:00:00Z'), maxSourceAgeMs: 10 * 60_000 };
+
+export async function demoCompiled(): Promise<CompiledPolicySet> {
+  const { policies, errors } = await loadPolicies([new URL('policies/', repo).pathname]);
+  if (errors.length > 0) throw new Error(`policies/ does not load: ${errors.map((error) => error.message).join('; ')}`);
+  return compile(policies, buildStaticSnapshot(await loadTopologyPaths([new URL('examples/cluster/', repo).pathname])));
+}
