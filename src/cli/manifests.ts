@@ -9,6 +9,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseAllDocuments, stringify } from 'yaml';
 import type { KubeObject } from '../kube/types.ts';
+import { checkDnsLabel } from '../policy/schema/names.ts';
 import type { Command, CommandIO } from './command.ts';
 import { EXIT } from './command.ts';
 
@@ -52,23 +53,12 @@ export const manifests: Command = {
   summary: 'print the deployable manifests (CRDs, RBAC, Deployment, webhook) with the CA bundle filled in',
   usage,
   async run(args, io) {
-    let flags: { ca?: string | undefined; url?: string | undefined; namespace?: string | undefined };
+    const parsed = parseFlags(args);
+    if ('problem' in parsed) return fail(io, parsed.problem, EXIT.usage);
+    const { ca, url, namespace } = parsed.flags;
     try {
-      flags = parseArgs({
-        args: [...args],
-        options: { ca: { type: 'string' }, url: { type: 'string' }, namespace: { type: 'string' } },
-        strict: true,
-        allowPositionals: false,
-      }).values;
-    } catch (error) {
-      return fail(io, `${(error as Error).message}\n\n${usage}`, EXIT.usage);
-    }
-    const problem = (flags.url === undefined ? undefined : checkWebhookUrl(flags.url)) ?? (flags.namespace === undefined ? undefined : checkNamespace(flags.namespace));
-    if (problem !== undefined) return fail(io, problem, EXIT.usage);
-
-    try {
-      const caPem = flags.ca === undefined ? undefined : await readCa(resolvePath(io, flags.ca));
-      const objects = customize(await readManifests(manifestsDir), { caPem, url: flags.url, namespace: flags.namespace });
+      const caPem = ca === undefined ? undefined : await readCa(resolvePath(io, ca));
+      const objects = customize(await readManifests(manifestsDir), { caPem, url, namespace });
       io.stdout.write(toYamlStream(objects));
       return EXIT.ok;
     } catch (error) {
@@ -76,6 +66,19 @@ export const manifests: Command = {
     }
   },
 };
+
+const flagOptions = { ca: { type: 'string' }, url: { type: 'string' }, namespace: { type: 'string' } } as const;
+
+function parseFlags(args: readonly string[]): { flags: { ca?: string; url?: string; namespace?: string } } | { problem: string } {
+  let flags;
+  try {
+    flags = parseArgs({ args: [...args], options: flagOptions, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    return { problem: `${(error as Error).message}\n\n${usage}` };
+  }
+  const problem = (flags.url === undefined ? undefined : checkWebhookUrl(flags.url)) ?? (flags.namespace === undefined ? undefined : checkNamespace(flags.namespace));
+  return problem === undefined ? { flags } : { problem };
+}
 
 function fail(io: CommandIO, message: string, code: number): number {
   io.stderr.write(`topogate manifests: ${message.endsWith('\n') ? message : `${message}\n`}`);
@@ -150,8 +153,8 @@ export function checkWebhookUrl(text: string): string | undefined {
 }
 
 function checkNamespace(name: string): string | undefined {
-  if (name.length <= 63 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name)) return undefined;
-  return `--namespace ${JSON.stringify(name)} is not a valid namespace name (a DNS-1123 label)`;
+  const problem = checkDnsLabel(name);
+  return problem === undefined ? undefined : `--namespace: ${problem}`;
 }
 
 /** The objects as an install needs them; the input is left as it was. */

@@ -119,7 +119,7 @@ describe('topogate manifests', () => {
     ['a URL with a query', ['--url', 'https://127.0.0.1/mutate?x=1'], /query or fragment/],
     ['a URL with user information', ['--url', 'https://user:pw@127.0.0.1/mutate'], /user information/],
     ['not a URL', ['--url', 'topogate:8443'], /is not a URL|must use https/],
-    ['an invalid namespace', ['--namespace', 'Topogate_System'], /not a valid namespace name/],
+    ['an invalid namespace', ['--namespace', 'Topogate_System'], /--namespace: "Topogate_System" is not a valid DNS-1123 label/],
     ['an unknown flag', ['--ca-file', 'ca.crt'], /Unknown option '--ca-file'/],
     ['a positional argument', ['extra'], /Unexpected argument 'extra'/],
   ];
