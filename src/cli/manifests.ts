@@ -50,7 +50,7 @@ Example:
 `;
 
 export const manifests: Command = {
-  summary: 'print the deployable manifests (CRDs, RBAC, Deployment, webhook) with the CA bundle filled in',
+  summary: 'prints the deployable manifests (CRDs, RBAC, Deployment, webhook), CA bundle filled in',
   usage,
   async run(args, io) {
     const parsed = parseFlags(args);
