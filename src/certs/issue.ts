@@ -39,7 +39,8 @@ export function issueCertificates(request: CertificateRequest): CertificateSet {
   const now = request.now ?? new Date();
   const validDays = request.validDays ?? 365;
   const caKeys = forge.pki.rsa.generateKeyPair({ bits: 2048, e: 0x10001 });
-  const ca = certificate(caKeys.publicKey, [{ name: 'commonName', value: `topogate-ca@${Math.floor(now.getTime() / 1000)}` }], now, validDays);
+  // No '@' in the name: forge writes it as a PrintableString, and the API server (Go's x509) rejects that CA.
+  const ca = certificate(caKeys.publicKey, [{ name: 'commonName', value: `topogate-ca-${Math.floor(now.getTime() / 1000)}` }], now, validDays);
   ca.setIssuer(ca.subject.attributes);
   ca.setExtensions([
     { name: 'basicConstraints', cA: true, critical: true },
