@@ -30,6 +30,7 @@ const COLD_TRIES = 20;
 export const OVERLOAD_CONNECTIONS = 200;
 export const BUDGET_EXCEEDED = 'topogate_budget_exceeded_total';
 export const LATENCY_HISTOGRAM = 'topogate_admission_duration_seconds';
+const REQUESTS = 'topogate_admission_requests_total';
 
 export interface HttpSetup {
   readonly dir: string;
@@ -68,14 +69,19 @@ export interface SafePath {
   readonly skipped: number;
   /** Answers decided but later than the budget (stage "decision"). */
   readonly late: number;
+  /** AdmissionReviews answered, by the server's own count (warm-up requests included). */
   readonly answers: number;
 }
 
 const NO_ANSWERS: SafePath = { skipped: 0, late: 0, answers: 0 };
 
-async function budgetCounters(): Promise<{ skipped: number; late: number }> {
+async function budgetCounters(): Promise<SafePath> {
   const text = await metrics(TOPOGATE_PORT);
-  return { skipped: metricSum(text, BUDGET_EXCEEDED, 'stage="before_decision"'), late: metricSum(text, BUDGET_EXCEEDED, 'stage="decision"') };
+  return {
+    skipped: metricSum(text, BUDGET_EXCEEDED, 'stage="before_decision"'),
+    late: metricSum(text, BUDGET_EXCEEDED, 'stage="decision"'),
+    answers: metricSum(text, REQUESTS),
+  };
 }
 
 export interface CapacityRun extends Side<Capacity[]> {
@@ -123,12 +129,12 @@ async function metrics(port: number): Promise<string> {
   return (await fetchLocal(port, '/metrics')).body;
 }
 
-/** Runs `load` against topogate and reads its safe-path counter around it. */
-async function counted<T>(load: () => Promise<T>, answers: (result: T) => number): Promise<{ result: T; safePath: SafePath }> {
+/** Runs `load` against topogate and reads its budget and request counters around it. */
+async function counted<T>(load: () => Promise<T>): Promise<{ result: T; safePath: SafePath }> {
   const before = await budgetCounters();
   const result = await load();
   const after = await budgetCounters();
-  return { result, safePath: { skipped: after.skipped - before.skipped, late: after.late - before.late, answers: answers(result) } };
+  return { result, safePath: { skipped: after.skipped - before.skipped, late: after.late - before.late, answers: after.answers - before.answers } };
 }
 
 function addSafePath(a: SafePath, b: SafePath): SafePath {
@@ -162,10 +168,7 @@ async function capacity(setup: HttpSetup, options: HttpOptions, closeEachRequest
   const noop: Capacity[] = [];
   let safePath = NO_ANSWERS;
   for (let round = 0; round < options.rounds; round++) {
-    const measured = await counted(
-      () => wrk({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, closeEachRequest }),
-      (result) => result.requests,
-    );
+    const measured = await counted(() => wrk({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, closeEachRequest }));
     topogate.push(measured.result);
     safePath = addSafePath(safePath, measured.safePath);
     noop.push(await wrk({ port: NOOP_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, closeEachRequest }));
@@ -189,7 +192,7 @@ async function latencyAt(setup: HttpSetup, options: HttpOptions, fraction: numbe
   let safePath = NO_ANSWERS;
   for (let round = 0; round < options.rounds; round++) {
     const logFile = join(setup.dir, `h2load-${fraction}-${round}.tsv`);
-    const measured = await counted(() => h2load({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, rate, logFile }), (result) => result.count);
+    const measured = await counted(() => h2load({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, rate, logFile }));
     topogate.push(measured.result);
     safePath = addSafePath(safePath, measured.safePath);
     noop.push(await h2load({ port: NOOP_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, rate, logFile }));
@@ -200,10 +203,7 @@ async function latencyAt(setup: HttpSetup, options: HttpOptions, fraction: numbe
 async function budget(setup: HttpSetup, options: HttpOptions, rate: number): Promise<BudgetRun> {
   const before = histogram(await metrics(TOPOGATE_PORT), LATENCY_HISTOGRAM);
   const logFile = join(setup.dir, 'h2load-budget.tsv');
-  const measured = await counted(
-    () => h2load({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, rate, logFile, connections: OVERLOAD_CONNECTIONS }),
-    (result) => result.count,
-  );
+  const measured = await counted(() => h2load({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, rate, logFile, connections: OVERLOAD_CONNECTIONS }));
   const after = histogram(await metrics(TOPOGATE_PORT), LATENCY_HISTOGRAM);
   const { samples: _samples, ...latency } = measured.result;
   const slowest = slowestBucket(before, after);

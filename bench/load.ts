@@ -14,6 +14,8 @@ const WRK_SCRIPT = fileURLToPath(new URL('./post.lua', import.meta.url));
 /** The API server keeps up to 25 idle connections per webhook host. */
 export const CONNECTIONS = 25;
 /** Connections are opened (TLS handshakes) during the warm-up, which h2load leaves out of its log: a second per 100. */
+/** A connection with no answer for this long is given up (counted as failed) instead of holding the run. */
+const INACTIVITY_TIMEOUT_SECONDS = 5;
 const warmUpSeconds = (connections: number) => Math.max(1, Math.ceil(connections / 100));
 
 export interface Capacity {
@@ -88,6 +90,7 @@ export async function h2load(options: RateOptions): Promise<LatencyRun> {
       `--rps=${(options.rate / clients).toFixed(3)}`,
       `--warm-up-time=${warmUpSeconds(clients)}`,
       `-D${options.seconds}`,
+      `-N${INACTIVITY_TIMEOUT_SECONDS}`,
       '-d',
       options.bodyFile,
       '-H',

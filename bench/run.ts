@@ -9,11 +9,11 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { runChild } from './child.ts';
 import type { DecisionJob, DecisionReport } from './decisions.ts';
-import { benchHttp, prepareHttp, startTopogate, type HttpReport, type HttpSetup } from './http.ts';
+import { benchHttp, prepareHttp, startTopogate, type HttpSetup } from './http.ts';
 import { wrk } from './load.ts';
 import { describeMachine } from './machine.ts';
 import { hotspots } from './profile.ts';
-import { renderChart, renderReport, type BenchResults, type Profile } from './report.ts';
+import { renderChart, renderReport, type BenchResults, type Failure, type Profile } from './report.ts';
 import { ensureTools } from './tools.ts';
 import type { UpdateJob, UpdateReport } from './updates.ts';
 
@@ -21,8 +21,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECTIONS = ['core', 'updates', 'http'] as const;
 type Section = (typeof SECTIONS)[number];
 
-/** The per-request budget given to `serve` in every HTTP run, ms. */
-const BUDGET_MS = 10;
+/** The per-request budget given to `serve` in every HTTP run, ms: its default. */
+const BUDGET_MS = 5;
 
 const FULL = {
   nodes: [100, 1_000, 5_000, 10_000],
@@ -118,25 +118,36 @@ async function main(): Promise<void> {
   const machine = describeMachine();
   const tools = only.has('http') ? await ensureTools(log) : undefined;
 
-  const decisions = only.has('core') ? await decisionSection(config) : undefined;
-  let updates: UpdateReport | undefined;
-  if (only.has('updates')) {
+
+  const failures: Failure[] = [];
+  /** A section that fails is reported as failed, and the others still run. */
+  const attempt = async <T>(section: Section, work: () => Promise<T>): Promise<T | undefined> => {
+    if (!only.has(section)) return undefined;
+    try {
+      return await work();
+    } catch (error) {
+      log(`${section} failed: ${(error as Error).message}`);
+      failures.push({ section, message: (error as Error).message });
+      return undefined;
+    }
+  };
+  const decisions = await attempt('core', () => decisionSection(config));
+  const updates = await attempt('updates', () => {
     log(`topology updates: ${config.updates.nodes} nodes, ${config.updates.endpoints} endpoints`);
-    updates = await runChild<UpdateReport>('./updates.ts', config.updates satisfies UpdateJob, [], 15 * 60_000);
-  }
-  let http: HttpReport | undefined;
+    return runChild<UpdateReport>('./updates.ts', config.updates satisfies UpdateJob, [], 15 * 60_000);
+  });
   let httpSetup: HttpSetup | undefined;
-  if (only.has('http')) {
+  const http = await attempt('http', async () => {
     log(`http: ${config.http.nodes} nodes, ${config.http.policies} policies`);
     httpSetup = await prepareHttp(join(out, 'http'), config.http.nodes, config.http.policies, BUDGET_MS);
-    http = await benchHttp(httpSetup, config.http, log);
-  }
+    return benchHttp(httpSetup, config.http, log);
+  });
 
   const profiles: Profile[] = [];
   const profileDir = join(out, 'profiles');
   await rm(profileDir, { recursive: true, force: true });
   await mkdir(profileDir, { recursive: true });
-  const results: BenchResults = { machine, quick, tools, decisions, updates, http, profiles, seconds: 0 };
+  const results: BenchResults = { machine, quick, tools, decisions, updates, http, profiles, failures, seconds: 0 };
   const missed = renderReport(results).missed;
   if (missed.decisions && decisions) profiles.push(await profileDecisions(config, profileDir));
   if (missed.http && httpSetup) profiles.push(await profileServe(httpSetup, config.http.seconds + 2));
