@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseAllDocuments, stringify } from 'yaml';
+import { parseAllDocuments } from 'yaml';
 import type { ClusterState } from './cluster.ts';
 import { kubectlOk } from './kube.ts';
 import { freePort } from './ports.ts';
@@ -55,7 +55,10 @@ export async function startTopogate(options: TopogateOptions): Promise<Topogate>
   let child: ChildProcess | undefined;
   let output = '';
   const args = [bin, 'serve', '--topology', 'kube', '--kubeconfig', options.cluster.kubeconfig, '--policies', options.policies,
-    '--cert-dir', certDir, '--host', '127.0.0.1', '--port', String(port)];
+    '--cert-dir', certDir, '--host', '127.0.0.1', '--port', String(port),
+    // The default 5 ms budget is for a webhook with a core of its own; here the API server, etcd,
+    // the scheduler and kubectl share two cores with it, and a late answer would admit Pods unmutated.
+    '--budget-ms', '500'];
   const topogate: Topogate = {
     url,
     certDir,
@@ -95,8 +98,9 @@ async function manifests(args: readonly string[]): Promise<Manifest[]> {
   return parseAllDocuments(await topogateCli(['manifests', ...args])).map((doc) => doc.toJS() as Manifest);
 }
 
+/** As JSON documents: kubectl reads YAML 1.1, where a plain `yes` written by a YAML 1.2 printer is a boolean. */
 export async function applyAll(cluster: Pick<ClusterState, 'kubectl' | 'kubeconfig'>, objects: readonly object[]): Promise<void> {
-  await kubectlOk(cluster, ['apply', '-f', '-'], objects.map((o) => `---\n${stringify(o)}`).join(''));
+  await kubectlOk(cluster, ['apply', '-f', '-'], objects.map((o) => `---\n${JSON.stringify(o)}\n`).join(''));
 }
 
 /** The CRDs of manifests/ (SchedulingPolicy, NetworkTopology, EtcdCluster), applied and established. */
