@@ -7,6 +7,7 @@ import { compile } from '../src/policy/compiler.ts';
 import { decide } from '../src/policy/engine.ts';
 import type { DecisionOptions, PodRequest } from '../src/policy/types.ts';
 import { loadPolicySet, loadSnapshot } from './model.ts';
+import { watchContention, type Contention } from './contention.ts';
 import { collectGarbage } from './gc.ts';
 import { percentiles, type Percentiles } from './stats.ts';
 import { decisionPods } from './workload.ts';
@@ -30,6 +31,8 @@ export interface PolicyCountResult {
   readonly decisionsPerSecond: number;
   /** Per decision, µs. */
   readonly latencyUs: Percentiles;
+  /** CPU waits and GC pauses while latencyUs was measured. */
+  readonly contention: Contention;
   /** structuredClone of the same Pods, timed the same way, µs. */
   readonly cloneUs?: Percentiles;
   /** What each benchmark Pod got: applied policy names and patch length. */
@@ -62,7 +65,7 @@ function timeEach(count: number, work: (i: number) => unknown): Percentiles {
   return percentiles(micros);
 }
 
-function measure(job: DecisionJob): DecisionReport {
+async function measure(job: DecisionJob): Promise<DecisionReport> {
   collectGarbage();
   const rssBaseBytes = process.memoryUsage().rss;
   const buildStart = process.hrtime.bigint();
@@ -77,14 +80,17 @@ function measure(job: DecisionJob): DecisionReport {
   });
   collectGarbage();
   const memory = process.memoryUsage();
-  const results = compiledSets.map(({ count, compiled, compileMs }): PolicyCountResult => {
+  const results: PolicyCountResult[] = [];
+  for (const { count, compiled, compileMs } of compiledSets) {
     const once = (i: number) => decide(requests[i % requests.length]!, compiled, OPTIONS);
     const outcomes = requests.map((request, i) => {
       const decision = once(i);
       return { namespace: request.namespace, allowed: decision.allowed, applied: decision.applied, patchOps: decision.patch.length, warnings: decision.warnings.length };
     });
     for (let i = 0; i < Math.min(job.batchDecisions, 20_000); i++) once(i);
+    const stopWatching = watchContention();
     const latencyUs = timeEach(job.samples, once);
+    const contention = await stopWatching();
     const cloneUs = job.baseline ? timeEach(job.samples, (i) => structuredClone(requests[i % requests.length]!.pod)) : undefined;
     let elapsed = 0n;
     let done = 0;
@@ -94,8 +100,8 @@ function measure(job: DecisionJob): DecisionReport {
       elapsed += process.hrtime.bigint() - start;
       done += BATCH;
     }
-    return { policies: count, compileMs, decisionsPerSecond: done / (Number(elapsed) / 1e9), latencyUs, ...(cloneUs ? { cloneUs } : {}), outcomes };
-  });
+    results.push({ policies: count, compileMs, decisionsPerSecond: done / (Number(elapsed) / 1e9), latencyUs, contention, ...(cloneUs ? { cloneUs } : {}), outcomes });
+  }
   const report: DecisionReport = { nodes: job.nodes, buildMs, rssBaseBytes, rssModelBytes: memory.rss, heapModelBytes: memory.heapUsed, results };
   if (job.heapDecisions === 0) return report;
   const last = compiledSets.at(-1)!.compiled;
@@ -110,5 +116,5 @@ function measure(job: DecisionJob): DecisionReport {
 
 if (import.meta.main) {
   const job = JSON.parse(process.argv[2] ?? '{}') as DecisionJob;
-  process.send?.(measure(job), () => process.disconnect?.());
+  process.send?.(await measure(job), () => process.disconnect?.());
 }

@@ -154,6 +154,7 @@ function httpSection(http: HttpReport): string {
     run.topogate.map((c) => count(c.requestsPerSecond)).join(', '),
     run.noop.map((c) => count(c.requestsPerSecond)).join(', '),
     `**${run.ratio.toFixed(2)}**`,
+    `${run.topogate.map((c) => `${ms(c.p50Ms)} / ${ms(c.p99Ms)}`).join(', ')} · ${run.noop.map((c) => `${ms(c.p50Ms)} / ${ms(c.p99Ms)}`).join(', ')}`,
     [...run.topogate, ...run.noop].reduce((sum, c) => sum + c.errors, 0).toString(),
     safe(run.topogateSafePath),
   ];
@@ -166,7 +167,7 @@ function httpSection(http: HttpReport): string {
     `Each measurement runs ${http.seconds} s, ${http.rounds}× per side, alternating A B A B.`,
     '',
     `### Capacity (\`wrk -t1 -c25\`, POST from \`bench/post.lua\`)`,
-    table(['connections', 'topogate req/s (each run)', 'no-op req/s (each run)', 'ratio (medians)', 'errors', 'topogate answers on the budget\'s safe path; decided late'], [
+    table(['connections', 'topogate req/s (each run)', 'no-op req/s (each run)', 'ratio (medians)', 'p50 / p99 ms at saturation, topogate · no-op', 'errors', 'topogate answers on the budget\'s safe path; decided late'], [
       capacityRows('HTTP/1.1 keep-alive, 25 connections (as the API server)', http.keepAlive),
       capacityRows('a new TLS connection per request', http.newConnection),
     ]),
@@ -232,6 +233,7 @@ function decisionSection(decisions: readonly DecisionReport[], chartPath: string
         result.cloneUs ? `${us(result.cloneUs.p50)} / ${us(result.cloneUs.p99)}` : '–',
         result.cloneUs ? (result.latencyUs.p50 / result.cloneUs.p50).toFixed(2) : '–',
         ms(result.compileMs),
+        `${result.contention.waitedShare === undefined ? '–' : `${(100 * result.contention.waitedShare).toFixed(0)} %`}; ${result.contention.gcPauses} / ${ms(result.contention.gcMs)} ms`,
       ];
     }),
   );
@@ -247,9 +249,12 @@ function decisionSection(decisions: readonly DecisionReport[], chartPath: string
     '',
     `Each model runs in a fresh process. Percentiles time each decision alone (\`process.hrtime.bigint()\`, after a`,
     'warm-up); decisions/s times batches of 1,000. Baselines in the same run: the same percentiles at the smallest',
-    'model (ratio p50 / p99), and a `structuredClone` of the same Pods timed the same way.',
+    'model (ratio p50 / p99), and a `structuredClone` of the same Pods timed the same way. The last column says what',
+    'else held the CPU while the percentiles were measured: the share of the time the process was runnable but waiting',
+    'for a CPU (`/proc/self/schedstat`: other processes on the shared machine), and the GC pauses. A p99 of work this',
+    'short is mostly those.',
     '',
-    table(['nodes', 'policies', 'decisions/s', 'p50 µs', 'p99 µs', 'max µs', `vs ${count(baseline.nodes)} nodes (p50 / p99)`, 'structuredClone p50 / p99 µs', 'decision / clone (p50)', 'compile ms'], rows),
+    table(['nodes', 'policies', 'decisions/s', 'p50 µs', 'p99 µs', 'max µs', `vs ${count(baseline.nodes)} nodes (p50 / p99)`, 'structuredClone p50 / p99 µs', 'decision / clone (p50)', 'compile ms', 'waited for a CPU; GC pauses / ms'], rows),
     '',
     `![Decision latency by model size](${chartPath})`,
     '',

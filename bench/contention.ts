@@ -1,0 +1,44 @@
+// What else held the CPU while a measurement ran: the time this process
+// waited for a CPU (Linux /proc/self/schedstat) and the GC pauses. A p99 of
+// microsecond work on a shared 2-core machine is read against these.
+
+import { readFileSync } from 'node:fs';
+import { performance, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface Contention {
+  /** Share of the wall time the main thread was runnable but waiting for a CPU; undefined off Linux. */
+  readonly waitedShare?: number;
+  readonly gcPauses: number;
+  readonly gcMs: number;
+}
+
+function waitedNs(): number | undefined {
+  try {
+    return Number(readFileSync('/proc/self/schedstat', 'utf8').split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Starts watching; the returned function stops and reports (after the GC entries are delivered). */
+export function watchContention(): () => Promise<Contention> {
+  const entries: PerformanceEntry[] = [];
+  const observer = new PerformanceObserver((list) => entries.push(...list.getEntries()));
+  observer.observe({ entryTypes: ['gc'] });
+  const waitedBefore = waitedNs();
+  const start = performance.now();
+  return async () => {
+    const end = performance.now();
+    const waitedAfter = waitedNs();
+    // GC entries are delivered asynchronously: give them a moment, then keep those of the window.
+    await sleep(20);
+    observer.disconnect();
+    const pauses = entries.filter((entry) => entry.startTime >= start && entry.startTime <= end);
+    return {
+      ...(waitedBefore === undefined || waitedAfter === undefined ? {} : { waitedShare: (waitedAfter - waitedBefore) / 1e6 / (end - start) }),
+      gcPauses: pauses.length,
+      gcMs: pauses.reduce((sum, entry) => sum + entry.duration, 0),
+    };
+  };
+}
