@@ -57,6 +57,8 @@ export async function createPolicyStore(options: PolicyStoreOptions): Promise<Po
   async function loadOnce(): Promise<void> {
     const { policies, errors, files } = await loadPolicies([dir]);
     if (errors.length > 0) {
+      // A removed directory leaves the watcher on a dead inode: watch again once it is back.
+      if (errors.some((error) => error.file === dir && error.line === 0)) rewatch();
       failure = summarizePolicyErrors(errors);
       metrics.errors.inc();
       metrics.successful.set(0);
@@ -111,14 +113,18 @@ export async function createPolicyStore(options: PolicyStoreOptions): Promise<Po
       });
       watcher.on('error', (error) => {
         log.error({ err: error, dir }, 'watching the policy directory failed; retrying');
-        watcher?.close();
-        watcher = undefined;
-        scheduleRetry();
+        rewatch();
       });
     } catch (error) {
       log.error({ err: error, dir }, 'cannot watch the policy directory; retrying');
       scheduleRetry();
     }
+  }
+
+  function rewatch(): void {
+    watcher?.close();
+    watcher = undefined;
+    scheduleRetry();
   }
 
   function scheduleRetry(): void {

@@ -37,10 +37,13 @@ async function until(check: () => boolean, what: string): Promise<void> {
   assert.fail(`gave up waiting until ${what}`);
 }
 
+/** The next set the store publishes; fails (rather than hangs) when none comes. */
 function nextChange(store: PolicyStore): Promise<PolicyVersion> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no new policy set was published')), 10_000);
     const stop = store.onChange((set) => {
       stop();
+      clearTimeout(timer);
       resolve(set);
     });
   });
@@ -137,5 +140,23 @@ test('an unchanged set keeps its version; a missing directory is not ready', asy
     assert.deepEqual(missing.store.readiness(), { ready: false, reason: `policies not loaded: ${join(root, 'nowhere')}: cannot read: no such file or directory` });
   } finally {
     await missing.store.stop();
+  }
+});
+
+test('a removed directory keeps the last good set; when it comes back it is followed again', async () => {
+  const dir = await freshDir({ 'a.yaml': policy(spread, 'a') });
+  const store = await createPolicyStore({ dir, log, registry: new Registry(), debounceMs: 30, retryMs: 50 });
+  try {
+    await rm(dir, { recursive: true });
+    await until(() => store.readiness().reason !== undefined, 'the removal is noticed');
+    assert.equal(store.readiness().reason, `last reload failed: ${dir}: cannot read: no such file or directory; serving policy set version 1`);
+    assert.deepEqual(store.current().policies.map((p) => p.name), ['a']);
+    const changed = nextChange(store);
+    await mkdir(dir);
+    await writeFile(join(dir, 'b.yaml'), policy(spread, 'b'));
+    assert.deepEqual((await changed).policies.map((p) => p.name), ['b']);
+    assert.deepEqual(store.readiness(), { ready: true });
+  } finally {
+    await store.stop();
   }
 });
