@@ -33,7 +33,7 @@ function checkKeyword(keyword: string, argument: unknown, schema: Json, value: u
     case '$ref':
       return violation((root.$defs as Record<string, Json>)[String(argument).replace('#/$defs/', '')] ?? assert.fail(`dangling ${argument}`), value, path);
     case 'type':
-      return !hasType(argument as string, value);
+      return !hasType(argument as string | string[], value);
     case 'const':
       return value !== argument;
     case 'enum':
@@ -82,7 +82,8 @@ function checkKeyword(keyword: string, argument: unknown, schema: Json, value: u
   }
 }
 
-function hasType(type: string, value: unknown): boolean {
+function hasType(type: string | string[], value: unknown): boolean {
+  if (Array.isArray(type)) return type.some((one) => hasType(one, value));
   if (type === 'object') return typeof value === 'object' && value !== null && !Array.isArray(value);
   if (type === 'array') return Array.isArray(value);
   if (type === 'integer') return Number.isInteger(value);
@@ -114,6 +115,20 @@ test('the schema accepts what the loader accepts', () => {
   const valid = policy('priority: -3\nmatch:\n  namespaces: ["ml-?"]\n  podSelector: {matchLabels: {app.kubernetes.io/name: web, tier: ""}}\nrules:\n  nodeLabels: {required: [{key: cores, operator: Gt, values: ["+8"]}, {key: disk, operator: Exists}]}\n  latency: {to: {service: kube-system/etcd}, maxRttMs: 0}\n  spread: [{topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule, minDomains: 2}]');
   assert.deepEqual(parsePolicies(valid, 'p.yaml').errors, []);
   assert.equal(violation(root, documentsOf(valid)[0]), undefined);
+});
+
+test('the suite schema accepts the example suites and rejects a misspelt expectation', async () => {
+  const suiteSchema = publishedSchemas['policytest.schema.json']!();
+  const tests = new URL('../../../policies/tests/', import.meta.url);
+  const suites = (await readdir(tests, { recursive: true })).filter((name) => name.endsWith('topogate-test.yaml'));
+  assert.ok(suites.length >= 3);
+  for (const name of suites) {
+    const [suite] = documentsOf(await readFile(new URL(name, tests), 'utf8'));
+    assert.equal(violation(suiteSchema, suite), undefined, name);
+    const cases = (suite as { cases: { expect: Record<string, unknown> }[] }).cases;
+    cases[0]!.expect = { alowed: true };
+    assert.match(violation(suiteSchema, suite) ?? '', /\/cases\/0\/expect\/alowed not allowed$/);
+  }
 });
 
 for (const { name, text, loaderOnly } of invalid) {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { formatPolicyError } from '../../../src/policy/errors.ts';
@@ -154,5 +155,16 @@ test('any text or value gives policies or located errors, never an exception', (
       for (const error of parsePolicies(text, 'f').errors) assert.ok(error.line >= 1, formatPolicyError(error));
     }),
     { numRuns: 300 },
+  );
+});
+
+test('a Kyverno policy dropped into the policy folder is named for what it is', async () => {
+  const fixtures = new URL('../../../../shared/fixtures/real-world/mutation-pairs/', import.meta.url);
+  const files = ['kyverno-policies.add-node-affinity.policy.yaml', 'kyverno-policies.spread-pods.policy.yaml'].map((name) => fileURLToPath(new URL(name, fixtures)));
+  const { policies, errors } = await loadPolicies(files);
+  assert.deepEqual(policies, []);
+  assert.deepEqual(
+    errors.map(formatPolicyError),
+    files.map((file) => `${file}:2:7: kind: ClusterPolicy is not a SchedulingPolicy: policy files hold only topogate.dev/v1alpha1 SchedulingPolicy documents`),
   );
 });
