@@ -7,7 +7,7 @@ import type { Server } from 'node:https';
 import { createServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import type { PodDecider } from '../admission/handler.ts';
 import { createApp } from './app.ts';
 import { defaultMaxBodyBytes } from './body.ts';
@@ -16,6 +16,7 @@ import { watchCertificates } from './certificates.ts';
 import { createWebhookMetrics } from './metrics.ts';
 import type { ReadinessChecks } from './readiness.ts';
 import { keyPairProblem, readKeyPair, tlsSettings } from './tls.ts';
+import { warmUp } from './warmup.ts';
 
 export interface WebhookServerOptions {
   readonly host: string;
@@ -54,12 +55,16 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const problem = keyPairProblem(pair);
   if (problem !== undefined) throw new Error(`the certificate in ${certDir} cannot serve: ${problem}`);
 
-  const app = createApp({
-    mutate: { decide: options.decide, budgetMs: options.budgetMs, maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes, cost: createDecisionCost(), metrics: createWebhookMetrics(registry) },
-    checks: options.checks,
-    registry,
-    log,
-  });
+  const appFor = (metricsRegistry: Registry, appLog: Logger, budgetMs: number) =>
+    createApp({
+      mutate: { decide: options.decide, budgetMs, maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes, cost: createDecisionCost(), metrics: createWebhookMetrics(metricsRegistry) },
+      checks: options.checks,
+      registry: metricsRegistry,
+      log: appLog,
+    });
+  const warmUpStatus = await warmUp(appFor(new Registry(), log.child({}, { level: 'silent' }), Number.POSITIVE_INFINITY));
+  if (warmUpStatus !== 200) log.warn({ status: warmUpStatus }, 'the warm-up review was not answered: the first requests may be slow');
+  const app = appFor(registry, log, options.budgetMs);
   const server = createAdaptorServer({
     fetch: app.fetch,
     createServer,

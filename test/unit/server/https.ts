@@ -79,7 +79,8 @@ export function send(url: string, path: string, ca: string | string[], options: 
       res.on('error', reject);
     });
     req.on('error', reject);
-    req.flushHeaders();
+    // Headers first when the body comes in pieces, as a slow client sends them.
+    if (chunks.length > 1 || pauseMs > 0) req.flushHeaders();
     void (async () => {
       for (const [index, chunk] of chunks.entries()) {
         // Unref'd: a test that has its answer does not wait for the rest of the body.

@@ -34,6 +34,8 @@ before(async () => {
   });
   ca = running.certificates.caCert;
   url = running.server.url;
+  assert.deepEqual(seen.map((request) => request.pod.metadata?.name), ['warm-up'], 'the warm-up review, before listening, is decided');
+  seen.length = 0;
 });
 after(() => running.stop());
 

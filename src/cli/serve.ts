@@ -1,0 +1,237 @@
+// `topogate serve`: the webhook with its policies, topology and certificates.
+// With no flags it runs the embedded default from the package (policies/,
+// examples/cluster/, certs/ beside this source, whatever the cwd), making a
+// certificate on first start, so that `npm start` works on a fresh clone.
+
+import { access } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pino, { type Logger } from 'pino';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { issueCertificates } from '../certs/issue.ts';
+import { certificateFiles, writeCertificates } from '../certs/write.ts';
+import { createPolicyStore } from '../policy/store.ts';
+import { createDecider } from '../server/decider.ts';
+import { parseDuration } from '../server/duration.ts';
+import { startWebhookServer } from '../server/server.ts';
+import type { TopologyProvider } from '../topology/provider.ts';
+import { createFileTopology } from '../topology/sources/file-topology.ts';
+import { createKubeTopology } from '../topology/sources/kube.ts';
+import type { Command, CommandIO } from './command.ts';
+import { EXIT } from './command.ts';
+
+const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+const usage = `Usage: topogate serve [flags]
+
+Runs the mutating admission webhook over HTTPS: POST /mutate, GET /healthz,
+/readyz and /metrics. With no flags it serves the embedded default: the
+policies in policies/, the demo cluster in examples/cluster/ and certificates
+in certs/ (made on first start, valid for localhost), on https://127.0.0.1:8443.
+Default paths are those of the topogate package, not of the current directory;
+paths given as flags are relative to the current directory.
+
+Flags:
+  --policies DIR         SchedulingPolicy files (default: the package's policies/)
+  --topology kube|PATH…  kube: watch the API server; else files or folders of
+                         objects, repeatable (default: kube inside a cluster,
+                         that is when KUBERNETES_SERVICE_HOST is set, else the
+                         package's examples/cluster/)
+  --host H               address to listen on (default 127.0.0.1; 0.0.0.0 inside a cluster)
+  --port N               port (default 8443; 0 picks a free one)
+  --cert-dir DIR         tls.crt and tls.key, reloaded when they change (default:
+                         the package's certs/; made there when both are missing)
+  --budget-ms MS         per-request latency budget (default 5): a Pod that
+                         would be answered later is admitted unchanged at once,
+                         with a warning
+  --kubeconfig F         with --topology kube: the cluster to watch (default:
+                         KUBECONFIG, ~/.kube/config, or the in-cluster account)
+  --etcd-metrics URL     with --topology kube: an etcd member's metrics URL,
+                         repeatable (default: EtcdCluster objects)
+  --max-source-age D     topology older than this degrades the rules that need
+                         it, e.g. 90s, 10m, 1h (default 10m)
+  --log-level L          ${logLevels.join(', ')} (default info; debug logs one line per request)
+
+Stops on SIGTERM or SIGINT after in-flight requests finish; SIGHUP re-reads the policies.
+`;
+
+export interface ServeConfig {
+  readonly policies: string;
+  readonly topology: 'kube' | readonly string[];
+  readonly host: string;
+  readonly port: number;
+  readonly certDir: string;
+  readonly budgetMs: number;
+  readonly kubeconfig?: string;
+  readonly etcdMetrics: readonly string[];
+  readonly maxSourceAgeMs: number;
+  readonly logLevel: string;
+}
+
+export type ParsedServeArgs = { readonly ok: true; readonly config: ServeConfig } | { readonly ok: false; readonly message: string };
+
+export function parseServeArgs(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): ParsedServeArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      tokens: true,
+      options: {
+        policies: { type: 'string' },
+        topology: { type: 'string', multiple: true },
+        host: { type: 'string' },
+        port: { type: 'string', default: '8443' },
+        'cert-dir': { type: 'string' },
+        'budget-ms': { type: 'string', default: '5' },
+        kubeconfig: { type: 'string' },
+        'etcd-metrics': { type: 'string', multiple: true, default: [] },
+        'max-source-age': { type: 'string', default: '10m' },
+        'log-level': { type: 'string', default: 'info' },
+      },
+    });
+  } catch (error) {
+    return { ok: false, message: (error as Error).message };
+  }
+  const { values, tokens } = parsed;
+  // `--topology a b c`: paths may follow the flag as separate arguments.
+  const topologyPaths = [...(values.topology ?? [])];
+  let afterTopology = false;
+  for (const token of tokens) {
+    if (token.kind === 'option') afterTopology = token.name === 'topology';
+    else if (token.kind === 'positional' && afterTopology) topologyPaths.push(token.value);
+    else if (token.kind === 'positional') return { ok: false, message: `unexpected argument "${token.value}"` };
+  }
+
+  const inCluster = Boolean(env.KUBERNETES_SERVICE_HOST);
+  const kube = topologyPaths.length === 0 ? inCluster : topologyPaths.includes('kube');
+  if (kube && topologyPaths.length > 1) return { ok: false, message: '--topology kube cannot be combined with paths' };
+  if (!kube && (values.kubeconfig !== undefined || values['etcd-metrics'].length > 0)) return { ok: false, message: '--kubeconfig and --etcd-metrics need --topology kube' };
+  const badUrl = values['etcd-metrics'].find((url) => !/^https?:\/\/[^/]/.test(url));
+  if (badUrl !== undefined) return { ok: false, message: `--etcd-metrics "${badUrl}" is not an http(s) URL` };
+
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) return { ok: false, message: `--port must be a whole number from 0 to 65535, not "${values.port}"` };
+  const budgetMs = Number(values['budget-ms']);
+  if (!(budgetMs > 0) || !Number.isFinite(budgetMs)) return { ok: false, message: `--budget-ms must be a positive number of milliseconds, not "${values['budget-ms']}"` };
+  const maxSourceAgeMs = parseDuration(values['max-source-age']);
+  if (maxSourceAgeMs === undefined) return { ok: false, message: `--max-source-age must be a duration such as 90s, 10m or 1h, not "${values['max-source-age']}"` };
+  if (!logLevels.includes(values['log-level'])) return { ok: false, message: `--log-level must be one of ${logLevels.join(', ')}, not "${values['log-level']}"` };
+
+  const fromCwd = (path: string | undefined, fallback: string): string => (path === undefined ? fallback : resolve(cwd, path));
+  return {
+    ok: true,
+    config: {
+      policies: fromCwd(values.policies, join(packageRoot, 'policies')),
+      topology: kube ? 'kube' : topologyPaths.length > 0 ? topologyPaths.map((path) => resolve(cwd, path)) : [join(packageRoot, 'examples', 'cluster')],
+      host: values.host ?? (inCluster ? '0.0.0.0' : '127.0.0.1'),
+      port,
+      certDir: fromCwd(values['cert-dir'], join(packageRoot, 'certs')),
+      budgetMs,
+      ...(values.kubeconfig !== undefined && { kubeconfig: resolve(cwd, values.kubeconfig) }),
+      etcdMetrics: values['etcd-metrics'],
+      maxSourceAgeMs,
+      logLevel: values['log-level'],
+    },
+  };
+}
+
+/** First start: no key pair at all in the directory (a README may be there). A lone half is the user's, and left alone. */
+async function ensureCertificates(certDir: string, log: Logger): Promise<void> {
+  const present = await Promise.all([certificateFiles.tlsCert, certificateFiles.tlsKey].map((file) => access(join(certDir, file)).then(() => true, () => false)));
+  if (present.some(Boolean)) return;
+  await writeCertificates(certDir, issueCertificates({ service: 'topogate', namespace: 'topogate-system', localhost: true }));
+  log.info({ certDir, ca: join(certDir, certificateFiles.caCert) }, 'no certificate found: made a CA and a serving certificate for localhost and the topogate Service');
+}
+
+async function createTopology(config: ServeConfig, shell: { log: Logger; registry: Registry }): Promise<TopologyProvider> {
+  if (config.topology !== 'kube') return createFileTopology(config.topology, shell);
+  return createKubeTopology({ ...(config.kubeconfig !== undefined && { kubeconfig: config.kubeconfig }), etcdMetrics: config.etcdMetrics, maxAgeMs: config.maxSourceAgeMs, ...shell });
+}
+
+export interface RunningTopogate {
+  readonly url: string;
+  /** Re-reads the policies (SIGHUP). */
+  reload(): Promise<void>;
+  /** Stops accepting, finishes in-flight requests, stops the watches. */
+  stop(): Promise<void>;
+}
+
+/** Everything `serve` runs, without the signal handling: for tests and embedding. */
+export async function startTopogate(config: ServeConfig, shell: { log: Logger; registry: Registry }): Promise<RunningTopogate> {
+  await ensureCertificates(config.certDir, shell.log);
+  const policies = await createPolicyStore({ dir: config.policies, ...shell });
+  let topology: TopologyProvider | undefined;
+  let decider: ReturnType<typeof createDecider> | undefined;
+  try {
+    topology = await createTopology(config, shell);
+    decider = createDecider({ policies, topology, maxSourceAgeMs: config.maxSourceAgeMs, log: shell.log });
+    const server = await startWebhookServer({
+      host: config.host,
+      port: config.port,
+      certDir: config.certDir,
+      budgetMs: config.budgetMs,
+      decide: decider.decide,
+      checks: { policies: () => policies.readiness(), topology: () => (topology as TopologyProvider).readiness() },
+      ...shell,
+    });
+    const running = { topology, decider };
+    return {
+      url: server.url,
+      reload: () => policies.reload(),
+      async stop() {
+        await server.close();
+        running.decider.stop();
+        await Promise.all([policies.stop(), running.topology.stop()]);
+      },
+    };
+  } catch (error) {
+    decider?.stop();
+    await Promise.all([policies.stop(), topology?.stop()]);
+    throw error;
+  }
+}
+
+export const serve: Command = {
+  summary: 'runs the webhook over HTTPS (the embedded demo by default)',
+  usage,
+  async run(args, io) {
+    const parsed = parseServeArgs(args, io.cwd, process.env);
+    if (!parsed.ok) {
+      io.stderr.write(`topogate serve: ${parsed.message}\n\n${usage}`);
+      return EXIT.usage;
+    }
+    const log = pino({ level: parsed.config.logLevel }, io.stdout);
+    const registry = new Registry();
+    collectDefaultMetrics({ register: registry });
+    let running: RunningTopogate;
+    try {
+      running = await startTopogate(parsed.config, { log, registry });
+    } catch (error) {
+      log.fatal({ err: error }, 'topogate could not start');
+      io.stderr.write(`topogate serve: ${(error as Error).message}\n`);
+      return EXIT.failed;
+    }
+    return untilSignal(running, log, io);
+  },
+};
+
+function untilSignal(running: RunningTopogate, log: Logger, io: CommandIO): Promise<number> {
+  return new Promise((done) => {
+    const reload = () => void running.reload();
+    const stop = (signal: NodeJS.Signals) => {
+      process.off('SIGTERM', stop).off('SIGINT', stop).off('SIGHUP', reload);
+      log.info({ signal }, 'shutting down: finishing in-flight requests');
+      running.stop().then(
+        () => done(EXIT.ok),
+        (error: unknown) => {
+          io.stderr.write(`topogate serve: shutdown failed: ${(error as Error).message}\n`);
+          done(EXIT.failed);
+        },
+      );
+    };
+    process.once('SIGTERM', stop).once('SIGINT', stop).on('SIGHUP', reload);
+  });
+}
