@@ -44,7 +44,11 @@ export interface StringOptions {
 export function string(options: StringOptions = {}): Schema<string> {
   return {
     check(value, path, issues) {
-      if (typeof value !== 'string') return wrongType('string', value, path, issues);
+      if (typeof value === 'number' || typeof value === 'boolean') {
+        issues.push({ path, at: 'value', message: `expected a string, got ${typeName(value)} (quote it: "${value}")` });
+        return undefined;
+      }
+      if (typeof value !== 'string') return wrongType('a string', value, path, issues);
       const problem = options.valid?.(value);
       if (problem === undefined) return value;
       issues.push({ path, at: 'value', message: problem });

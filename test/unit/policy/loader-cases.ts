@@ -45,6 +45,14 @@ export const invalid: InvalidCase[] = [
     errors: ['p.yaml:5:13: spec.priority: expected an integer, got string'],
   },
   {
+    name: 'unquoted YAML scalars where strings belong',
+    text: policy('rules:\n  nodeLabels: {required: [{key: gpu, operator: In, values: [true, 3]}]}'),
+    errors: [
+      'p.yaml:6:63: spec.rules.nodeLabels.required[0].values[0]: expected a string, got boolean (quote it: "true")',
+      'p.yaml:6:69: spec.rules.nodeLabels.required[0].values[1]: expected a string, got number (quote it: "3")',
+    ],
+  },
+  {
     name: 'rules missing',
     text: policy('priority: 1'),
     errors: ['p.yaml:5:3: spec.rules: required field is missing'],
