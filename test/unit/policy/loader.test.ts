@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -167,4 +167,11 @@ test('a Kyverno policy dropped into the policy folder is named for what it is', 
     errors.map(formatPolicyError),
     files.map((file) => `${file}:2:7: kind: ClusterPolicy is not a SchedulingPolicy: policy files hold only topogate.dev/v1alpha1 SchedulingPolicy documents`),
   );
+});
+
+test('the policies in docs/policy.md load as written', async () => {
+  const docs = await readFile(new URL('../../../docs/policy.md', import.meta.url), 'utf8');
+  const blocks = [...docs.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1] ?? '').filter((block) => block.includes('kind: SchedulingPolicy'));
+  assert.ok(blocks.length > 0);
+  for (const block of blocks) assert.deepEqual(parsePolicies(block, 'docs/policy.md').errors, []);
 });
