@@ -5,7 +5,7 @@
 
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { ClusterState } from './cluster.ts';
@@ -39,7 +39,7 @@ export interface Topogate {
   readonly url: string;
   readonly certDir: string;
   readonly caPem: string;
-  /** What the process wrote, for failure messages and logs. */
+  /** The end of what the process wrote (all of it is in <cluster dir>/topogate.log). */
   readonly output: () => string;
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -50,6 +50,8 @@ export async function startTopogate(options: TopogateOptions): Promise<Topogate>
   mkdirSync(certDir, { recursive: true });
   await topogateCli(['certs', '--service', 'topogate', '--namespace', 'topogate-system', '--localhost', '--out', certDir]);
   const caPem = readFileSync(join(certDir, 'ca.crt'), 'utf8');
+  // Beside the control plane's logs, so TOPOGATE_E2E_KEEP=1 keeps it too.
+  const logFile = join(options.cluster.dir, 'topogate.log');
   const port = await freePort();
   const url = `https://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
@@ -68,7 +70,10 @@ export async function startTopogate(options: TopogateOptions): Promise<Topogate>
       const started = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
       child = started;
       if (started.pid !== undefined) own(started.pid);
-      const collect = (chunk: Buffer) => (output = `${output}${chunk.toString()}`.slice(-64 * 1024));
+      const collect = (chunk: Buffer) => {
+        output = `${output}${chunk.toString()}`.slice(-64 * 1024);
+        appendFileSync(logFile, chunk);
+      };
       started.stdout?.on('data', collect);
       started.stderr?.on('data', collect);
       await waitFor(async () => (await httpsGet(`${url}/readyz`, { ca: caPem })).status === 200, {
