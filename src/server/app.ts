@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { markArrival, type WebhookEnv } from './arrival.ts';
 import { mutateHandler, type MutateOptions } from './mutate.ts';
+import { defaultMaxInFlight, limitInFlight } from './overload.ts';
 import { checkReadiness, readinessText, type ReadinessChecks } from './readiness.ts';
 import { failure } from './status.ts';
 
@@ -14,11 +15,13 @@ export interface AppOptions {
   readonly checks: ReadinessChecks;
   readonly registry: Registry;
   readonly log: Logger;
+  /** AdmissionReviews held at once; more are refused with 429 (default 128). */
+  readonly maxInFlight?: number;
 }
 
-export function createApp({ mutate, checks, registry, log }: AppOptions): Hono<WebhookEnv> {
+export function createApp({ mutate, checks, registry, log, maxInFlight = defaultMaxInFlight }: AppOptions): Hono<WebhookEnv> {
   const app = new Hono<WebhookEnv>();
-  app.post('/mutate', markArrival, mutateHandler({ ...mutate, log }));
+  app.post('/mutate', limitInFlight({ max: maxInFlight, registry }), markArrival, mutateHandler({ ...mutate, log }));
   app.all('/mutate', (c) => c.json(failure(405, `${c.req.method} is not allowed: POST an AdmissionReview to /mutate`), 405, { Allow: 'POST' }));
   app.get('/healthz', (c) => c.text('ok\n'));
   app.get('/readyz', (c) => {

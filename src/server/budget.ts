@@ -12,12 +12,21 @@ export interface DecisionCost {
   record(ms: number): void;
 }
 
-export function createDecisionCost(): DecisionCost {
+/**
+ * An estimate over the budget would skip every request, and a skipped request
+ * records nothing, so one slow decision (a GC pause, a cold start) would stop
+ * all decisions for good. After `forgetAfterMs` with no decision the estimate
+ * is forgotten: the next request is decided and starts a fresh estimate.
+ */
+export function createDecisionCost(forgetAfterMs = 1000, now: () => number = () => performance.now()): DecisionCost {
   let estimate = 0;
+  let recordedAt = Number.NEGATIVE_INFINITY;
+  const forgotten = () => now() - recordedAt > forgetAfterMs;
   return {
-    estimateMs: () => estimate,
+    estimateMs: () => (forgotten() ? 0 : estimate),
     record(ms) {
-      estimate = estimate === 0 ? ms : estimate + smoothing * (ms - estimate);
+      estimate = forgotten() ? ms : estimate + smoothing * (ms - estimate);
+      recordedAt = now();
     },
   };
 }

@@ -16,6 +16,7 @@ const reasons: Readonly<Record<number, string>> = {
   405: 'MethodNotAllowed',
   413: 'RequestEntityTooLarge',
   415: 'UnsupportedMediaType',
+  429: 'TooManyRequests',
   500: 'InternalError',
 };
 
