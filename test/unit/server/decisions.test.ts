@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { request } from 'node:https';
+import { text } from 'node:stream/consumers';
 import { test } from 'node:test';
 import type { Decision } from '../../../src/policy/types.ts';
 import type { Readiness } from '../../../src/topology/provider.ts';
@@ -100,4 +103,25 @@ test('/readyz says so when a check itself throws', async () => {
   } finally {
     await running.stop();
   }
+});
+
+test('close() lets a request in flight finish, then refuses new connections', async () => {
+  const running = await startTestServer({ decide: patching });
+  const { url } = running.server;
+  const ca = running.certificates.caCert;
+  // "Expect: 100-continue": the server says when it has the headers, and the request is then in flight.
+  const req = request(new URL('/mutate', url), { method: 'POST', ca, agent: false, headers: { 'content-type': 'application/json', expect: '100-continue' } });
+  const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
+    req.on('response', async (res) => resolve({ status: res.statusCode ?? 0, text: await text(res) }));
+    req.on('error', reject);
+  });
+  req.flushHeaders();
+  await once(req, 'continue');
+  const closed = running.stop();
+  req.end(JSON.stringify(podReview()));
+  const reply = await response;
+  assert.equal(reply.status, 200, reply.text);
+  assert.equal(JSON.parse(reply.text).response.patchType, 'JSONPatch');
+  await closed;
+  await assert.rejects(send(url, '/healthz', ca), /ECONNREFUSED/);
 });
