@@ -172,7 +172,7 @@ function httpSection(http: HttpReport): string {
       capacityRows('a new TLS connection per request', http.newConnection),
     ]),
     '',
-    '### Latency at fixed rates (`h2load --h1`, 25 connections, 1 s warm-up excluded (2 s for 200 connections))',
+    '### Latency at fixed rates (`h2load --h1`, 25 connections, 1 s warm-up excluded)',
     'Rates are fractions of the no-op\'s keep-alive capacity above; percentiles over every request of all rounds.',
     '',
     table(['load', 'rate (req/s)', 'topogate p50 / p99 / max (ms)', 'no-op p50 / p99 / max (ms)', 'achieved rate topogate / no-op', 'failed', 'safe path'], http.latency.map((point) => [

@@ -118,19 +118,18 @@ async function main(): Promise<void> {
   const machine = describeMachine();
   const tools = only.has('http') ? await ensureTools(log) : undefined;
 
-
   const failures: Failure[] = [];
-  /** A section that fails is reported as failed, and the others still run. */
-  const attempt = async <T>(section: Section, work: () => Promise<T>): Promise<T | undefined> => {
-    if (!only.has(section)) return undefined;
+  /** A part that fails is reported as failed, and the others still run. */
+  const guarded = async <T>(part: string, work: () => Promise<T>): Promise<T | undefined> => {
     try {
       return await work();
     } catch (error) {
-      log(`${section} failed: ${(error as Error).message}`);
-      failures.push({ section, message: (error as Error).message });
+      log(`${part} failed: ${(error as Error).message}`);
+      failures.push({ section: part, message: (error as Error).message });
       return undefined;
     }
   };
+  const attempt = <T>(section: Section, work: () => Promise<T>) => (only.has(section) ? guarded(section, work) : Promise.resolve(undefined));
   const decisions = await attempt('core', () => decisionSection(config));
   const updates = await attempt('updates', () => {
     log(`topology updates: ${config.updates.nodes} nodes, ${config.updates.endpoints} endpoints`);
@@ -149,8 +148,10 @@ async function main(): Promise<void> {
   await mkdir(profileDir, { recursive: true });
   const results: BenchResults = { machine, quick, tools, decisions, updates, http, profiles, failures, seconds: 0 };
   const missed = renderReport(results).missed;
-  if (missed.decisions && decisions) profiles.push(await profileDecisions(config, profileDir));
-  if (missed.http && httpSetup) profiles.push(await profileServe(httpSetup, config.http.seconds + 2));
+  const setup = httpSetup;
+  const decisionProfile = missed.decisions && decisions ? await guarded('decision profile', () => profileDecisions(config, profileDir)) : undefined;
+  const serveProfile = missed.http && setup ? await guarded('serve profile', () => profileServe(setup, config.http.seconds + 2)) : undefined;
+  for (const profile of [decisionProfile, serveProfile]) if (profile) profiles.push(profile);
 
   const final: BenchResults = { ...results, seconds: Math.round((Date.now() - started) / 1000) };
   const chart = decisions ? renderChart(decisions) : undefined;
