@@ -13,7 +13,7 @@ import { kubeconfigYaml } from './kubeconfig.ts';
 import { createClusterPki } from './pki.ts';
 import { freePorts } from './ports.ts';
 import type { Component } from './process.ts';
-import { disown, isAlive, logTail, own, runs, startDetached, stopProcess } from './process.ts';
+import { disown, disownDir, isAlive, logTail, own, ownDir, runs, startDetached, stopProcess } from './process.ts';
 import type { TlsClient } from './wait.ts';
 import { httpsGet, waitFor } from './wait.ts';
 
@@ -61,6 +61,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const bins = await ensureBinaries({ progress: options.progress });
   const memberCount = options.etcdMembers ?? 1;
   const dir = mkdtempSync(join(tmpdir(), 'topogate-e2e-'));
+  if (!options.detach && !process.env['TOPOGATE_E2E_KEEP']) ownDir(dir);
   mkdirSync(join(dir, 'logs'));
   const pki = createClusterPki();
   const [apiPort, schedulerPort, ...etcdPorts] = await freePorts(2 + 3 * memberCount);
@@ -140,6 +141,7 @@ export function attachCluster(state: ClusterState, options: AttachOptions = {}):
       for (const c of [...state.components].reverse()) await stopOne(c);
       if (process.env['TOPOGATE_E2E_KEEP']) process.stderr.write(`kept ${state.dir} (TOPOGATE_E2E_KEEP)\n`);
       else rmSync(state.dir, { recursive: true, force: true });
+      disownDir(state.dir);
     },
     async restartApiServer() {
       await stopOne(component('kube-apiserver'));

@@ -3,7 +3,7 @@
 // stopped by pid.
 
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface Component {
@@ -65,13 +65,14 @@ export function runs(pid: number, command: string): boolean {
 }
 
 const owned = new Set<number>();
+const ownedDirs = new Set<string>();
 
 /**
  * Ties a process's life to this one: it is SIGKILLed when this process exits
  * or is interrupted, so a test that dies early leaves no control plane behind.
  */
 export function own(pid: number): void {
-  if (owned.size === 0 && !guarded) guard();
+  guard();
   owned.add(pid);
 }
 
@@ -79,16 +80,30 @@ export function disown(pid: number): void {
   owned.delete(pid);
 }
 
+/** A temp dir removed, after the owned processes are killed, when this process exits or is interrupted. */
+export function ownDir(dir: string): void {
+  guard();
+  ownedDirs.add(dir);
+}
+
+export function disownDir(dir: string): void {
+  ownedDirs.delete(dir);
+}
+
 let guarded = false;
 
 function guard(): void {
+  if (guarded) return;
   guarded = true;
-  const killAll = () => owned.forEach((pid) => signal(pid, 'SIGKILL'));
-  process.once('exit', killAll);
+  const abandon = () => {
+    owned.forEach((pid) => signal(pid, 'SIGKILL'));
+    ownedDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
+  };
+  process.once('exit', abandon);
   for (const name of ['SIGINT', 'SIGTERM'] as const) {
     // Once, then the signal again: its default action (exit) is back by then.
     process.once(name, () => {
-      killAll();
+      abandon();
       process.kill(process.pid, name);
     });
   }
