@@ -140,8 +140,10 @@ export function parseServeArgs(args: readonly string[], cwd: string, env: NodeJS
 
 /** First start: no key pair at all in the directory (a README may be there). A lone half is the user's, and left alone. */
 async function ensureCertificates(certDir: string, log: Logger): Promise<void> {
-  const present = await Promise.all([certificateFiles.tlsCert, certificateFiles.tlsKey].map((file) => access(join(certDir, file)).then(() => true, () => false)));
-  if (present.some(Boolean)) return;
+  const pair = [certificateFiles.tlsCert, certificateFiles.tlsKey];
+  const present = await Promise.all(pair.map((file) => access(join(certDir, file)).then(() => true, () => false)));
+  if (present.every(Boolean)) return;
+  if (present.some(Boolean)) throw new Error(`${certDir} holds ${pair.filter((_, index) => present[index]).join('')} without ${pair.filter((_, index) => !present[index]).join('')}: give both, or neither to have them made`);
   await writeCertificates(certDir, issueCertificates({ service: 'topogate', namespace: 'topogate-system', localhost: true }));
   log.info({ certDir, ca: join(certDir, certificateFiles.caCert) }, 'no certificate found: made a CA and a serving certificate for localhost and the topogate Service');
 }
@@ -163,35 +165,35 @@ export interface RunningTopogate {
 export async function startTopogate(config: ServeConfig, shell: { log: Logger; registry: Registry }): Promise<RunningTopogate> {
   await ensureCertificates(config.certDir, shell.log);
   const policies = await createPolicyStore({ dir: config.policies, ...shell });
-  let topology: TopologyProvider | undefined;
-  let decider: ReturnType<typeof createDecider> | undefined;
-  try {
-    topology = await createTopology(config, shell);
-    decider = createDecider({ policies, topology, maxSourceAgeMs: config.maxSourceAgeMs, log: shell.log });
-    const server = await startWebhookServer({
-      host: config.host,
-      port: config.port,
-      certDir: config.certDir,
-      budgetMs: config.budgetMs,
-      decide: decider.decide,
-      checks: { policies: () => policies.readiness(), topology: () => (topology as TopologyProvider).readiness() },
-      ...shell,
-    });
-    const running = { topology, decider };
-    return {
-      url: server.url,
-      reload: () => policies.reload(),
-      async stop() {
-        await server.close();
-        running.decider.stop();
-        await Promise.all([policies.stop(), running.topology.stop()]);
-      },
-    };
-  } catch (error) {
-    decider?.stop();
-    await Promise.all([policies.stop(), topology?.stop()]);
+  const topology = await createTopology(config, shell).catch(async (error: unknown) => {
+    await policies.stop();
     throw error;
-  }
+  });
+  const decider = createDecider({ policies, topology, maxSourceAgeMs: config.maxSourceAgeMs, log: shell.log });
+  const stopSources = async () => {
+    decider.stop();
+    await Promise.all([policies.stop(), topology.stop()]);
+  };
+  const server = await startWebhookServer({
+    host: config.host,
+    port: config.port,
+    certDir: config.certDir,
+    budgetMs: config.budgetMs,
+    decide: decider.decide,
+    checks: { policies: () => policies.readiness(), topology: () => topology.readiness() },
+    ...shell,
+  }).catch(async (error: unknown) => {
+    await stopSources();
+    throw error;
+  });
+  return {
+    url: server.url,
+    reload: () => policies.reload(),
+    async stop() {
+      await server.close();
+      await stopSources();
+    },
+  };
 }
 
 export const serve: Command = {

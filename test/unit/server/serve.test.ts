@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { parseServeArgs } from '../../../src/cli/serve.ts';
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import { parseServeArgs, startTopogate } from '../../../src/cli/serve.ts';
 import { postJson, send } from './https.ts';
 
 const packageRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -93,6 +95,19 @@ test('topogate serve: makes certificates on first start, turns ready, answers, a
     assert.ok(logged.some((entry) => entry.msg === 'shutting down: finishing in-flight requests'));
   } finally {
     child.kill('SIGKILL');
+    await rm(certDir, { recursive: true, force: true });
+  }
+});
+
+test('a certificate directory with half a pair is the user\'s: left alone, and start-up says what is missing', async () => {
+  const certDir = await mkdtemp(join(tmpdir(), 'topogate-serve-'));
+  try {
+    await writeFile(join(certDir, 'tls.crt'), 'mine\n');
+    await assert.rejects(startTopogate(config(['--cert-dir', certDir, '--port', '0']), { log: pino({ level: 'silent' }), registry: new Registry() }), {
+      message: `${certDir} holds tls.crt without tls.key: give both, or neither to have them made`,
+    });
+    assert.equal(await readFile(join(certDir, 'tls.crt'), 'utf8'), 'mine\n');
+  } finally {
     await rm(certDir, { recursive: true, force: true });
   }
 });

@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+import pino from 'pino';
+import type { KubeObject } from '../../../src/kube/types.ts';
+import { loadPolicies } from '../../../src/policy/loader.ts';
+import type { PolicyProvider, PolicyVersion } from '../../../src/policy/store.ts';
+import { createDecider } from '../../../src/server/decider.ts';
+import { buildSnapshot } from '../../../src/topology/build.ts';
+import type { TopologySnapshot } from '../../../src/topology/model.ts';
+import type { TopologyProvider } from '../../../src/topology/provider.ts';
+import { loadTopologyPaths } from '../../../src/topology/sources/files.ts';
+
+const root = new URL('../../../', import.meta.url);
+const path = (relative: string) => fileURLToPath(new URL(relative, root));
+
+function providers(snapshot: TopologySnapshot, policySet: PolicyVersion) {
+  const topologyListeners = new Set<(snapshot: TopologySnapshot) => void>();
+  const state = { snapshot, policySet };
+  const topology: TopologyProvider = {
+    current: () => state.snapshot,
+    readiness: () => ({ ready: true }),
+    subscribe: (listener) => (topologyListeners.add(listener), () => topologyListeners.delete(listener)),
+    stop: async () => {},
+  };
+  const policies: PolicyProvider = { current: () => state.policySet, readiness: () => ({ ready: true }), onChange: () => () => {}, stop: async () => {} };
+  return { state, topology, policies, publish: (next: TopologySnapshot) => ((state.snapshot = next), topologyListeners.forEach((listener) => listener(next))) };
+}
+
+test('the compiled set is kept per (policy version, snapshot version) and follows a new version', async () => {
+  const { policies: loaded, errors } = await loadPolicies([path('policies')]);
+  assert.deepEqual(errors, []);
+  const objects = await loadTopologyPaths([path('examples/cluster')]);
+  const withoutGpus = objects.filter((object: KubeObject) => object.kind !== 'Node' || object.metadata?.labels?.['nvidia.com/gpu.present'] !== 'true');
+  const review = JSON.parse(await readFile(path('examples/admission/pod-create-gpu-training.json'), 'utf8'));
+  const request = { pod: review.request.object, namespace: review.request.namespace };
+
+  const cluster = providers(buildSnapshot(objects, { now: Date.now(), version: 1 }), { version: 1, policies: loaded });
+  const decider = createDecider({ policies: cluster.policies, topology: cluster.topology, maxSourceAgeMs: 600_000, log: pino({ level: 'silent' }) });
+  try {
+    const withGpus = decider.decide(request);
+    assert.ok(withGpus.applied.includes('gpu-training'), JSON.stringify(withGpus.warnings));
+
+    // A different snapshot under the same version is not looked at: the memo answers.
+    cluster.state.snapshot = buildSnapshot(withoutGpus, { now: Date.now(), version: 1 });
+    assert.deepEqual(decider.decide(request), withGpus);
+
+    // A new version is compiled (on publish, off the request path) and decided from.
+    cluster.publish(buildSnapshot(withoutGpus, { now: Date.now(), version: 2 }));
+    assert.notDeepEqual(decider.decide(request), withGpus);
+
+    // So is a new policy version.
+    cluster.state.policySet = { version: 2, policies: [] };
+    assert.deepEqual(decider.decide(request).matched, []);
+  } finally {
+    decider.stop();
+  }
+});
