@@ -5,6 +5,7 @@ import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { markArrival, type WebhookEnv } from './arrival.ts';
+import { requireClientCertificate } from './clientAuth.ts';
 import { mutateHandler, type MutateOptions } from './mutate.ts';
 import { defaultMaxInFlight, limitInFlight } from './overload.ts';
 import { checkReadiness, readinessText, type ReadinessChecks } from './readiness.ts';
@@ -17,10 +18,13 @@ export interface AppOptions {
   readonly log: Logger;
   /** AdmissionReviews held at once; more are refused with 429 (default 128). */
   readonly maxInFlight?: number;
+  /** /mutate only for clients whose certificate the TLS handshake verified (serve --client-ca). */
+  readonly requireClientCertificate?: boolean;
 }
 
-export function createApp({ mutate, checks, registry, log, maxInFlight = defaultMaxInFlight }: AppOptions): Hono<WebhookEnv> {
+export function createApp({ mutate, checks, registry, log, maxInFlight = defaultMaxInFlight, requireClientCertificate: clientCertificateRequired = false }: AppOptions): Hono<WebhookEnv> {
   const app = new Hono<WebhookEnv>();
+  if (clientCertificateRequired) app.use('/mutate', requireClientCertificate({ registry, log }));
   app.post('/mutate', limitInFlight({ max: maxInFlight, registry }), markArrival, mutateHandler({ ...mutate, log }));
   app.all('/mutate', (c) => c.json(failure(405, `${c.req.method} is not allowed: POST an AdmissionReview to /mutate`), 405, { Allow: 'POST' }));
   app.get('/healthz', (c) => c.text('ok\n'));

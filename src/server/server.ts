@@ -13,6 +13,7 @@ import { createApp } from './app.ts';
 import { defaultMaxBodyBytes } from './body.ts';
 import { createDecisionCost } from './budget.ts';
 import { watchCertificates } from './certificates.ts';
+import { clientCertificateSettings } from './clientAuth.ts';
 import { createWebhookMetrics } from './metrics.ts';
 import type { ReadinessChecks } from './readiness.ts';
 import { keyPairProblem, readKeyPair, tlsSettings } from './tls.ts';
@@ -32,6 +33,8 @@ export interface WebhookServerOptions {
   readonly registry: Registry;
   /** How long close() waits for in-flight requests before cutting connections (default 10 s). */
   readonly shutdownGraceMs?: number;
+  /** PEM CA bundle: /mutate then answers only clients presenting a certificate it signed (serve --client-ca). */
+  readonly clientCa?: string;
 }
 
 export interface WebhookServer {
@@ -55,25 +58,27 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const problem = keyPairProblem(pair);
   if (problem !== undefined) throw new Error(`the certificate in ${certDir} cannot serve: ${problem}`);
 
-  const appFor = (metricsRegistry: Registry, appLog: Logger, budgetMs: number) =>
+  const appFor = (metricsRegistry: Registry, appLog: Logger, budgetMs: number, requireClientCertificate = false) =>
     createApp({
       mutate: { decide: options.decide, budgetMs, maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes, cost: createDecisionCost(), metrics: createWebhookMetrics(metricsRegistry) },
       checks: options.checks,
       registry: metricsRegistry,
       log: appLog,
+      requireClientCertificate,
     });
   const warmUpStatus = await warmUp(appFor(new Registry(), log.child({}, { level: 'silent' }), Number.POSITIVE_INFINITY));
   if (warmUpStatus !== 200) log.warn({ status: warmUpStatus }, 'the warm-up review was not answered: the first requests may be slow');
-  const app = appFor(registry, log, options.budgetMs);
+  const app = appFor(registry, log, options.budgetMs, options.clientCa !== undefined);
+  const clientAuth = options.clientCa === undefined ? {} : clientCertificateSettings(options.clientCa);
   const server = createAdaptorServer({
     fetch: app.fetch,
     createServer,
-    serverOptions: { ...tlsSettings, ...pair, handshakeTimeout: handshakeTimeoutMs, headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, keepAliveTimeout: keepAliveTimeoutMs },
+    serverOptions: { ...tlsSettings, ...clientAuth, ...pair, handshakeTimeout: handshakeTimeoutMs, headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, keepAliveTimeout: keepAliveTimeoutMs },
   }) as Server;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, log));
   server.on('tlsClientError', (error) => log.debug({ err: error }, 'TLS handshake failed'));
 
-  const certificates = watchCertificates({ dir: certDir, initial: pair, apply: (next) => server.setSecureContext({ ...tlsSettings, ...next }), log, registry });
+  const certificates = watchCertificates({ dir: certDir, initial: pair, apply: (next) => server.setSecureContext({ ...tlsSettings, ...clientAuth, ...next }), log, registry });
   try {
     await listen(server, port, host);
   } catch (error) {

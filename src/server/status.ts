@@ -12,6 +12,7 @@ export interface StatusBody {
 
 const reasons: Readonly<Record<number, string>> = {
   400: 'BadRequest',
+  401: 'Unauthorized',
   404: 'NotFound',
   405: 'MethodNotAllowed',
   413: 'RequestEntityTooLarge',

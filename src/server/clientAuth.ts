@@ -1,0 +1,46 @@
+// `serve --client-ca FILE`: /mutate answers only a client that presents a
+// certificate signed by that CA, as the API server does when its
+// AdmissionConfiguration gives it a kubeconfig for this webhook. The TLS
+// handshake asks for a certificate but does not require one, so that the
+// kubelet's probes and Prometheus (which present none) still reach /healthz,
+// /readyz and /metrics; /mutate checks the verdict of the handshake.
+
+import { X509Certificate } from 'node:crypto';
+import type { TLSSocket } from 'node:tls';
+import type { MiddlewareHandler } from 'hono';
+import type { Logger } from 'pino';
+import { Counter, type Registry } from 'prom-client';
+import { failure } from './status.ts';
+
+/** The TLS settings that make a client present its certificate and check it against `caPem`. */
+export function clientCertificateSettings(caPem: string) {
+  return { ca: caPem, requestCert: true, rejectUnauthorized: false } as const;
+}
+
+/** Why `pem` cannot be a client CA bundle, or undefined. */
+export function clientCaProblem(pem: string): string | undefined {
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) return 'it holds no PEM certificate';
+  try {
+    new X509Certificate(pem);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+export interface ClientCertificateOptions {
+  readonly registry: Registry;
+  readonly log: Logger;
+}
+
+export function requireClientCertificate({ registry, log }: ClientCertificateOptions): MiddlewareHandler {
+  const refused = new Counter({ name: 'topogate_client_certificate_refused_total', help: 'Requests to /mutate refused with 401: no client certificate, or one not signed by --client-ca.', registers: [registry] });
+  return async (c, next) => {
+    const socket = (c.env as { incoming?: { socket?: Partial<TLSSocket> } } | undefined)?.incoming?.socket;
+    if (socket?.authorized === true) return next();
+    const why = socket?.authorizationError === undefined ? 'no client certificate was presented' : `the client certificate was refused: ${String(socket.authorizationError)}`;
+    refused.inc();
+    log.warn({ remoteAddress: socket?.remoteAddress, reason: why }, 'request without a valid client certificate refused');
+    return c.json(failure(401, `${why}; /mutate needs a certificate signed by the --client-ca of this webhook`), 401);
+  };
+}
