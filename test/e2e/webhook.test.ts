@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { V1Pod } from '@kubernetes/client-node';
 import { parse, stringify } from 'yaml';
-import { fleet, nodeResourceTopologies, numaFit } from './fixtures/fleet.ts';
+import { fleet, networkTopology, nodeResourceTopologies, numaFit } from './fixtures/fleet.ts';
 import type { Cluster } from './harness/cluster.ts';
 import { startCluster } from './harness/cluster.ts';
 import { boundNode, coreApi, createNodes, kubectl, kubectlOk, metricSamples } from './harness/kube.ts';
@@ -77,7 +77,7 @@ describe('topogate behind a real API server', { timeout: 600_000 }, () => {
     await kubectlOk(cluster, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/noderesourcetopologies.topology.node.k8s.io']);
     await installTopogateCrds(cluster);
     await createNodes(coreApi(cluster), fleet);
-    await applyAll(cluster, nodeResourceTopologies);
+    await applyAll(cluster, [...nodeResourceTopologies, networkTopology]);
     const namespaces = [
       { name: 'team-ml', labels: {} },
       { name: 'plain', labels: {} },
@@ -85,7 +85,7 @@ describe('topogate behind a real API server', { timeout: 600_000 }, () => {
       { name: 'numa-jobs', labels: { numa: 'aligned' } },
     ];
     await applyAll(cluster, namespaces.map(({ name, labels }) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } })));
-    topogate = await startTopogate({ cluster, policies });
+    topogate = await startTopogate({ cluster, policies, etcdMetrics: cluster.etcdMetricsUrls });
     await registerWebhook(cluster, topogate);
     await until('the webhook configuration', async () => {
       const probe = await create('team-ml', pod('probe', { labels: { tier: 'web', app: 'probe' } }), '--dry-run=server');
@@ -146,6 +146,16 @@ describe('topogate behind a real API server', { timeout: 600_000 }, () => {
     assert.deepEqual(Object.keys(hint), [numaFit]);
     assert.equal(hint[numaFit], 'node-0');
     assert.equal(await boundNode(coreApi(cluster), 'numa-jobs', 'numa-1'), numaFit);
+  });
+
+  test('a Pod that must be near the etcd leader gets the zones within 1 ms of it, from the live etcd metrics', async () => {
+    const created = await create('team-ml', pod('near-leader-1', { labels: { near: 'etcd-leader' } }));
+    assert.equal(created.code, 0, created.stderr);
+    assert.ok(created.pod);
+    assert.deepEqual(valuesOf(created.pod, 'topology.kubernetes.io/zone'), [['zone-b', 'zone-c']]);
+    const node = await boundNode(coreApi(cluster), 'team-ml', 'near-leader-1');
+    const zoneOf = fleet.find((n) => n.name === node)?.labels?.['topology.kubernetes.io/zone'];
+    assert.ok(zoneOf === 'zone-b' || zoneOf === 'zone-c', `${node} is in ${zoneOf}`);
   });
 
   test("kubectl prints topogate's warning when a Warn policy cannot be satisfied, and the Pod is admitted without it", async () => {

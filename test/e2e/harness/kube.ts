@@ -4,7 +4,7 @@
 
 import { execFile } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import type { V1Node, V1NodeAddress, V1Pod, V1Taint } from '@kubernetes/client-node';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { ClusterState } from './cluster.ts';
 
@@ -53,6 +53,9 @@ export interface FakeNode {
   /** Added to cpu 8, memory 32Gi, pods 110. */
   readonly allocatable?: Readonly<Record<string, string>>;
   readonly unschedulable?: boolean;
+  readonly taints?: readonly V1Taint[];
+  /** Besides the Hostname address, e.g. an InternalIP. */
+  readonly addresses?: readonly V1NodeAddress[];
 }
 
 /** A Node as a kubelet would have registered it: Ready, with allocatable resources. */
@@ -62,12 +65,12 @@ export function nodeObject(node: FakeNode): V1Node {
     apiVersion: 'v1',
     kind: 'Node',
     metadata: { name: node.name, labels: { 'kubernetes.io/hostname': node.name, 'kubernetes.io/os': 'linux', ...node.labels } },
-    spec: node.unschedulable ? { unschedulable: true } : {},
+    spec: { ...(node.unschedulable ? { unschedulable: true } : {}), ...(node.taints ? { taints: [...node.taints] } : {}) },
     status: {
       allocatable,
       capacity: allocatable,
       conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'fake node: no kubelet' }],
-      addresses: [{ type: 'Hostname', address: node.name }],
+      addresses: [...(node.addresses ?? []), { type: 'Hostname', address: node.name }],
     },
   };
 }

@@ -33,6 +33,8 @@ export function topogateCli(args: readonly string[]): Promise<string> {
 export interface TopogateOptions {
   readonly cluster: Pick<ClusterState, 'kubeconfig' | 'dir'>;
   readonly policies: string;
+  /** etcd members' metrics URLs (`--etcd-metrics`), for the etcd leader. */
+  readonly etcdMetrics?: readonly string[];
 }
 
 export interface Topogate {
@@ -60,7 +62,7 @@ export async function startTopogate(options: TopogateOptions): Promise<Topogate>
     '--cert-dir', certDir, '--host', '127.0.0.1', '--port', String(port),
     // The default 5 ms budget is for a webhook with a core of its own; here the API server, etcd,
     // the scheduler and kubectl share two cores with it, and a late answer would admit Pods unmutated.
-    '--budget-ms', '500'];
+    '--budget-ms', '500', ...(options.etcdMetrics ?? []).flatMap((url) => ['--etcd-metrics', url])];
   const topogate: Topogate = {
     url,
     certDir,
