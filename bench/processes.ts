@@ -29,7 +29,7 @@ export function startServer(name: string, port: number, args: readonly string[],
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
-      const stopped = await Promise.race([exited.then(() => true), sleep(10_000, false)]);
+      const stopped = await Promise.race([exited.then(() => true), sleep(10_000, false, { ref: false })]);
       if (!stopped) {
         child.kill('SIGKILL');
         await exited;
