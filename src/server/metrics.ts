@@ -16,7 +16,21 @@ export interface WebhookMetrics {
   readonly policyApplied: Counter<'policy'>;
 }
 
+const outcomes: readonly RequestOutcome[] = ['allowed', 'patched', 'denied', 'skipped', 'error'];
+
 export function createWebhookMetrics(registry: Registry): WebhookMetrics {
+  const metrics = registerMetrics(registry);
+  // Every series from zero, so that rate() and alerts see them before the first event.
+  for (const outcome of outcomes) {
+    for (const dryRun of ['true', 'false']) metrics.requests.inc({ outcome, dry_run: dryRun }, 0);
+    metrics.latency.zero({ outcome });
+  }
+  for (const stage of ['before_decision', 'decision']) metrics.budgetExceeded.inc({ stage }, 0);
+  for (const code of [400, 413, 415]) metrics.rejected.inc({ code }, 0);
+  return metrics;
+}
+
+function registerMetrics(registry: Registry): WebhookMetrics {
   const registers = [registry];
   return {
     requests: new Counter({ name: 'topogate_admission_requests_total', help: 'AdmissionReviews answered, by outcome (allowed, patched, denied, skipped, error) and whether they were dry runs.', labelNames: ['outcome', 'dry_run'], registers }),

@@ -96,9 +96,9 @@ export function postJson(url: string, ca: string | string[], value: unknown, que
   return send(url, `/mutate${query}`, ca, { method: 'POST', headers: { 'content-type': 'application/json' } }, JSON.stringify(value));
 }
 
-/** One sample's value from the Prometheus text, or 0 when absent. */
+/** The sum of a metric's samples that carry the given labels (others free), or 0 when none. */
 export async function metricValue(running: Running, name: string, labels: Record<string, string> = {}): Promise<number> {
   const metric = await running.registry.getSingleMetric(name)?.get();
-  const sample = metric?.values.find((value) => Object.entries(labels).every(([key, wanted]) => String(value.labels[key]) === wanted));
-  return sample?.value ?? 0;
+  const samples = metric?.values.filter((value) => Object.entries(labels).every(([key, wanted]) => String(value.labels[key]) === wanted)) ?? [];
+  return samples.reduce((sum, sample) => sum + sample.value, 0);
 }
