@@ -35,7 +35,7 @@ export function mutateHandler({ decide, budgetMs, maxBodyBytes, cost, metrics, l
   return async (c: Context<WebhookEnv>): Promise<Response> => {
     const arrival = c.get('arrival');
     const contentType = c.req.header('content-type');
-    if (!isJson(contentType)) return refuse(c, 415, `Content-Type must be application/json, not ${contentType === undefined ? 'missing' : JSON.stringify(contentType)}`);
+    if (!isJson(contentType)) return refuse(c, 415, contentType === undefined ? 'Content-Type is missing: send application/json' : `Content-Type must be application/json, not ${JSON.stringify(contentType)}`);
     const body = declaredTooLarge(c.req.header('content-length'), maxBodyBytes) ?? (await readBody(c.req.raw.body, maxBodyBytes));
     if (!body.ok) return refuse(c, body.code, body.message);
     const parsed = parseJson(body.text);
