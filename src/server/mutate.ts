@@ -77,10 +77,12 @@ export function mutateHandler({ decide, budgetMs, maxBodyBytes, cost, metrics, l
       for (const policy of handled.decision.matched) metrics.policyMatches.inc({ policy });
       for (const policy of handled.decision.applied) metrics.policyApplied.inc({ policy });
     }
-    log.debug(
-      { uid: request.uid, ...describe(request), dryRun, outcome: handled.outcome, patchOps: handled.answer.patch.length, matched: handled.decision?.matched, warnings: handled.answer.warnings.length, ms: elapsedMs },
-      'admission request',
-    );
+    if (log.isLevelEnabled('debug')) {
+      log.debug(
+        { uid: request.uid, ...describe(request), dryRun, outcome: handled.outcome, patchOps: handled.answer.patch.length, matched: handled.decision?.matched, warnings: handled.answer.warnings.length, ms: elapsedMs },
+        'admission request',
+      );
+    }
     return c.json(encodeReview(decoded.review, handled.answer));
   };
 
