@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { text } from 'node:stream/consumers';
 import { after, before, test } from 'node:test';
 import { connect } from 'node:tls';
+import { Gauge } from 'prom-client';
 import { parse } from 'yaml';
 import type { Decision, PodRequest } from '../../../src/policy/types.ts';
 import { metricValue, postJson, send, startTestServer, type Running } from './https.ts';
@@ -148,6 +149,19 @@ test('a request Node cannot parse gets 400 and the server goes on', async () => 
   socket.end('POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n');
   const reply = (await text(socket)).split('\r\n')[0];
   assert.equal(reply, 'HTTP/1.1 400 Bad Request');
+});
+
+test('an error anywhere in a route is a 500 with its message, and the server goes on', async () => {
+  new Gauge({
+    name: 'test_broken',
+    help: 'a collector that throws',
+    registers: [running.registry],
+    collect() {
+      throw new Error('collector broke');
+    },
+  });
+  await expectRefusal(send(url, '/metrics', ca), 500, /^internal error: collector broke$/);
+  running.registry.removeSingleMetric('test_broken');
 });
 
 test('healthy after all of the above, with metrics that counted it', async () => {
