@@ -12,6 +12,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import { issueCertificates } from '../certs/issue.ts';
 import { certificateFiles, writeCertificates } from '../certs/write.ts';
 import { createPolicyStore } from '../policy/store.ts';
+import { readClientCa } from '../server/clientAuth.ts';
 import { createDecider } from '../server/decider.ts';
 import { parseDuration } from '../server/duration.ts';
 import { startWebhookServer } from '../server/server.ts';
@@ -43,6 +44,9 @@ Flags:
   --port N               port (default 8443; 0 picks a free one)
   --cert-dir DIR         tls.crt and tls.key, reloaded when they change (default:
                          the package's certs/; made there when both are missing)
+  --client-ca FILE       /mutate answers only clients presenting a certificate
+                         this CA signed (the API server's, from its
+                         AdmissionConfiguration kubeconfig); probes need none
   --budget-ms MS         per-request latency budget (default 5): a Pod that
                          would be answered later is admitted unchanged at once,
                          with a warning
@@ -63,6 +67,7 @@ export interface ServeConfig {
   readonly host: string;
   readonly port: number;
   readonly certDir: string;
+  readonly clientCa?: string;
   readonly budgetMs: number;
   readonly kubeconfig?: string;
   readonly etcdMetrics: readonly string[];
@@ -85,6 +90,7 @@ export function parseServeArgs(args: readonly string[], cwd: string, env: NodeJS
         host: { type: 'string' },
         port: { type: 'string', default: '8443' },
         'cert-dir': { type: 'string' },
+        'client-ca': { type: 'string' },
         'budget-ms': { type: 'string', default: '5' },
         kubeconfig: { type: 'string' },
         'etcd-metrics': { type: 'string', multiple: true, default: [] },
@@ -129,6 +135,7 @@ export function parseServeArgs(args: readonly string[], cwd: string, env: NodeJS
       host: values.host ?? (inCluster ? '0.0.0.0' : '127.0.0.1'),
       port,
       certDir: fromCwd(values['cert-dir'], join(packageRoot, 'certs')),
+      ...(values['client-ca'] !== undefined && { clientCa: resolve(cwd, values['client-ca']) }),
       budgetMs,
       ...(values.kubeconfig !== undefined && { kubeconfig: resolve(cwd, values.kubeconfig) }),
       etcdMetrics: values['etcd-metrics'],
@@ -164,6 +171,7 @@ export interface RunningTopogate {
 /** Everything `serve` runs, without the signal handling: for tests and embedding. */
 export async function startTopogate(config: ServeConfig, shell: { log: Logger; registry: Registry }): Promise<RunningTopogate> {
   await ensureCertificates(config.certDir, shell.log);
+  const clientCa = config.clientCa === undefined ? undefined : await readClientCa(config.clientCa);
   const policies = await createPolicyStore({ dir: config.policies, ...shell });
   const topology = await createTopology(config, shell).catch(async (error: unknown) => {
     await policies.stop();
@@ -178,6 +186,7 @@ export async function startTopogate(config: ServeConfig, shell: { log: Logger; r
     host: config.host,
     port: config.port,
     certDir: config.certDir,
+    ...(clientCa !== undefined && { clientCa }),
     budgetMs: config.budgetMs,
     decide: decider.decide,
     checks: { policies: () => policies.readiness(), topology: () => topology.readiness() },

@@ -6,6 +6,7 @@
 // /readyz and /metrics; /mutate checks the verdict of the handshake.
 
 import { X509Certificate } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import type { TLSSocket } from 'node:tls';
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
@@ -26,6 +27,16 @@ export function clientCaProblem(pem: string): string | undefined {
   } catch (error) {
     return (error as Error).message;
   }
+}
+
+/** The PEM bundle of --client-ca FILE; throws saying why when it cannot be one. */
+export async function readClientCa(file: string): Promise<string> {
+  const pem = await readFile(file, 'utf8').catch((error: unknown) => {
+    throw new Error(`--client-ca ${file}: ${(error as Error).message}`);
+  });
+  const problem = clientCaProblem(pem);
+  if (problem !== undefined) throw new Error(`--client-ca ${file} is not a CA certificate: ${problem}`);
+  return pem;
 }
 
 export interface ClientCertificateOptions {

@@ -9,7 +9,8 @@ import { after, before, test } from 'node:test';
 import forge from 'node-forge';
 import { issueCertificates } from '../../../src/certs/issue.ts';
 import { writeCertificates } from '../../../src/certs/write.ts';
-import { clientCaProblem } from '../../../src/server/clientAuth.ts';
+import { parseServeArgs } from '../../../src/cli/serve.ts';
+import { clientCaProblem, readClientCa } from '../../../src/server/clientAuth.ts';
 import { metricValue, postJson, send, startTestServer, type Running } from './https.ts';
 
 interface Pem {
@@ -90,7 +91,12 @@ test('after the serving certificate rotates, client certificates are still check
   assert.equal((await postJson(running.server.url, both, review)).status, 401);
 });
 
-test('--client-ca must hold a PEM certificate', () => {
+test('--client-ca FILE: resolved from the cwd, and must hold a PEM certificate', async () => {
+  const parsed = parseServeArgs(['--client-ca', 'pki/webhook-clients.crt'], '/srv', {});
+  assert.ok(parsed.ok);
+  assert.equal(parsed.config.clientCa, '/srv/pki/webhook-clients.crt');
+  await assert.rejects(readClientCa('/nonexistent/ca.crt'), /--client-ca \/nonexistent\/ca\.crt: ENOENT/);
+  await assert.rejects(readClientCa(new URL('../../../package.json', import.meta.url).pathname), /is not a CA certificate: it holds no PEM certificate/);
   assert.equal(clientCaProblem(trusted.caCert), undefined);
   assert.equal(clientCaProblem('not a certificate'), 'it holds no PEM certificate');
   assert.ok(clientCaProblem('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n') !== undefined);
