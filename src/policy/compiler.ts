@@ -23,11 +23,29 @@ export interface CompiledPolicySet {
   readonly snapshot: TopologySnapshot;
   /** Priority descending, then name. */
   readonly policies: readonly CompiledPolicy[];
+  /**
+   * The policies that can match a Pod in the namespace, in the same order:
+   * a policy naming only exact namespaces is looked at only for those.
+   */
+  candidates(namespace: string): readonly CompiledPolicy[];
 }
 
 export function compile(policies: readonly SchedulingPolicy[], snapshot: TopologySnapshot): CompiledPolicySet {
   const ordered = [...policies].sort((a, b) => b.priority - a.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { snapshot, policies: ordered.map((policy) => compilePolicy(policy, snapshot)) };
+  const compiled = ordered.map((policy) => compilePolicy(policy, snapshot));
+  const exact = new Map(compiled.map((candidate) => [candidate, exactNamespaces(candidate.policy)]));
+  const anyNamespace = compiled.filter((candidate) => exact.get(candidate) === undefined);
+  const byNamespace = new Map<string, readonly CompiledPolicy[]>();
+  for (const namespace of new Set([...exact.values()].flatMap((namespaces) => namespaces ?? []))) {
+    byNamespace.set(namespace, compiled.filter((candidate) => exact.get(candidate)?.includes(namespace) ?? true));
+  }
+  return { snapshot, policies: compiled, candidates: (namespace) => byNamespace.get(namespace) ?? anyNamespace };
+}
+
+/** The namespaces a policy is limited to, when all are exact names (no glob). */
+function exactNamespaces(policy: SchedulingPolicy): readonly string[] | undefined {
+  const namespaces = policy.match?.namespaces;
+  return namespaces && !namespaces.some((namespace) => /[*?]/.test(namespace)) ? namespaces : undefined;
 }
 
 function compilePolicy(policy: SchedulingPolicy, snapshot: TopologySnapshot): CompiledPolicy {

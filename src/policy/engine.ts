@@ -42,7 +42,8 @@ export function decide(request: PodRequest, compiled: CompiledPolicySet, options
   const traces: PolicyTrace[] = [];
   let allowed = base;
 
-  for (const compiledPolicy of compiled.policies) {
+  const candidates = options.explain ? compiled.policies : compiled.candidates(namespace);
+  for (const compiledPolicy of candidates) {
     const { policy } = compiledPolicy;
     const reason = compiledPolicy.match(context);
     if (reason !== undefined) {

@@ -1,37 +1,44 @@
-// Writes RFC 6902 operations against a working copy of the document, so that
-// each operation sees the parents earlier ones created: missing parents are
-// created by one `add` of the nested value, arrays are appended to with `/-`.
+// Writes RFC 6902 operations while keeping a view of the document as they
+// leave it, so that each operation sees the parents earlier ones created:
+// missing parents are created by one `add` of the nested value, arrays are
+// appended to with `/-`. The view copies only the containers on the paths
+// it changes (never the whole Pod): the hot path stays cheap.
 
 import { isRecord } from '../kube/json.ts';
 import type { PatchOperation } from '../kube/types.ts';
 
 export type Path = readonly (string | number)[];
 
+type Container = Record<string | number, unknown>;
+
 export class PatchWriter {
   readonly operations: PatchOperation[] = [];
-  readonly #document: Record<string, unknown>;
+  readonly #root: Container;
+  /** Containers of the view that are its own copies, safe to change. */
+  readonly #owned = new WeakSet<object>();
 
   constructor(document: object) {
-    this.#document = structuredClone(document) as Record<string, unknown>;
+    this.#root = { ...(document as Container) };
+    this.#owned.add(this.#root);
   }
 
-  /** The value at path in the working copy, or undefined. */
+  /** The value at path in the view, or undefined. */
   get(path: Path): unknown {
-    let node: unknown = this.#document;
-    for (const segment of path) node = holds(node, segment) ? (node as Record<string | number, unknown>)[segment] : undefined;
+    let node: unknown = this.#root;
+    for (const segment of path) node = holds(node, segment) ? (node as Container)[segment] : undefined;
     return node;
   }
 
   /** Sets path to value (add replaces an existing member), creating what is missing above it. */
   set(path: Path, value: unknown): void {
-    let parent: Record<string | number, unknown> = this.#document;
+    let parent = this.#root;
     for (let depth = 0; depth < path.length - 1; depth++) {
       const child = parent[path[depth]!];
       if (!holds(child, path[depth + 1]!)) {
         this.#add(parent, path.slice(0, depth + 1), nest(path.slice(depth + 1), value));
         return;
       }
-      parent = child as Record<string | number, unknown>;
+      parent = this.#own(parent, path[depth]!);
     }
     this.#add(parent, path, value);
   }
@@ -39,32 +46,52 @@ export class PatchWriter {
   /** Appends items to the array at path, creating it (and its parents) when missing. */
   append(path: Path, items: readonly unknown[]): void {
     if (items.length === 0) return;
-    const array = this.get(path);
-    if (!Array.isArray(array)) {
+    if (!Array.isArray(this.get(path))) {
       this.set(path, [...items]);
       return;
     }
+    let array: Container = this.#root;
+    for (const segment of path) array = this.#own(array, segment);
     for (const item of items) {
-      const value = structuredClone(item);
+      const value = copy(item);
       this.operations.push({ op: 'add', path: `${pointer(path)}/-`, value });
-      array.push(structuredClone(item));
+      (array as unknown as unknown[]).push(value);
     }
   }
 
-  #add(parent: Record<string | number, unknown>, path: Path, value: unknown): void {
-    this.operations.push({ op: 'add', path: pointer(path), value: structuredClone(value) });
-    parent[path[path.length - 1]!] = structuredClone(value);
+  #add(parent: Container, path: Path, value: unknown): void {
+    const written = copy(value);
+    this.operations.push({ op: 'add', path: pointer(path), value: written });
+    // The view shares the operation's value; #own copies it before any later change.
+    parent[path[path.length - 1]!] = written;
+  }
+
+  /** parent[segment], replaced by a shallow copy the view owns if it is not one yet. */
+  #own(parent: Container, segment: string | number): Container {
+    const child = parent[segment] as Container;
+    if (this.#owned.has(child)) return child;
+    const owned = (Array.isArray(child) ? [...child] : { ...child }) as Container;
+    this.#owned.add(owned);
+    parent[segment] = owned;
+    return owned;
   }
 }
 
 export function pointer(path: Path): string {
-  return path.map((segment) => `/${String(segment).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
+  let result = '';
+  for (const segment of path) result += `/${typeof segment === 'number' ? segment : segment.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+  return result;
 }
 
 function nest(path: Path, value: unknown): unknown {
   let nested = value;
   for (let depth = path.length - 1; depth >= 0; depth--) nested = { [path[depth]!]: nested };
   return nested;
+}
+
+/** Operation values are the caller's to keep or change: never shared with the engine's tables. */
+function copy<T>(value: T): T {
+  return typeof value === 'object' && value !== null ? (JSON.parse(JSON.stringify(value)) as T) : value;
 }
 
 /** An object member needs an object, an array index an array: anything else is replaced, never walked into. */

@@ -16,6 +16,7 @@ import { buildSnapshot } from '../../../src/topology/build.ts';
 import { node, NOW, OPTIONS } from './engine-cluster.ts';
 
 const ZONES = ['z1', 'z2', 'z3'];
+const NAMESPACES = ['default', 'ml', 'web'];
 const KEYS = ['zone', 'disk', 'tier', 'topology.kubernetes.io/zone'];
 const VALUES = ['z1', 'z2', 'nvme', 'ssd', 'a'];
 
@@ -59,7 +60,13 @@ const rules: fc.Arbitrary<PolicyRules> = fc.record(
 );
 
 const policies = fc.uniqueArray(
-  fc.record({ name: fc.constantFrom('alpha', 'beta', 'gamma', 'delta'), priority: fc.integer({ min: 0, max: 3 }), onUnsatisfiable: fc.constantFrom('Warn' as const, 'Reject' as const), rules }),
+  fc.record({
+    name: fc.constantFrom('alpha', 'beta', 'gamma', 'delta'),
+    priority: fc.integer({ min: 0, max: 3 }),
+    onUnsatisfiable: fc.constantFrom('Warn' as const, 'Reject' as const),
+    rules,
+    match: fc.record({ namespaces: fc.array(fc.constantFrom(...NAMESPACES, 'w*', '?l'), { minLength: 1, maxLength: 2 }) }, { requiredKeys: [] }),
+  }),
   { selector: (policy) => policy.name, minLength: 1, maxLength: 3 },
 ).map((list): SchedulingPolicy[] => list);
 
@@ -134,9 +141,11 @@ function assertKept(original: unknown, patched: unknown, path: string): void {
 
 test('random Pods, policies and clusters: the patch applies, keeps, settles and only narrows', () => {
   fc.assert(
-    fc.property(cluster, policies, podArbitrary, (objects, policySet, pod) => {
+    fc.property(cluster, policies, podArbitrary, fc.constantFrom(...NAMESPACES), (objects, policySet, pod, namespace) => {
       const snapshot = buildSnapshot(objects, { now: NOW });
-      const decision = decide({ pod, namespace: 'default' }, compile(policySet, snapshot), OPTIONS);
+      const decision = decide({ pod, namespace }, compile(policySet, snapshot), OPTIONS);
+      const { trace, ...explained } = decide({ pod, namespace }, compile(policySet, snapshot), { ...OPTIONS, explain: true });
+      assert.deepEqual(explained, decision, 'the namespace index changes nothing but the policies looked at');
       if (!decision.allowed) {
         assert.deepEqual(decision.patch, []);
         assert.ok(decision.message);
@@ -147,7 +156,7 @@ test('random Pods, policies and clusters: the patch applies, keeps, settles and 
       assert.deepEqual(viaOwn, viaLibrary);
       assertKept(pod, viaOwn, '');
 
-      const again = decide({ pod: viaOwn, namespace: 'default' }, compile(policySet, snapshot), OPTIONS);
+      const again = decide({ pod: viaOwn, namespace }, compile(policySet, snapshot), OPTIONS);
       assert.deepEqual(again.patch, []);
 
       for (const term of viaOwn.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? []) {
