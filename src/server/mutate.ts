@@ -12,7 +12,7 @@ import type { WebhookEnv } from './arrival.ts';
 import { declaredTooLarge, isJson, readBody } from './body.ts';
 import { requestBudgetMs, skipWarning, type DecisionCost } from './budget.ts';
 import { parseDuration } from './duration.ts';
-import type { WebhookMetrics } from './metrics.ts';
+import type { RequestOutcome, WebhookMetrics } from './metrics.ts';
 import { failure } from './status.ts';
 
 export interface MutateOptions {
@@ -86,7 +86,7 @@ export function mutateHandler({ decide, budgetMs, maxBodyBytes, cost, metrics, l
     return c.json(encodeReview(decoded.review, handled.answer));
   };
 
-  function count(outcome: Handled['outcome'] | 'error', dryRun: boolean, arrival: number): number {
+  function count(outcome: RequestOutcome, dryRun: boolean, arrival: number): number {
     const elapsedMs = performance.now() - arrival;
     metrics.requests.inc({ outcome, dry_run: String(dryRun) });
     metrics.latency.observe({ outcome }, elapsedMs / 1000);
