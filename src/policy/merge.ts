@@ -24,13 +24,12 @@ export class PodChanges {
   schedulerName: string | undefined;
   numaHint: Readonly<Record<string, string>> | undefined;
   readonly #pod: Pod;
-  /** undefined when the Pod has no nodeSelectorTerms list (a new term will be written). */
-  readonly #existingTerms: readonly ReadonlySet<string>[] | undefined;
+  /** Computed on the first requirement; undefined when the Pod has no nodeSelectorTerms list (a new term will be written). */
+  #existingTerms: readonly ReadonlySet<string>[] | undefined | null = null;
   readonly #requirementKeys = new Set<string>();
 
   constructor(pod: Pod) {
     this.#pod = pod;
-    this.#existingTerms = existingTerms(pod)?.filter(matchesSomething).map((term) => new Set(recordsOf(term.matchExpressions).map(requirementKey)));
   }
 
   /**
@@ -41,6 +40,9 @@ export class PodChanges {
   addRequirement(requirement: NodeSelectorRequirement): MergeResult {
     const key = requirementKey(requirement);
     if (this.#requirementKeys.has(key)) return { added: false };
+    if (this.#existingTerms === null) {
+      this.#existingTerms = existingTerms(this.#pod)?.filter(matchesSomething).map((term) => new Set(recordsOf(term.matchExpressions).map(requirementKey)));
+    }
     if (this.#existingTerms?.every((term) => term.has(key))) return { added: false };
     this.#requirementKeys.add(key);
     this.requirements.push(requirement);

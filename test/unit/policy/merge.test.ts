@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fastJsonPatch from 'fast-json-patch';
+import { buildPatch, PodChanges } from '../../../src/policy/merge.ts';
+import { PatchWriter, pointer } from '../../../src/policy/patch.ts';
+import type { Pod } from '../../../src/kube/types.ts';
+
+const apply = (document: object, operations: readonly object[]) =>
+  fastJsonPatch.applyPatch(structuredClone(document), structuredClone(operations) as fastJsonPatch.Operation[], true, false).newDocument;
+
+test('pointers escape ~ and / (RFC 6901)', () => {
+  assert.equal(pointer(['metadata', 'annotations', 'a/b~c']), '/metadata/annotations/a~1b~0c');
+  assert.equal(pointer(['spec', 'terms', 0, 'x']), '/spec/terms/0/x');
+});
+
+test('missing parents are created by one add of the nested value', () => {
+  const writer = new PatchWriter({ metadata: { name: 'p' } });
+  writer.set(['spec', 'affinity', 'nodeAffinity'], { a: 1 });
+  writer.set(['metadata', 'annotations', 'k/1'], 'v');
+  assert.deepEqual(writer.operations, [
+    { op: 'add', path: '/spec', value: { affinity: { nodeAffinity: { a: 1 } } } },
+    { op: 'add', path: '/metadata/annotations', value: { 'k/1': 'v' } },
+  ]);
+});
+
+test('later operations see what earlier ones created, without changing their values', () => {
+  const document = { spec: {} };
+  const writer = new PatchWriter(document);
+  writer.set(['spec', 'affinity', 'nodeAffinity', 'required'], { terms: [] });
+  writer.append(['spec', 'affinity', 'nodeAffinity', 'preferred'], [{ weight: 1 }]);
+  writer.append(['spec', 'affinity', 'nodeAffinity', 'preferred'], [{ weight: 2 }]);
+  assert.deepEqual(writer.operations, [
+    { op: 'add', path: '/spec/affinity', value: { nodeAffinity: { required: { terms: [] } } } },
+    { op: 'add', path: '/spec/affinity/nodeAffinity/preferred', value: [{ weight: 1 }] },
+    { op: 'add', path: '/spec/affinity/nodeAffinity/preferred/-', value: { weight: 2 } },
+  ]);
+  assert.deepEqual(document, { spec: {} }, 'the input is never changed');
+  assert.deepEqual(apply(document, writer.operations), { spec: { affinity: { nodeAffinity: { required: { terms: [] }, preferred: [{ weight: 1 }, { weight: 2 }] } } } });
+});
+
+test('values of the wrong type are replaced, never walked into', () => {
+  const document = { spec: { affinity: 'oops', tolerations: {} } };
+  const writer = new PatchWriter(document);
+  writer.set(['spec', 'affinity', 'nodeAffinity'], {});
+  writer.append(['spec', 'tolerations'], [{ key: 'k' }]);
+  assert.deepEqual(apply(document, writer.operations), { spec: { affinity: { nodeAffinity: {} }, tolerations: [{ key: 'k' }] } });
+});
+
+test('operation values are copies: changing them changes nothing else', () => {
+  const shared = { weight: 1, preference: { matchExpressions: [{ key: 'a', operator: 'Exists' }] } };
+  const writer = new PatchWriter({});
+  writer.append(['preferred'], [shared]);
+  (writer.operations[0] as { value: any[] }).value[0].weight = 99;
+  assert.equal(shared.weight, 1);
+});
+
+test('merge: requirements go into every live term; empty terms and lists stay as written', () => {
+  const expression = { key: 'disk', operator: 'In' as const, values: ['nvme'] };
+  const cases: [Pod['spec'], unknown][] = [
+    [{}, [{ matchExpressions: [expression] }]],
+    [{ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [] } } } }, []],
+    [{ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{}, { matchExpressions: [{ key: 'x', operator: 'Exists' }] }] } } } },
+      [{}, { matchExpressions: [{ key: 'x', operator: 'Exists' }, expression] }]],
+    [{ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'disk', operator: 'In', values: ['nvme'] }] }, { matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n'] }] }] } } } },
+      [{ matchExpressions: [expression] }, { matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n'] }], matchExpressions: [expression] }]],
+  ];
+  for (const [spec, expected] of cases) {
+    const pod: Pod = { spec };
+    const changes = new PodChanges(pod);
+    changes.addRequirement(expression);
+    const output = apply(pod, buildPatch(pod, changes, {})) as Pod;
+    assert.deepEqual(output.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms, expected);
+  }
+});
+
+test('merge: an expression is the same whatever the order of its values', () => {
+  const pod: Pod = { spec: { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'z', operator: 'In', values: ['b', 'a'] }] }] } } } } };
+  const changes = new PodChanges(pod);
+  assert.deepEqual(changes.addRequirement({ key: 'z', operator: 'In', values: ['a', 'b'] }), { added: false });
+  assert.deepEqual(changes.addRequirement({ key: 'z', operator: 'In', values: ['a'] }), { added: true });
+});
