@@ -25,7 +25,8 @@ const MAX_INPUT_BYTES = 8 * 1024 * 1024;
 
 const flags = `Flags:
   --policies DIR      SchedulingPolicy files or directories (repeatable; required)
-  --topology PATH     topology objects: files or folders (repeatable; required)
+  --topology PATH…    topology objects: files or folders (repeatable, or several
+                      paths before FILE; required)
   --output yaml|json  output format (default yaml)
   --now TIME          the decision's time, RFC 3339 (default: the clock)
   --max-source-age D  sources older than this degrade the rules that need them (default ${DEFAULT_MAX_SOURCE_AGE}; ms, s, m, h)
@@ -129,15 +130,16 @@ function parse(mode: Mode, args: readonly string[]): Parsed {
   });
   if (!values.policies?.length) throw new Error('--policies DIR is required');
   if (!values.topology?.length) throw new Error('--topology PATH is required');
-  if (positionals.length !== 1) throw new Error(positionals.length === 0 ? 'give the input FILE, or - for stdin' : `one input FILE, not ${positionals.length}`);
+  if (positionals.length === 0) throw new Error('give the input FILE, or - for stdin');
   if (values.output !== 'yaml' && values.output !== 'json') throw new Error(`--output must be yaml or json, not ${values.output}`);
   if (values.patch && mode === 'explain') throw new Error('--patch is a mutate flag');
   const now = values.now === undefined ? Date.now() : Date.parse(values.now);
   if (Number.isNaN(now)) throw new Error(`--now must be an RFC 3339 time, not ${values.now}`);
   return {
     policies: values.policies,
-    topology: values.topology,
-    input: positionals[0]!,
+    // `--topology a.yaml b/ pod.yaml`: the last positional is the input, the ones before it more topology paths.
+    topology: [...values.topology, ...positionals.slice(0, -1)],
+    input: positionals[positionals.length - 1]!,
     json: values.output === 'json',
     patch: values.patch === true,
     options: { now, maxSourceAgeMs: parseDuration(values['max-source-age']!) },

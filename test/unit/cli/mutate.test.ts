@@ -66,6 +66,13 @@ test('a Pod is printed as YAML as the webhook would admit it', async () => {
   assert.equal(stderr, '');
 });
 
+test('several topology paths may follow --topology, before the input', async () => {
+  writeFileSync(join(dir, 'extra.json'), JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'extra', labels: { 'nvidia.com/gpu.product': 'NVIDIA-H100-PCIe', 'nvidia.com/gpu.count': '1' } }, status: { conditions: [{ type: 'Ready', status: 'True' }] } }));
+  const { code, stdout } = await run(mutate, ['extra.json', file('pod.json', gpuPod(1))]);
+  assert.equal(code, 0);
+  assert.deepEqual(parse(stdout).spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values, ['NVIDIA-H100-80GB-HBM3', 'NVIDIA-H100-PCIe']);
+});
+
 test('--patch prints the JSON Patch, which yields the same object; --output json prints JSON', async () => {
   const input = gpuPod(1);
   const patch = JSON.parse((await run(mutate, ['--patch', file('pod.json', input)])).stdout);
