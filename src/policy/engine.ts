@@ -153,7 +153,11 @@ function evaluate(compiledPolicy: CompiledPolicy, pod: PodContext, base: NodeSet
       const combinedNext = combined.and(output.nodes);
       if (ownNext.isEmpty() || combinedNext.isEmpty()) {
         const unsatisfiable = { rule: rule.name, modelHolds: output.modelHolds ?? 'no schedulable node', conflict: !ownNext.isEmpty() };
-        return { unsatisfiable, rules: [{ rule: rule.name, outcome: 'dropped', detail: [`unsatisfiable: ${unsatisfiable.modelHolds}`], nodesBefore, nodesAfter: 0 }] };
+        const earlier: RuleTrace[] = steps.map((step) =>
+          'dropped' in step
+            ? { rule: step.rule, outcome: 'dropped', detail: [step.dropped], nodesBefore: step.nodesBefore, nodesAfter: step.nodesBefore }
+            : { rule: step.rule, outcome: 'unchanged', detail: [`not written: rule ${rule.name} is unsatisfiable`], nodesBefore: step.nodesBefore, nodesAfter: step.nodesAfter });
+        return { unsatisfiable, rules: [...earlier, { rule: rule.name, outcome: 'dropped', detail: [`unsatisfiable: ${unsatisfiable.modelHolds}`], nodesBefore, nodesAfter: 0 }] };
       }
       own = ownNext;
       combined = combinedNext;

@@ -214,6 +214,10 @@ describe('satisfiability', () => {
     assert.equal(decision.allowed, false);
     assert.equal(decision.message, 'policy zone-c, rule nodeLabels.required: no schedulable node satisfies the Pod\'s placement; the model holds: 2 of 7 nodes match topology.kubernetes.io/zone In [zone-c]');
     assert.deepEqual(decision.patch, []);
+    const explained = decideIn([policy('both', { nodeLabels: { required: [{ key: 'disk', operator: 'Exists' }], preferred: [] }, gpu: { ...H100, products: ['Tesla-*'] } }, { onUnsatisfiable: 'Reject' })], gpuPod('1'), 'default', undefined, { explain: true });
+    const trace = explained.trace as any;
+    assert.deepEqual(trace.policies[0].rules.map((rule: any) => [rule.rule, rule.outcome, rule.nodesBefore, rule.nodesAfter]), [['nodeLabels.required', 'unchanged', 4, 3], ['gpu', 'dropped', 3, 0]]);
+    assert.equal(trace.policies[0].outcome, 'rejected');
   });
 
   test('tolerating the taint makes the tainted node schedulable', () => {
