@@ -83,7 +83,8 @@ interface Parsed {
 /** One decided input: the object to print and what was decided. */
 interface Outcome {
   readonly object: KubeObject;
-  readonly decision: Decision;
+  /** Absent for an object passed through unchanged. */
+  readonly decision?: Decision;
   /** What was decided: the Pod, or the workload whose template it is. */
   readonly subject: string;
 }
@@ -102,12 +103,16 @@ async function run(mode: Mode, args: readonly string[], io: CommandIO): Promise<
   try {
     const compiled = await load(parsed, io);
     const inputs = inputsOf(await readInput(parsed.input, io));
-    const outcomes = inputs.map((input) => decideInput(input, compiled, { ...parsed.options, explain: mode === 'explain' }));
-    for (const { decision } of outcomes) for (const warning of decision.warnings) io.stderr.write(`Warning: ${warning}\n`);
+    const outcomes = inputs.map((input) => {
+      if (input.passThrough === undefined) return decideInput(input, compiled, { ...parsed.options, explain: mode === 'explain' });
+      io.stderr.write(`topogate ${mode}: ${input.label}: ${input.passThrough}; ${mode === 'mutate' ? 'printed unchanged' : 'skipped'}\n`);
+      return { object: input.object, subject: input.label };
+    });
+    for (const { decision } of outcomes) for (const warning of decision?.warnings ?? []) io.stderr.write(`Warning: ${warning}\n`);
     io.stdout.write(mode === 'explain' ? renderExplain(outcomes, parsed.json) : renderMutate(outcomes, parsed));
-    const denied = outcomes.filter(({ decision }) => !decision.allowed);
-    for (const { decision } of denied) io.stderr.write(`Error: admission denied the request: ${decision.message}\n`);
-    return denied.length > 0 ? EXIT.failed : EXIT.ok;
+    const denials = outcomes.flatMap(({ decision }) => (decision && !decision.allowed ? [decision.message] : []));
+    for (const message of denials) io.stderr.write(`Error: admission denied the request: ${message}\n`);
+    return denials.length > 0 ? EXIT.failed : EXIT.ok;
   } catch (error) {
     if (!(error instanceof BadInput)) throw error;
     io.stderr.write(`topogate ${mode}: ${error.message}\n`);
@@ -184,9 +189,17 @@ async function readInput(path: string, io: CommandIO): Promise<string> {
   }
 }
 
+interface Input {
+  readonly object: KubeObject;
+  readonly namespace: string;
+  readonly label: string;
+  /** Why the object is not decided (among others that are, it is passed through). */
+  readonly passThrough?: string;
+}
+
 /** The objects to decide, with the namespace each is created in. */
-function inputsOf(text: string): { object: KubeObject; namespace: string; label: string }[] {
-  const inputs: { object: KubeObject; namespace: string; label: string }[] = [];
+function inputsOf(text: string): Input[] {
+  const inputs: Input[] = [];
   const documents = parseAllDocuments(text);
   documents.forEach((document, index) => {
     const label = documents.length > 1 ? `document ${index + 1}` : 'the input';
@@ -196,10 +209,12 @@ function inputsOf(text: string): { object: KubeObject; namespace: string; label:
     for (const object of isRecord(value) && value.kind === 'List' && Array.isArray(value.items) ? value.items : [value]) inputs.push(unwrap(object, label));
   });
   if (inputs.length === 0) throw new BadInput('the input holds no object');
+  const undecidable = inputs.find((input) => input.passThrough !== undefined);
+  if (undecidable && inputs.every((input) => input.passThrough !== undefined)) throw new BadInput(`${undecidable.label}: ${undecidable.passThrough}`);
   return inputs;
 }
 
-function unwrap(value: unknown, label: string): { object: KubeObject; namespace: string; label: string } {
+function unwrap(value: unknown, label: string): Input {
   if (!isRecord(value)) throw new BadInput(`${label} is not an object`);
   const isReview = value.kind === 'AdmissionReview';
   const isBareRequest = value.kind === undefined && isRecord(value.object) && typeof value.operation === 'string';
@@ -207,15 +222,14 @@ function unwrap(value: unknown, label: string): { object: KubeObject; namespace:
   if (isReview && !isRecord(request)) throw new BadInput(`${label}: the AdmissionReview has no request`);
   const object = isRecord(request) ? request.object : value;
   if (!isRecord(object)) throw new BadInput(`${label}: the AdmissionReview's request.object is empty`);
-  if (object.kind !== 'Pod' && !isWorkloadKind(object.kind)) {
-    throw new BadInput(`${label}: kind ${JSON.stringify(object.kind)} is not a Pod or a workload with a pod template (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob)`);
-  }
   const fromRequest = isRecord(request) && typeof request.namespace === 'string' ? request.namespace : '';
   const fromObject = isRecord(object.metadata) && typeof object.metadata.namespace === 'string' ? object.metadata.namespace : '';
-  return { object: object as KubeObject, namespace: fromRequest || fromObject || 'default', label };
+  const input = { object: object as KubeObject, namespace: fromRequest || fromObject || 'default', label };
+  if (object.kind === 'Pod' || isWorkloadKind(object.kind)) return input;
+  return { ...input, passThrough: `kind ${JSON.stringify(object.kind)} is not a Pod or a workload with a pod template (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob)` };
 }
 
-function decideInput(input: { object: KubeObject; namespace: string; label: string }, compiled: CompiledPolicySet, options: DecisionOptions): Outcome {
+function decideInput(input: Input, compiled: CompiledPolicySet, options: DecisionOptions): Outcome {
   const { object, namespace, label } = input;
   const pod: Pod | undefined = object.kind === 'Pod' ? object : templatePod(object);
   if (!pod) throw new BadInput(`${label}: the ${String(object.kind)} has no pod template`);
@@ -228,9 +242,9 @@ function decideInput(input: { object: KubeObject; namespace: string; label: stri
 }
 
 function renderMutate(outcomes: readonly Outcome[], parsed: Parsed): string {
-  const admitted = outcomes.filter(({ decision }) => decision.allowed);
+  const admitted = outcomes.filter(({ decision }) => decision?.allowed ?? true);
   if (parsed.patch) {
-    const patches = admitted.map(({ decision }) => decision.patch);
+    const patches = admitted.map(({ decision }) => decision?.patch ?? []);
     return `${JSON.stringify(patches.length === 1 ? patches[0] : patches, null, 2)}\n`;
   }
   const objects = admitted.map(({ object }) => object);
@@ -240,7 +254,7 @@ function renderMutate(outcomes: readonly Outcome[], parsed: Parsed): string {
 }
 
 function renderExplain(outcomes: readonly Outcome[], json: boolean): string {
-  const traces = outcomes.map(({ decision, subject }) => ({ subject, ...(decision.trace as DecisionTrace), patch: decision.patch }));
+  const traces = outcomes.flatMap(({ decision, subject }) => (decision ? [{ subject, ...(decision.trace as DecisionTrace), patch: decision.patch }] : []));
   if (json) return `${JSON.stringify(traces.length === 1 ? traces[0] : traces, null, 2)}\n`;
   return traces.map((trace) => renderTrace(trace, trace.subject)).join('\n');
 }

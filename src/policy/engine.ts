@@ -34,7 +34,11 @@ export function decide(request: PodRequest, compiled: CompiledPolicySet, options
   const warnings: string[] = [];
   // When the Pod's own placement already allows nothing, policies are judged against the schedulable nodes alone.
   const base = own.isEmpty() ? schedulable : own;
-  if (own.isEmpty()) warnings.push(`the Pod's own placement allows none of the ${schedulable.size} schedulable nodes in the model`);
+  if (schedulable.isEmpty()) {
+    warnings.push(`no node in the model is schedulable for this Pod (of ${snapshot.nodes.count}: cordoned, NotReady, with taints it does not tolerate, or without the key of its own DoNotSchedule spread constraints)`);
+  } else if (own.isEmpty()) {
+    warnings.push(`the Pod's own nodeSelector and required node affinity allow none of the ${schedulable.size} nodes schedulable for it`);
+  }
 
   const changes = new PodChanges(pod);
   const matched: string[] = [];

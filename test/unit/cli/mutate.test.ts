@@ -114,6 +114,16 @@ test('a denied Pod exits 1 with the reason on stderr and prints nothing', async 
   assert.match(stderr, /denied the request: policy gpu, rule gpu: no schedulable node satisfies the Pod's placement; the model holds: .*nvidia.com\/gpu.count Gt \[15\]/);
 });
 
+test('among several objects, kinds without a pod template are printed unchanged', async () => {
+  const text = `apiVersion: v1\nkind: Service\nmetadata: {name: s}\n---\n${JSON.stringify(gpuPod(1))}\n`;
+  const { code, stdout, stderr } = await run(mutate, [file('mixed.yaml', text)]);
+  assert.equal(code, 0);
+  const [service, pod] = stdout.split('---\n').map((document) => parse(document));
+  assert.deepEqual(service, { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' } });
+  assert.equal(pod.metadata.annotations['topogate.dev/policies'], 'gpu,spread');
+  assert.match(stderr, /document 1: kind "Service" is not a Pod or a workload with a pod template .*; printed unchanged/);
+});
+
 test('bad input exits 2 with a clear message', async () => {
   for (const [content, message] of [
     ['{', /not valid YAML or JSON/],

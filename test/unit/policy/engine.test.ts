@@ -252,6 +252,17 @@ describe('satisfiability', () => {
     assert.match(decision.warnings.join('\n'), /policy zone-b: required placement \(nodeLabels.required\) dropped: rule nodeLabels.required conflicts with higher-priority policies \(gpu\)/);
   });
 
+  test("a Pod placed nowhere by itself is said so, and policies are judged against the schedulable nodes", () => {
+    const labels = policy('p', { nodeLabels: { required: [{ key: 'disk', operator: 'Exists' }], preferred: [] } }, { onUnsatisfiable: 'Reject' });
+    const nowhere = decideIn([labels], pod({ nodeSelector: { disk: 'floppy' } }));
+    assert.equal(nowhere.allowed, true);
+    assert.deepEqual(nowhere.warnings, ["the Pod's own nodeSelector and required node affinity allow none of the 4 nodes schedulable for it"]);
+    const spreadOnRack = pod({ topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'rack', whenUnsatisfiable: 'DoNotSchedule' }] });
+    const none = decideIn([labels], spreadOnRack);
+    assert.equal(none.allowed, false);
+    assert.match(none.warnings[0]!, /^no node in the model is schedulable for this Pod \(of 7: /);
+  });
+
   test('DoNotSchedule spread needs the topology key on some schedulable node', () => {
     const decision = decideIn([policy('rack', { spread: [{ topologyKey: 'rack', maxSkew: 1, whenUnsatisfiable: 'DoNotSchedule' }] }, { onUnsatisfiable: 'Reject' })], pod());
     assert.equal(decision.allowed, false);
