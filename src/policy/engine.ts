@@ -32,8 +32,9 @@ export function decide(request: PodRequest, compiled: CompiledPolicySet, options
   const schedulable = schedulableFor(pod, snapshot);
   const own = placementNodes(pod, snapshot, schedulable);
   const warnings: string[] = [];
-  // When the Pod's own placement already allows nothing, policies are judged against the schedulable nodes alone.
-  const base = own.isEmpty() ? schedulable : own;
+  // Policies are not blamed for the Pod's own placement: when it allows nothing they are judged against
+  // the schedulable nodes alone, and when nothing is schedulable for the Pod, against every node.
+  const base = !own.isEmpty() ? own : !schedulable.isEmpty() ? schedulable : snapshot.nodes.all();
   if (schedulable.isEmpty()) {
     warnings.push(`no node in the model is schedulable for this Pod (of ${snapshot.nodes.count}: cordoned, NotReady, with taints it does not tolerate, or without the key of its own DoNotSchedule spread constraints)`);
   } else if (own.isEmpty()) {

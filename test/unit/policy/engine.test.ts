@@ -259,8 +259,10 @@ describe('satisfiability', () => {
     assert.deepEqual(nowhere.warnings, ["the Pod's own nodeSelector and required node affinity allow none of the 4 nodes schedulable for it"]);
     const spreadOnRack = pod({ topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'rack', whenUnsatisfiable: 'DoNotSchedule' }] });
     const none = decideIn([labels], spreadOnRack);
-    assert.equal(none.allowed, false);
+    assert.equal(none.allowed, true, 'judged against every node');
     assert.match(none.warnings[0]!, /^no node in the model is schedulable for this Pod \(of 7: /);
+    const impossible = decideIn([policy('q', { nodeLabels: { required: [{ key: 'disk', operator: 'In', values: ['tape'] }], preferred: [] } }, { onUnsatisfiable: 'Reject' })], spreadOnRack);
+    assert.equal(impossible.allowed, false, 'a rule no node matches still rejects');
   });
 
   test('DoNotSchedule spread needs the topology key on some schedulable node', () => {
