@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1Pod, V1PodSpec } from '@kubernetes/client-node';
 import { parse, stringify } from 'yaml';
 import { fleet, networkTopology, nodeResourceTopologies, numaFit } from './fixtures/fleet.ts';
 import type { Cluster } from './harness/cluster.ts';
@@ -27,6 +27,8 @@ interface PodShape {
   readonly labels?: Record<string, string>;
   readonly annotations?: Record<string, string>;
   readonly resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  /** What the user wrote besides the one container. */
+  readonly spec?: Omit<V1PodSpec, 'containers'>;
 }
 
 function pod(name: string, shape: PodShape = {}): V1Pod {
@@ -34,7 +36,7 @@ function pod(name: string, shape: PodShape = {}): V1Pod {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name, labels: shape.labels, annotations: shape.annotations },
-    spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10', resources: shape.resources }] },
+    spec: { ...shape.spec, containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10', resources: shape.resources }] },
   };
 }
 
@@ -106,6 +108,25 @@ describe('topogate behind a real API server', { timeout: 600_000 }, () => {
     assert.deepEqual(created.spec?.topologySpreadConstraints?.map((c) => [c.topologyKey, c.labelSelector?.matchLabels]), [['topology.kubernetes.io/zone', { app: 'shop' }]]);
     assert.equal(created.metadata?.annotations?.[appliedAnnotation], 'web-zones');
     assert.ok(['web-b1', 'web-b2'].includes(await boundNode(api, 'team-ml', 'web-1')));
+  });
+
+  test("what the user wrote stays: zone-b is ANDed into each of the Pod's own terms, its own spread is not doubled, and the API server accepts the result", async () => {
+    const hostnames = (values: string[]) => ({ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values }] });
+    const created = await create('team-ml', pod('web-own', {
+      labels: { tier: 'web', app: 'own' },
+      spec: {
+        affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [hostnames(['web-a1', 'web-b1']), hostnames(['web-c1'])] } } },
+        topologySpreadConstraints: [{ topologyKey: 'topology.kubernetes.io/zone', maxSkew: 2, whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { app: 'own' } } }],
+      },
+    }));
+    assert.equal(created.code, 0, created.stderr);
+    const terms = created.pod?.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
+    assert.deepEqual(terms.map((term) => term.matchExpressions?.map((e) => `${e.key} ${e.operator} ${e.values?.join(',')}`)), [
+      ['kubernetes.io/hostname In web-a1,web-b1', 'topology.kubernetes.io/zone In zone-b'],
+      ['kubernetes.io/hostname In web-c1', 'topology.kubernetes.io/zone In zone-b'],
+    ]);
+    assert.deepEqual(created.pod?.spec?.topologySpreadConstraints?.map((c) => c.maxSkew), [2]);
+    assert.equal(await boundNode(coreApi(cluster), 'team-ml', 'web-own'), 'web-b1');
   });
 
   test('the same Pod in a namespace no policy matches is left as written', async () => {
