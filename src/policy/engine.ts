@@ -50,9 +50,11 @@ export function decide(request: PodRequest, compiled: CompiledPolicySet, options
   const candidates = options.explain ? compiled.policies : compiled.candidates(namespace);
   for (const compiledPolicy of candidates) {
     const { policy } = compiledPolicy;
-    const reason = compiledPolicy.match(context);
-    if (reason !== undefined) {
-      if (options.explain) traces.push({ policy: policy.name, priority: policy.priority, matched: false, reason, outcome: 'not matched', rules: [], nodesBefore: allowed.size, nodesAfter: allowed.size });
+    if (!compiledPolicy.match.matches(context)) {
+      if (options.explain) {
+        const reason = compiledPolicy.match.whyNot(context) ?? 'did not match';
+        traces.push({ policy: policy.name, priority: policy.priority, matched: false, reason, outcome: 'not matched', rules: [], nodesBefore: allowed.size, nodesAfter: allowed.size });
+      }
       continue;
     }
     matched.push(policy.name);
@@ -82,7 +84,7 @@ export function decide(request: PodRequest, compiled: CompiledPolicySet, options
         if (options.explain) ruleTraces.push({ rule: step.rule, outcome: 'dropped', detail: [step.dropped], nodesBefore: step.nodesBefore, nodesAfter: step.nodesBefore });
         continue;
       }
-      const { added, details } = merge(changes, step.output, (why) => warnings.push(`policy ${policy.name}: ${step.rule}: ${why}`));
+      const { added, details } = merge(changes, step.output, options.explain === true, (why) => warnings.push(`policy ${policy.name}: ${step.rule}: ${why}`));
       for (const warning of step.output.warnings) warnings.push(`policy ${policy.name}: ${warning}`);
       changed ||= added;
       if (options.explain) ruleTraces.push({ rule: step.rule, outcome: added ? 'added' : 'unchanged', detail: details, nodesBefore: step.nodesBefore, nodesAfter: step.nodesAfter });
@@ -172,27 +174,27 @@ function evaluate(compiledPolicy: CompiledPolicy, pod: PodContext, base: NodeSet
   return { steps, nodes: combined };
 }
 
-function merge(changes: PodChanges, output: RuleOutput, drop: (why: string) => void): { added: boolean; details: string[] } {
+/** Merges one rule's output; `details` (what was written, for explain) are only written when asked. */
+function merge(changes: PodChanges, output: RuleOutput, explain: boolean, drop: (why: string) => void): { added: boolean; details: string[] } {
   const details: string[] = [];
   let added = false;
-  const record = (result: MergeResult, what: string) => {
+  const record = (result: MergeResult, what: () => string) => {
     if ('dropped' in result) {
       drop(result.dropped);
-      details.push(`dropped: ${result.dropped}`);
-    } else if (result.added) {
-      added = true;
-      details.push(what);
+      if (explain) details.push(`dropped: ${result.dropped}`);
     } else {
-      details.push(`already present: ${what}`);
+      added ||= result.added;
+      if (explain) details.push(result.added ? what() : `already present: ${what()}`);
     }
   };
-  for (const requirement of output.requirements) record(changes.addRequirement(requirement), `required ${describeRequirement(requirement)}`);
+  for (const requirement of output.requirements) record(changes.addRequirement(requirement), () => `required ${describeRequirement(requirement)}`);
   for (const term of output.preferred) {
-    record(changes.addPreferred(term), `preferred (weight ${term.weight}) ${(term.preference.matchExpressions ?? []).map(describeRequirement).join(', ')}`);
+    record(changes.addPreferred(term), () => `preferred (weight ${term.weight}) ${(term.preference.matchExpressions ?? []).map(describeRequirement).join(', ')}`);
   }
-  if (output.spread) record(changes.addSpread(output.spread), `topologySpreadConstraint ${output.spread.topologyKey} maxSkew ${output.spread.maxSkew} ${output.spread.whenUnsatisfiable}`);
-  if (output.schedulerName !== undefined) record(changes.setSchedulerName(output.schedulerName), `schedulerName ${output.schedulerName}`);
-  if (output.numaHint && Object.keys(output.numaHint).length > 0) record(changes.setNumaHint(output.numaHint), `numa-hint ${JSON.stringify(output.numaHint)}`);
+  const { spread, schedulerName, numaHint } = output;
+  if (spread) record(changes.addSpread(spread), () => `topologySpreadConstraint ${spread.topologyKey} maxSkew ${spread.maxSkew} ${spread.whenUnsatisfiable}`);
+  if (schedulerName !== undefined) record(changes.setSchedulerName(schedulerName), () => `schedulerName ${schedulerName}`);
+  if (numaHint && Object.keys(numaHint).length > 0) record(changes.setNumaHint(numaHint), () => `numa-hint ${JSON.stringify(numaHint)}`);
   return { added, details };
 }
 

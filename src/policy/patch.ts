@@ -91,7 +91,11 @@ function nest(path: Path, value: unknown): unknown {
 
 /** Operation values are the caller's to keep or change: never shared with the engine's tables. */
 function copy<T>(value: T): T {
-  return typeof value === 'object' && value !== null ? (JSON.parse(JSON.stringify(value)) as T) : value;
+  if (Array.isArray(value)) return value.map(copy) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  const copied: Record<string, unknown> = {};
+  for (const key in value) if (Object.hasOwn(value, key) && value[key] !== undefined) copied[key] = copy(value[key]);
+  return copied as T;
 }
 
 /** An object member needs an object, an array index an array: anything else is replaced, never walked into. */

@@ -23,7 +23,7 @@ export function compileNuma(rule: NumaRule): CompiledRule {
       const fit = pod.snapshot.numa.fit(request);
       const hint: Record<string, string> = {};
       const hostnames: string[] = [];
-      let nodes = NodeSet.EMPTY;
+      const slots: number[] = [];
       for (const candidate of fit.ranked) {
         if (hostnames.length >= rule.maxCandidates) break;
         const node = pod.snapshot.nodes.get(candidate.node);
@@ -31,8 +31,10 @@ export function compileNuma(rule: NumaRule): CompiledRule {
         if (!node || hostname === undefined || !allowed.has(node.slot)) continue;
         hostnames.push(hostname);
         hint[node.name] = candidate.zone;
-        nodes = nodes.or(pod.snapshot.nodes.withLabelValue(HOSTNAME_LABEL, hostname));
+        slots.push(node.slot);
       }
+      // Hostname labels are unique per node (the kubelet sets them), so the candidates are the nodes the requirement allows.
+      const nodes = NodeSet.of(slots);
       const shape = describeRequest(request);
       const modelHolds = `${fit.nodes.size} nodes have a NUMA zone with ${shape} available (${pod.snapshot.numa.known().size} report NodeResourceTopology), ${hostnames.length} of them allowed by the rest of the placement`;
       if (hostnames.length === 0 && rule.mode === 'Preferred') return { dropped: `no candidate: ${modelHolds}` };
