@@ -51,6 +51,8 @@ const requestTimeoutMs = 30_000;
 /** Longer than the API server's idle connection timeout (90 s), so it is always the client that closes an idle connection, never a race. */
 const keepAliveTimeoutMs = 120_000;
 const handshakeTimeoutMs = 10_000;
+/** How often Node enforces headersTimeout and requestTimeout: its default, 30 s, would let a slow client hold a connection for 40 s. */
+const connectionsCheckingIntervalMs = 1_000;
 
 export async function startWebhookServer(options: WebhookServerOptions): Promise<WebhookServer> {
   const { host, port, certDir, log, registry } = options;
@@ -66,14 +68,13 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       log: appLog,
       requireClientCertificate,
     });
-  const warmUpStatus = await warmUp(appFor(new Registry(), log.child({}, { level: 'silent' }), Number.POSITIVE_INFINITY));
-  if (warmUpStatus !== 200) log.warn({ status: warmUpStatus }, 'the warm-up review was not answered: the first requests may be slow');
   const app = appFor(registry, log, options.budgetMs, options.clientCa !== undefined);
+  let serving = appFor(new Registry(), log.child({}, { level: 'silent' }), Number.POSITIVE_INFINITY);
   const clientAuth = options.clientCa === undefined ? {} : clientCertificateSettings(options.clientCa);
   const server = createAdaptorServer({
-    fetch: app.fetch,
+    fetch: (request, env) => serving.fetch(request, env),
     createServer,
-    serverOptions: { ...tlsSettings, ...clientAuth, ...pair, handshakeTimeout: handshakeTimeoutMs, headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, keepAliveTimeout: keepAliveTimeoutMs },
+    serverOptions: { ...tlsSettings, ...clientAuth, ...pair, handshakeTimeout: handshakeTimeoutMs, headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, keepAliveTimeout: keepAliveTimeoutMs, connectionsCheckingInterval: connectionsCheckingIntervalMs },
   }) as Server;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, log));
   server.on('tlsClientError', (error) => log.debug({ err: error }, 'TLS handshake failed'));
@@ -88,6 +89,9 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const address = server.address();
   const boundPort = typeof address === 'object' && address !== null ? address.port : port;
   const url = `https://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
+  const warmUpStatus = await warmUp(host, boundPort).catch((error: unknown) => (log.warn({ err: error }, 'the warm-up request failed'), 0));
+  if (warmUpStatus !== 200) log.warn({ status: warmUpStatus }, 'the warm-up review was not answered: the first requests may be slow');
+  serving = app;
   log.info({ url, certDir, budgetMs: options.budgetMs }, 'webhook serving');
 
   return {
