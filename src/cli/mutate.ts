@@ -15,6 +15,7 @@ import { formatPolicyError } from '../policy/errors.ts';
 import { renderTrace, type DecisionTrace } from '../policy/explain.ts';
 import { loadPolicies } from '../policy/loader.ts';
 import type { Decision, DecisionOptions } from '../policy/types.ts';
+import { parseDuration } from '../server/duration.ts';
 import { buildSnapshot } from '../topology/build.ts';
 import { loadTopologyPaths } from '../topology/sources/files.ts';
 import type { Command, CommandIO } from './command.ts';
@@ -29,7 +30,7 @@ const flags = `Flags:
                       paths before FILE; required)
   --output yaml|json  output format (default yaml)
   --now TIME          the decision's time, RFC 3339 (default: the clock)
-  --max-source-age D  sources older than this degrade the rules that need them (default ${DEFAULT_MAX_SOURCE_AGE}; ms, s, m, h)
+  --max-source-age D  sources older than this degrade the rules that need them (default ${DEFAULT_MAX_SOURCE_AGE}; Go durations: 90s, 1m30s, 1h)
 
 The input (FILE, or - for stdin) is a Pod, a workload with a pod template
 (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob), or an
@@ -147,15 +148,14 @@ function parse(mode: Mode, args: readonly string[]): Parsed {
     input: positionals[positionals.length - 1]!,
     json: values.output === 'json',
     patch: values.patch === true,
-    options: { now, maxSourceAgeMs: parseDuration(values['max-source-age']!) },
+    options: { now, maxSourceAgeMs: maxSourceAge(values['max-source-age']!) },
   };
 }
 
-function parseDuration(text: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(text.trim());
-  if (!match) throw new Error(`--max-source-age must be a duration such as 90s, 10m or 1h, not ${text}`);
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] as 'ms' | 's' | 'm' | 'h'];
-  return Number(match[1]) * unit;
+function maxSourceAge(text: string): number {
+  const milliseconds = parseDuration(text);
+  if (milliseconds === undefined) throw new Error(`--max-source-age must be a duration such as 90s, 10m or 1h, not ${text}`);
+  return milliseconds;
 }
 
 async function load(parsed: Parsed, io: CommandIO): Promise<CompiledPolicySet> {
