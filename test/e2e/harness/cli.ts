@@ -6,8 +6,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { dirname, join } from 'node:path';
 import { ensureBinaries } from './build.ts';
 import type { ClusterState } from './cluster.ts';
-import { attachCluster, startCluster } from './cluster.ts';
-import { isAlive } from './process.ts';
+import { attachCluster, clusterState, startCluster } from './cluster.ts';
+import { runs } from './process.ts';
 import { binDir, cacheRoot } from './versions.ts';
 
 const usage = `Usage: npm run cluster -- <command> [flags]
@@ -60,21 +60,12 @@ function readState(file: string): ClusterState | undefined {
 
 async function up(flags: Flags): Promise<number> {
   const previous = readState(flags.stateFile);
-  if (previous?.components.some((c) => isAlive(c.pid))) {
+  if (previous?.components.some((c) => runs(c.pid, c.command))) {
     process.stderr.write(`a cluster is already up (${previous.dir}); run \`npm run cluster -- down\` first\n`);
     return 1;
   }
   const cluster = await startCluster({ etcdMembers: flags.etcdMembers, detach: true });
-  const state: ClusterState = {
-    dir: cluster.dir,
-    kubeconfig: cluster.kubeconfig,
-    server: cluster.server,
-    kubectl: cluster.kubectl,
-    etcd: cluster.etcd,
-    admin: cluster.admin,
-    schedulerPort: cluster.schedulerPort,
-    components: cluster.components,
-  };
+  const state = clusterState(cluster);
   mkdirSync(dirname(flags.stateFile), { recursive: true });
   writeFileSync(flags.stateFile, JSON.stringify(state, null, 2), { mode: 0o600 });
   process.stdout.write(describe(state));
@@ -87,7 +78,7 @@ function describe(state: ClusterState): string {
     `# API server:   ${state.server}`,
     `# kubectl:      ${state.kubectl}`,
     ...state.etcd.map((m) => `# ${m.name}:       client ${m.clientUrl}  metrics ${m.metricsUrl}/metrics`),
-    ...state.components.map((c) => `# ${c.name.padEnd(15)} pid ${c.pid} ${isAlive(c.pid) ? 'running' : 'NOT RUNNING'}  log ${c.logFile}`),
+    ...state.components.map((c) => `# ${c.name.padEnd(15)} pid ${c.pid} ${runs(c.pid, c.command) ? 'running' : 'NOT RUNNING'}  log ${c.logFile}`),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -111,7 +102,7 @@ async function status(flags: Flags): Promise<number> {
     return 1;
   }
   process.stdout.write(`${describe(state)}export KUBECONFIG=${state.kubeconfig}\n`);
-  return state.components.every((c) => isAlive(c.pid)) ? 0 : 1;
+  return state.components.every((c) => runs(c.pid, c.command)) ? 0 : 1;
 }
 
 async function build(): Promise<number> {

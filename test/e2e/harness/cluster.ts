@@ -110,10 +110,18 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     await startAndWait(state, 'kube-apiserver', !options.detach);
     await startAndWait(state, 'kube-scheduler', !options.detach);
   } catch (error) {
+    // The temp dir goes with stop(): keep what the logs said in the error.
+    const logs = state.components.filter((c) => c.pid).map((c) => `--- ${c.name} (${c.logFile})\n${logTail(c.logFile, 10)}`);
     await cluster.stop();
-    throw error;
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${logs.join('\n')}`, { cause: error });
   }
   return cluster;
+}
+
+/** The part of a cluster that can be saved and attached to again. */
+export function clusterState(cluster: Cluster): ClusterState {
+  const { dir, kubeconfig, server, kubectl, etcd, admin, schedulerPort, components } = cluster;
+  return { dir, kubeconfig, server, kubectl, etcd, admin, schedulerPort, components };
 }
 
 export interface AttachOptions {

@@ -44,7 +44,8 @@ export interface Topogate {
   /** The end of what the process wrote (all of it is in <cluster dir>/topogate.log). */
   readonly output: () => string;
   start(): Promise<void>;
-  stop(): Promise<void>;
+  /** SIGTERM (a graceful stop) by default; SIGKILL for a crash. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
 export async function startTopogate(options: TopogateOptions): Promise<Topogate> {
@@ -84,11 +85,11 @@ export async function startTopogate(options: TopogateOptions): Promise<Topogate>
         abortIf: () => (started.exitCode === null ? undefined : `exited ${started.exitCode}:\n${output.slice(-4000)}`),
       });
     },
-    async stop() {
+    async stop(signal = 'SIGTERM') {
       const running = child;
-      if (!running || running.exitCode !== null) return;
+      if (!running || running.exitCode !== null || running.signalCode !== null) return;
       const exited = new Promise((resolve) => running.once('exit', resolve));
-      running.kill('SIGTERM');
+      running.kill(signal);
       const timer = setTimeout(() => running.kill('SIGKILL'), 10_000);
       await exited;
       clearTimeout(timer);
