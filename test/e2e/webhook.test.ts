@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { V1Pod, V1PodSpec } from '@kubernetes/client-node';
 import { parse, stringify } from 'yaml';
@@ -93,6 +93,10 @@ describe('topogate behind a real API server', { timeout: 600_000 }, () => {
       const probe = await create('team-ml', pod('probe', { labels: { tier: 'web', app: 'probe' } }), '--dry-run=server');
       return probe.pod?.metadata?.annotations?.[appliedAnnotation] !== undefined;
     });
+  });
+
+  afterEach((t) => {
+    if (!t.passed && topogate) process.stderr.write(`--- ${t.name}: the end of topogate's output\n${topogate.output().slice(-4000)}\n`);
   });
 
   after(async () => {
