@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureBinaries } from './build.ts';
+import type { Binaries } from './versions.ts';
 import type { EtcdMember } from './components.ts';
 import { apiServerComponent, etcdComponent, etcdMembers, schedulerComponent } from './components.ts';
 import { kubeconfigYaml } from './kubeconfig.ts';
@@ -59,6 +60,16 @@ const readyTimeoutMs = { etcd: 60_000, apiServer: 120_000, scheduler: 60_000 };
 
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
   const bins = await ensureBinaries({ progress: options.progress });
+  try {
+    return await startOnce(bins, options);
+  } catch (error) {
+    // A free port is free only until someone else's cluster, started at the same time, takes it.
+    if (!/address already in use/.test(String(error))) throw error;
+    return startOnce(bins, options);
+  }
+}
+
+async function startOnce(bins: Binaries, options: ClusterOptions): Promise<Cluster> {
   const memberCount = options.etcdMembers ?? 1;
   const dir = mkdtempSync(join(tmpdir(), 'topogate-e2e-'));
   if (!options.detach && !process.env['TOPOGATE_E2E_KEEP']) ownDir(dir);
