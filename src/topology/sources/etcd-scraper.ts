@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { KubeObject } from '../../kube/types.ts';
 import { readEtcdMetrics } from '../etcd/metrics.ts';
 import { etcdClusterObject, type ScrapedMember } from '../etcd/place.ts';
+import type { SourceName } from '../model.ts';
 import type { LiveModel } from './live-model.ts';
 import type { TopologyMetrics } from './metrics.ts';
 
@@ -16,6 +17,10 @@ export interface EtcdScrapeOptions {
 }
 
 export const DEFAULT_ETCD_SCRAPE: EtcdScrapeOptions = { intervalMs: 1000, timeoutMs: 900 };
+
+/** Members are placed from these: published before they have synced, the etcd source would be ready with its leader on no node. */
+const PLACEMENT_SOURCES: readonly SourceName[] = ['nodes', 'controlPlanePods'];
+const PLACEMENT_WAIT_MS = 100;
 
 export class EtcdScraper {
   readonly #urls: readonly string[];
@@ -60,6 +65,11 @@ export class EtcdScraper {
     if (this.#stopped) return;
     const members = results.filter((r): r is ScrapedMember => typeof r !== 'string');
     const errors = results.filter((r): r is string => typeof r === 'string');
+    if (members.length > 0 && !this.#placementSynced()) {
+      this.#timer = setTimeout(() => void this.#round(), PLACEMENT_WAIT_MS);
+      this.#timer.unref();
+      return;
+    }
     if (members.length === 0) {
       this.#fail(errors.join('; '));
     } else {
@@ -89,6 +99,13 @@ export class EtcdScraper {
       const cause = (error as { cause?: { code?: string } }).cause?.code;
       return `${url}: ${cause ?? (error as Error).message}`;
     }
+  }
+
+  #placementSynced(): boolean {
+    return PLACEMENT_SOURCES.every((name) => {
+      const status = this.#model.current.sources.get(name);
+      return status === undefined || status.synced || status.disabled !== undefined;
+    });
   }
 
   #fail(message: string): void {

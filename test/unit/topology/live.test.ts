@@ -119,6 +119,10 @@ describe('EtcdScraper', () => {
     const scraper = new EtcdScraper(urls, model, () => [], createTopologyMetrics(new Registry()), log, { intervalMs: 20, timeoutMs: 500 });
     try {
       scraper.start();
+      // Members are placed on Nodes: nothing is published before the Nodes have synced.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(model.current.sources.get('etcd')?.synced, false);
+      model.replace('nodes', []);
       let snapshot = await next(model, (s) => s.etcd.leader !== undefined);
       assert.equal(snapshot.etcd.leader?.name, 'aa');
       assert.equal(snapshot.etcd.members[0]?.endpoint, `${urls[0]}/metrics`);
