@@ -17,9 +17,9 @@ const patching = (): Decision => ({ allowed: true, patch: [{ op: 'add', path: '/
 test('over the budget: admitted unchanged at once with a warning, counted, the decision not run', async () => {
   let decided = 0;
   const running = await startTestServer({ budgetMs: 0.000001, decide: () => (decided++, patching()) });
-  assert.equal(decided, 1, 'the warm-up review, before listening, is decided');
-  decided = 0;
   try {
+    assert.ok(decided > 0, 'the warm-up reviews, before serving, are decided whatever the budget');
+    decided = 0;
     const reply = await postJson(running.server.url, running.certificates.caCert, podReview());
     assert.equal(reply.status, 200);
     const { response } = reply.json();

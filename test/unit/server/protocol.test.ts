@@ -35,7 +35,7 @@ before(async () => {
   });
   ca = running.certificates.caCert;
   url = running.server.url;
-  assert.deepEqual(seen.map((request) => request.pod.metadata?.name), ['warm-up'], 'the warm-up review, before listening, is decided');
+  assert.ok(seen.length > 0 && seen.every((request) => request.pod.metadata?.name === 'warm-up'), 'the warm-up reviews, before serving, are decided');
   seen.length = 0;
 });
 after(() => running.stop());
