@@ -14,7 +14,7 @@ import type { TopologySnapshot } from '../../src/topology/model.ts';
 import { createKubeTopology, type KubeTopology } from '../../src/topology/sources/kube.ts';
 import type { Cluster } from './harness/cluster.ts';
 import { startCluster } from './harness/cluster.ts';
-import { coreApi, createNodes, kubectlOk, metricSamples } from './harness/kube.ts';
+import { coreApi, createEtcdPods, createNodes, kubectlOk, metricSamples } from './harness/kube.ts';
 import { repoRoot } from './harness/versions.ts';
 
 const ZONE = 'topology.kubernetes.io/zone';
@@ -126,15 +126,7 @@ spec:
     const api = coreApi(cluster);
     const since = performance.now();
     await createNodes(api, [0, 1, 2].map((i) => ({ name: `cp-${i}` })));
-    for (const [i, member] of cluster.etcd.entries()) {
-      await api.createNamespacedPod({
-        namespace: 'kube-system',
-        body: {
-          metadata: { name: `etcd-cp-${i}`, labels: { component: 'etcd', tier: 'control-plane' } },
-          spec: { nodeName: `cp-${i}`, containers: [{ name: 'etcd', image: 'registry.k8s.io/etcd:3.5.16-0', command: ['etcd', `--listen-metrics-urls=${member.metricsUrl}`] }] },
-        },
-      });
-    }
+    await createEtcdPods(api, cluster.etcd);
     let snapshot = await until(t, 'etcd placed', (s) => s.etcd.members.length === 3 && s.etcd.members.every((m) => m.nodeName) && s.etcd.leader !== undefined, since);
     const leaders = await Promise.all(cluster.etcdMetricsUrls.map(async (url) => metricSamples(await (await fetch(url)).text(), 'etcd_server_is_leader')[0]?.value));
     const leaderIndex = leaders.indexOf(1);

@@ -104,3 +104,16 @@ export function metricSamples(text: string, name: string): { labels: Record<stri
   }
   return samples;
 }
+
+/** One kube-system `etcd-cp-<i>` Pod per member, bound to Node `cp-<i>`, serving its metrics URL: how the live topology places each member on a Node. */
+export async function createEtcdPods(api: CoreV1Api, members: readonly { readonly metricsUrl: string }[]): Promise<void> {
+  for (const [index, member] of members.entries()) {
+    await api.createNamespacedPod({
+      namespace: 'kube-system',
+      body: {
+        metadata: { name: `etcd-cp-${index}`, labels: { component: 'etcd', tier: 'control-plane' } },
+        spec: { nodeName: `cp-${index}`, containers: [{ name: 'etcd', image: 'registry.k8s.io/etcd:3.5.16-0', command: ['etcd', `--listen-metrics-urls=${member.metricsUrl}`] }] },
+      },
+    });
+  }
+}
