@@ -157,7 +157,7 @@ export class TopologyBuilder {
     if (!this.#dirty && this.#last) return this.#last;
     const nodes = this.#nodes.freeze();
     const nodeTopologies = this.#topologies.freeze();
-    // Every node change is in #numaChanged, so a memo with no changes still has the right slots.
+    // Every node added or removed is in #numaChanged, so a memo with no changes still has the right slots.
     this.#numa = new NumaMemo(nodeTopologies, nodes, this.#numa, new Set(this.#numaChanged));
     this.#numaChanged.clear();
     this.#version++;
@@ -220,7 +220,8 @@ export class TopologyBuilder {
     switch (source) {
       case 'nodes':
         if (!this.#nodes.remove(key)) return;
-        this.#nodeMoved(key);
+        this.#numaChanged.add(key);
+        this.#zoneChanged(key);
         break;
       case 'namespaces':
         this.#namespaces.delete(key);
@@ -254,14 +255,14 @@ export class TopologyBuilder {
     const before = this.#nodes.get(name);
     if (!this.#nodes.upsert(readNode(name, object))) return;
     const after = this.#nodes.get(name);
-    if (!before || zoneOf(before.labels) !== zoneOf(after?.labels ?? {})) this.#nodeMoved(name);
-    else this.#numaChanged.add(name);
+    // A new node takes a slot NUMA answers speak of; labels, taints and the like do not change them.
+    if (!before) this.#numaChanged.add(name);
+    if (!before || zoneOf(before.labels) !== zoneOf(after?.labels ?? {})) this.#zoneChanged(name);
     this.#dirty = true;
   }
 
-  /** A node appeared, went, or changed zone: its NUMA answers and its services' zones change. */
-  #nodeMoved(name: string): void {
-    this.#numaChanged.add(name);
+  /** A node appeared, went, or changed zone: the zones of the Services with endpoints on it change. */
+  #zoneChanged(name: string): void {
     for (const slice of this.#slicesOfNode.get(name) ?? []) {
       const service = this.#slices.get(slice)?.service;
       if (service) this.#servicesChanged.add(service);

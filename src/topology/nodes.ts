@@ -41,8 +41,7 @@ export class NodeTable {
     if (old && sameNode(old, facts)) return false;
     const slot = old?.slot ?? this.#free.pop() ?? this.#bySlot.length;
     const node: NodeInfo = { ...facts, slot };
-    if (old) this.#unindex(old);
-    this.#index(node);
+    this.#reindex(old, node);
     this.#byName.set(node.name, node);
     this.#setSlot(slot, node);
     return true;
@@ -51,7 +50,7 @@ export class NodeTable {
   remove(name: string): boolean {
     const old = this.#byName.get(name);
     if (!old) return false;
-    this.#unindex(old);
+    this.#reindex(old, undefined);
     this.#byName.delete(name);
     this.#setSlot(old.slot, undefined);
     this.#free.push(old.slot);
@@ -95,27 +94,38 @@ export class NodeTable {
     this.#slotsChanged = true;
   }
 
-  #index(node: NodeInfo): void {
-    this.#base.add(ALL, node.slot);
-    if (isSchedulable(node)) this.#base.add(SCHEDULABLE, node.slot);
-    for (const [key, value] of Object.entries(node.labels)) {
-      this.#keys.add(key, node.slot);
-      this.#valuesOf(key).add(value, node.slot);
+  /** Moves a slot between sets only where `before` and `after` differ: an update costs what it changed. */
+  #reindex(before: NodeInfo | undefined, after: NodeInfo | undefined): void {
+    const slot = (before ?? after)!.slot;
+    const none: Labels = {};
+    const was = before?.labels ?? none;
+    const is = after?.labels ?? none;
+    if (!before) this.#base.add(ALL, slot);
+    if (!after) this.#base.remove(ALL, slot);
+    const schedulable = after !== undefined && isSchedulable(after);
+    if (before === undefined || isSchedulable(before) !== schedulable) {
+      if (schedulable) this.#base.add(SCHEDULABLE, slot);
+      else this.#base.remove(SCHEDULABLE, slot);
     }
-    const taints = schedulingTaints(node.taints);
-    const group = JSON.stringify(taints);
-    this.#taintLists.set(group, taints);
-    this.#taints.add(group, node.slot);
-  }
-
-  #unindex(node: NodeInfo): void {
-    this.#base.remove(ALL, node.slot);
-    this.#base.remove(SCHEDULABLE, node.slot);
-    for (const [key, value] of Object.entries(node.labels)) {
-      this.#keys.remove(key, node.slot);
-      this.#valuesOf(key).remove(value, node.slot);
+    for (const [key, value] of Object.entries(was)) {
+      if (is[key] === value) continue;
+      this.#valuesOf(key).remove(value, slot);
+      if (is[key] === undefined) this.#keys.remove(key, slot);
     }
-    this.#taints.remove(JSON.stringify(schedulingTaints(node.taints)), node.slot);
+    for (const [key, value] of Object.entries(is)) {
+      if (was[key] === value) continue;
+      this.#valuesOf(key).add(value, slot);
+      if (was[key] === undefined) this.#keys.add(key, slot);
+    }
+    const oldGroup = before && JSON.stringify(schedulingTaints(before.taints));
+    const taints = after && schedulingTaints(after.taints);
+    const newGroup = taints && JSON.stringify(taints);
+    if (oldGroup === newGroup) return;
+    if (oldGroup !== undefined) this.#taints.remove(oldGroup, slot);
+    if (newGroup !== undefined) {
+      this.#taintLists.set(newGroup, taints!);
+      this.#taints.add(newGroup, slot);
+    }
   }
 
   #valuesOf(key: string): SlotSets {

@@ -1,32 +1,31 @@
 // Which nodes have one NUMA cell that fits a whole request, best fit first.
 // Answers are memoised per request shape for the life of a snapshot; the
-// next snapshot patches its parent's answers for the nodes that changed
-// instead of scanning every NodeResourceTopology again.
+// next snapshot derives its answer from its parent's for the nodes that
+// changed (drop them, merge their new candidates in), instead of scanning
+// and sorting every NodeResourceTopology again.
 
 import type { NodeIndex, NodeResourceTopology, NumaCandidate, NumaFit, NumaIndex, NumaZone, ResourceList } from './model.ts';
 import { NodeSet } from './nodeset.ts';
 
-/** Best candidate per node for one request shape. */
-type Candidates = ReadonlyMap<string, NumaCandidate>;
-
-interface Shape {
-  readonly request: ReadonlyArray<readonly [string, number]>;
-  readonly candidates: Candidates;
-  fit?: NumaFit;
-}
+type Request = ReadonlyArray<readonly [string, number]>;
 
 // Bounds the memo: request shapes come from Pods, so an endless variety
 // would otherwise grow it without end.
 const MAX_SHAPES = 512;
 
+interface Parent {
+  readonly memo: NumaMemo;
+  /** Names of the nodes whose Node (added or removed) or NodeResourceTopology differ. */
+  readonly changed: ReadonlySet<string>;
+}
+
 export class NumaMemo implements NumaIndex {
   readonly #topologies: ReadonlyMap<string, NodeResourceTopology>;
   readonly #nodes: NodeIndex;
-  readonly #shapes = new Map<string, Shape>();
-  #parent: { readonly memo: NumaMemo; readonly changed: ReadonlySet<string> } | undefined;
+  readonly #fits = new Map<string, NumaFit>();
+  #parent: Parent | undefined;
   #known: NodeSet | undefined;
 
-  /** `changed`: names of the nodes whose Node or NodeResourceTopology differ from the parent's. */
   constructor(topologies: ReadonlyMap<string, NodeResourceTopology>, nodes: NodeIndex, parent?: NumaMemo, changed?: ReadonlySet<string>) {
     this.#topologies = topologies;
     this.#nodes = nodes;
@@ -39,12 +38,9 @@ export class NumaMemo implements NumaIndex {
 
   known(): NodeSet {
     if (!this.#known) {
-      const slots: number[] = [];
-      for (const name of this.#topologies.keys()) {
-        const node = this.#nodes.get(name);
-        if (node) slots.push(node.slot);
-      }
-      this.#known = NodeSet.of(slots);
+      const parent = this.#parent;
+      const inherited = parent ? parent.memo.#known : undefined;
+      this.#known = parent && inherited ? this.#patch(inherited, parent, (name) => this.#topologies.has(name)) : this.#slotsOf(this.#topologies.keys());
     }
     return this.#known;
   }
@@ -52,41 +48,65 @@ export class NumaMemo implements NumaIndex {
   fit(request: ResourceList): NumaFit {
     const entries = Object.entries(request).filter(([, amount]) => amount > 0).sort(([a], [b]) => (a < b ? -1 : 1));
     const key = entries.map(([name, amount]) => `${name}=${amount}`).join(',');
-    let shape = this.#shapes.get(key);
-    if (!shape) {
-      shape = this.#derive(key, entries);
-      if (this.#shapes.size >= MAX_SHAPES) this.#shapes.clear();
-      this.#shapes.set(key, shape);
+    let fit = this.#fits.get(key);
+    if (!fit) {
+      fit = this.#derive(key, entries);
+      if (this.#fits.size >= MAX_SHAPES) this.#fits.clear();
+      this.#fits.set(key, fit);
     }
-    shape.fit ??= rank(shape.candidates, this.#nodes);
-    return shape.fit;
+    return fit;
   }
 
-  #derive(key: string, request: Shape['request']): Shape {
+  #derive(key: string, request: Request): NumaFit {
     const parent = this.#parent;
-    const inherited = parent ? parent.memo.#shapes.get(key) : undefined;
+    const inherited = parent ? parent.memo.#fits.get(key) : undefined;
     if (!parent || !inherited) {
-      const candidates = new Map<string, NumaCandidate>();
-      for (const name of this.#topologies.keys()) this.#place(candidates, name, request);
-      return { request, candidates };
+      const ranked = this.#candidates(this.#topologies.keys(), request).sort(byFit);
+      return { ranked, nodes: this.#slotsOf(ranked.map((c) => c.node)) };
     }
     // Nothing changed for NUMA: slots and zones are the parent's, and so is the answer.
     if (parent.changed.size === 0) return inherited;
-    const candidates = new Map(inherited.candidates);
-    for (const name of parent.changed) this.#place(candidates, name, request);
-    return { request, candidates };
+    const fresh = this.#candidates(parent.changed, request).sort(byFit);
+    const ranked = merge(inherited.ranked.filter((c) => !parent.changed.has(c.node)), fresh);
+    return { ranked, nodes: this.#patch(inherited.nodes, parent, (name) => fresh.some((c) => c.node === name)) };
   }
 
-  #place(candidates: Map<string, NumaCandidate>, name: string, request: Shape['request']): void {
-    const topology = this.#topologies.get(name);
-    const best = topology && this.#nodes.get(name) ? bestZone(topology.zones, request) : undefined;
-    if (best) candidates.set(name, { node: name, zone: best.zone, leftover: best.leftover });
-    else candidates.delete(name);
+  /** The parent's set without the changed nodes' old slots, with the slots of those that `keep`. */
+  #patch(inherited: NodeSet, parent: Parent, keep: (name: string) => boolean): NodeSet {
+    let set = inherited;
+    for (const name of parent.changed) {
+      const before = parent.memo.#nodes.get(name);
+      if (before) set = set.without(before.slot);
+    }
+    for (const name of parent.changed) {
+      const now = this.#nodes.get(name);
+      if (now && keep(name)) set = set.with(now.slot);
+    }
+    return set;
+  }
+
+  #candidates(names: Iterable<string>, request: Request): NumaCandidate[] {
+    const candidates: NumaCandidate[] = [];
+    for (const name of names) {
+      const topology = this.#topologies.get(name);
+      const best = topology && this.#nodes.get(name) ? bestZone(topology.zones, request) : undefined;
+      if (best) candidates.push({ node: name, zone: best.zone, leftover: best.leftover });
+    }
+    return candidates;
+  }
+
+  #slotsOf(names: Iterable<string>): NodeSet {
+    const slots: number[] = [];
+    for (const name of names) {
+      const node = this.#nodes.get(name);
+      if (node) slots.push(node.slot);
+    }
+    return NodeSet.of(slots);
   }
 }
 
 /** The zone that fits the request with least leftover, else undefined. */
-export function bestZone(zones: readonly NumaZone[], request: ReadonlyArray<readonly [string, number]>): { zone: string; leftover: number } | undefined {
+export function bestZone(zones: readonly NumaZone[], request: Request): { zone: string; leftover: number } | undefined {
   let best: { zone: string; leftover: number } | undefined;
   for (const zone of zones) {
     let leftover = 0;
@@ -106,12 +126,16 @@ export function bestZone(zones: readonly NumaZone[], request: ReadonlyArray<read
   return best;
 }
 
-function rank(candidates: Candidates, nodes: NodeIndex): NumaFit {
-  const ranked = [...candidates.values()].sort((a, b) => a.leftover - b.leftover || (a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
-  const slots: number[] = [];
-  for (const candidate of ranked) {
-    const node = nodes.get(candidate.node);
-    if (node) slots.push(node.slot);
-  }
-  return { nodes: NodeSet.of(slots), ranked };
+function byFit(a: NumaCandidate, b: NumaCandidate): number {
+  return a.leftover - b.leftover || (a.node < b.node ? -1 : a.node > b.node ? 1 : 0);
+}
+
+/** Two lists sorted by fit, as one. */
+function merge(a: readonly NumaCandidate[], b: readonly NumaCandidate[]): NumaCandidate[] {
+  if (b.length === 0) return a as NumaCandidate[];
+  const out: NumaCandidate[] = new Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  for (let k = 0; k < out.length; k++) out[k] = j >= b.length || (i < a.length && byFit(a[i]!, b[j]!) <= 0) ? a[i++]! : b[j++]!;
+  return out;
 }
