@@ -3,6 +3,7 @@
 // server's connection reuse, and a shutdown that lets in-flight requests end.
 
 import { createAdaptorServer } from '@hono/node-server';
+import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:https';
 import { createServer } from 'node:https';
 import type { Duplex } from 'node:stream';
@@ -17,7 +18,7 @@ import { clientCertificateSettings } from './clientAuth.ts';
 import { createWebhookMetrics } from './metrics.ts';
 import type { ReadinessChecks } from './readiness.ts';
 import { keyPairProblem, readKeyPair, tlsSettings } from './tls.ts';
-import { warmUp } from './warmup.ts';
+import { warmUp, warmUpHeader } from './warmup.ts';
 
 export interface WebhookServerOptions {
   readonly host: string;
@@ -69,10 +70,11 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       requireClientCertificate,
     });
   const app = appFor(registry, log, options.budgetMs, options.clientCa !== undefined);
-  let serving = appFor(new Registry(), log.child({}, { level: 'silent' }), Number.POSITIVE_INFINITY);
+  const twin = appFor(new Registry(), log.child({}, { level: 'silent' }), Number.POSITIVE_INFINITY);
+  let warmUpToken: string | undefined = randomUUID();
   const clientAuth = options.clientCa === undefined ? {} : clientCertificateSettings(options.clientCa);
   const server = createAdaptorServer({
-    fetch: (request, env) => serving.fetch(request, env),
+    fetch: (request, env) => (warmUpToken !== undefined && request.headers.get(warmUpHeader) === warmUpToken ? twin : app).fetch(request, env),
     createServer,
     serverOptions: { ...tlsSettings, ...clientAuth, ...pair, handshakeTimeout: handshakeTimeoutMs, headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, keepAliveTimeout: keepAliveTimeoutMs, connectionsCheckingInterval: connectionsCheckingIntervalMs },
   }) as Server;
@@ -89,9 +91,9 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const address = server.address();
   const boundPort = typeof address === 'object' && address !== null ? address.port : port;
   const url = `https://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
-  const warmUpStatus = await warmUp(host, boundPort).catch((error: unknown) => (log.warn({ err: error }, 'the warm-up request failed'), 0));
+  const warmUpStatus = await warmUp(host, boundPort, warmUpToken).catch((error: unknown) => (log.warn({ err: error }, 'the warm-up request failed'), 0));
   if (warmUpStatus !== 200) log.warn({ status: warmUpStatus }, 'the warm-up review was not answered: the first requests may be slow');
-  serving = app;
+  warmUpToken = undefined;
   log.info({ url, certDir, budgetMs: options.budgetMs }, 'webhook serving');
 
   return {

@@ -3,7 +3,8 @@
 // their code for the first time), beyond a budget of a few ms: the first real
 // Pods would be skipped. So before the server says it serves, it sends itself
 // a few dry-run reviews over TLS (one is not enough for V8 to compile the
-// path), answered by a twin of the app whose metrics are thrown away.
+// path), answered by a twin of the app whose metrics are thrown away. They
+// carry a one-time token, so that no other request ever reaches the twin.
 
 import { request } from 'node:https';
 
@@ -30,17 +31,20 @@ export function loopbackFor(host: string): string {
 /** Measured: after ten, a new connection's first review takes about what later ones do. */
 const rounds = 10;
 
+/** The header that carries the token. */
+export const warmUpHeader = 'x-topogate-warm-up';
+
 /** The HTTP status of the last warm-up answer (200 unless deciding failed). */
-export async function warmUp(host: string, port: number): Promise<number> {
+export async function warmUp(host: string, port: number, token: string): Promise<number> {
   let status = 0;
-  for (let round = 0; round < rounds; round++) status = await send(host, port);
+  for (let round = 0; round < rounds; round++) status = await send(host, port, token);
   return status;
 }
 
-function send(host: string, port: number): Promise<number> {
+function send(host: string, port: number, token: string): Promise<number> {
   return new Promise((resolve, reject) => {
     // The server's own certificate, on a loopback call it makes itself: nothing to verify.
-    const req = request({ host: loopbackFor(host), port, path: '/mutate', method: 'POST', agent: false, rejectUnauthorized: false, headers: { 'content-type': 'application/json' } }, (res) => {
+    const req = request({ host: loopbackFor(host), port, path: '/mutate', method: 'POST', agent: false, rejectUnauthorized: false, headers: { 'content-type': 'application/json', [warmUpHeader]: token } }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
     });

@@ -164,6 +164,15 @@ test('an error anywhere in a route is a 500 with its message, and the server goe
   running.registry.removeSingleMetric('test_broken');
 });
 
+test('once serving, a request claiming to be the warm-up is an ordinary request, decided and counted', async () => {
+  const before = seen.length;
+  const counted = await metricValue(running, 'topogate_admission_requests_total');
+  const reply = await send(url, '/mutate', ca, { method: 'POST', headers: { 'content-type': 'application/json', 'x-topogate-warm-up': 'guess' } }, JSON.stringify(podReview(pod)));
+  assert.equal(reply.status, 200);
+  assert.equal(seen.length, before + 1);
+  assert.equal(await metricValue(running, 'topogate_admission_requests_total'), counted + 1);
+});
+
 test('healthy after all of the above, with metrics that counted it', async () => {
   const health = await send(url, '/healthz', ca);
   assert.equal(health.status, 200);
