@@ -139,7 +139,7 @@ async function readCa(file: string): Promise<string> {
 }
 
 /** What the API server accepts as a webhook URL, or why not. */
-export function checkWebhookUrl(text: string): string | undefined {
+function checkWebhookUrl(text: string): string | undefined {
   let url: URL;
   try {
     url = new URL(text);
@@ -191,6 +191,6 @@ function pointWebhooks(configuration: KubeObject, { caPem, url }: Customization)
   }
 }
 
-export function toYamlStream(objects: readonly KubeObject[]): string {
+function toYamlStream(objects: readonly KubeObject[]): string {
   return objects.map((object) => `---\n${stringify(object, { aliasDuplicateObjects: false, lineWidth: 0 })}`).join('');
 }
