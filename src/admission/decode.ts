@@ -30,17 +30,18 @@ function requestProblem(request: Record<string, unknown>): string | undefined {
     if (request[field] !== undefined && typeof request[field] !== 'string') return `request.${field} must be a string, not ${describe(request[field])}`;
   }
   if (request.dryRun !== undefined && request.dryRun !== null && typeof request.dryRun !== 'boolean') return `request.dryRun must be a boolean, not ${describe(request.dryRun)}`;
-  const problem = groupProblem(request, 'kind', 'kind') ?? groupProblem(request, 'resource', 'resource');
+  const problem = groupProblem(request, 'kind') ?? groupProblem(request, 'resource');
   if (problem !== undefined) return problem;
   if (isPodCreate(request as unknown as AdmissionRequest) && !isRecord(request.object)) return `request.object must be the Pod being created, not ${describe(request.object)}`;
   return undefined;
 }
 
-function groupProblem(request: Record<string, unknown>, field: 'kind' | 'resource', name: 'kind' | 'resource'): string | undefined {
+/** request.kind is {group, version, kind}; request.resource is {group, version, resource}. */
+function groupProblem(request: Record<string, unknown>, field: 'kind' | 'resource'): string | undefined {
   const value = request[field];
   if (value === undefined || value === null) return undefined;
-  if (!isRecord(value)) return `request.${field} must be an object {group, version, ${name}}, not ${describe(value)}`;
-  for (const part of ['group', 'version', name]) {
+  if (!isRecord(value)) return `request.${field} must be an object {group, version, ${field}}, not ${describe(value)}`;
+  for (const part of ['group', 'version', field]) {
     if (value[part] !== undefined && typeof value[part] !== 'string') return `request.${field}.${part} must be a string, not ${describe(value[part])}`;
   }
   return undefined;
