@@ -147,6 +147,18 @@ export class TopologyBuilder {
     this.#dirty = true;
   }
 
+  /**
+   * The sources still in contact (synced, not stale, not disabled) are current as of `now`:
+   * a quiet watch is not an old one. Publishes a snapshot saying so when there are any.
+   */
+  refresh(now: number): void {
+    for (const status of this.#status.values()) {
+      if (!status.synced || status.staleSince !== undefined || status.disabled !== undefined) continue;
+      status.updatedAt = now;
+      this.#dirty = true;
+    }
+  }
+
   /** Whether publish() would make a new snapshot. */
   get changed(): boolean {
     return this.#dirty;

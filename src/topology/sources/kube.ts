@@ -23,7 +23,10 @@ export interface KubeTopologyOptions {
   readonly etcdMetrics: readonly string[];
   readonly log: Logger;
   readonly registry: Registry;
-  /** Out of contact longer than this, a source is named in readiness as degraded (default 60 s). */
+  /**
+   * Out of contact longer than this, a source is named in readiness as degraded (default 60 s);
+   * sources in contact get a fresh updatedAt every quarter of it.
+   */
   readonly maxAgeMs?: number;
   readonly timing?: Partial<WatchTiming>;
   readonly etcdScrape?: Partial<EtcdScrapeOptions>;
@@ -62,6 +65,9 @@ export function createKubeTopology(options: KubeTopologyOptions): KubeTopology {
   log.info({ server, etcdMetrics: options.etcdMetrics }, 'watching the cluster topology');
   for (const watch of watches.values()) watch.start();
   scraper?.start();
+  // Decisions judge a source's age by its updatedAt: a healthy but quiet watch must not look old.
+  const refresher = setInterval(() => model.refresh(), Math.max(1000, maxAgeMs / 4));
+  refresher.unref();
 
   return {
     current: (): TopologySnapshot => model.current,
@@ -89,6 +95,7 @@ export function createKubeTopology(options: KubeTopologyOptions): KubeTopology {
       return bySource;
     },
     async stop() {
+      clearInterval(refresher);
       scraper?.stop();
       await Promise.all([...watches.values()].map((watch) => watch.stop()));
     },

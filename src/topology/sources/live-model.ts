@@ -55,6 +55,12 @@ export class LiveModel {
     this.#schedule();
   }
 
+  /** Marks the sources in contact current now (see TopologyBuilder.refresh). */
+  refresh(): void {
+    this.#builder.refresh(Date.now());
+    this.#schedule();
+  }
+
   subscribe(listener: (snapshot: TopologySnapshot) => void): () => void {
     this.#listeners.add(listener);
     return () => void this.#listeners.delete(listener);

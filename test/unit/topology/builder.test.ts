@@ -150,6 +150,22 @@ describe('TopologyBuilder', () => {
     assert.deepEqual(builder.publish().sources.get('nodes'), { name: 'nodes', synced: true, objects: 1, updatedAt: 50 });
   });
 
+  it('refreshes the time of the sources in contact only, publishing that they are current', () => {
+    const builder = new TopologyBuilder({ sources: ['nodes', 'namespaces', 'etcd', 'networkTopologies'] });
+    builder.replace('nodes', [node('a', {})], 10);
+    builder.replace('namespaces', [], 10);
+    builder.replace('etcd', [], 10);
+    builder.fail('etcd', 'no member answered', 20);
+    builder.disable('networkTopologies', 'CRD not installed', 10);
+    const before = builder.publish();
+    builder.refresh(500);
+    assert.equal(builder.changed, true);
+    const after = builder.publish();
+    assert.ok(after.version > before.version);
+    assert.deepEqual([...after.sources.values()].map((s) => [s.name, s.updatedAt]), [['nodes', 500], ['namespaces', 500], ['etcd', 10], ['networkTopologies', 10]]);
+    assert.equal(after.nodes, before.nodes, 'the model itself is shared');
+  });
+
   it('moves a Service’s zones when the node of an endpoint changes zone or goes', () => {
     const builder = new TopologyBuilder({ sources: TOPOLOGY_SOURCES });
     builder.replace('nodes', [node('a', { [ZONE]: 'z1' }), node('b', { [ZONE]: 'z2' })], 0);
