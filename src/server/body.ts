@@ -22,13 +22,18 @@ export async function readBody(body: ReadableStream<Uint8Array> | null, maxBytes
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = body.getReader();
-  for (let read = await reader.read(); !read.done; read = await reader.read()) {
-    size += read.value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      return tooLarge(`more than ${maxBytes} bytes`, maxBytes);
+  try {
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      size += read.value.byteLength;
+      if (size > maxBytes) {
+        await reader.cancel();
+        return tooLarge(`more than ${maxBytes} bytes`, maxBytes);
+      }
+      chunks.push(read.value);
     }
-    chunks.push(read.value);
+  } catch (error) {
+    // The client went away mid-body: nobody will read the answer, but it is no server error.
+    return { ok: false, code: 400, message: `the body could not be read: ${(error as Error).message}` };
   }
   try {
     return { ok: true, text: utf8.decode(Buffer.concat(chunks)) };

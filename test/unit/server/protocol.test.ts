@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
+import { once } from 'node:events';
 import { text } from 'node:stream/consumers';
 import { after, before, test } from 'node:test';
 import { connect } from 'node:tls';
@@ -149,6 +150,19 @@ test('a request Node cannot parse gets 400 and the server goes on', async () => 
   socket.end('POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n');
   const reply = (await text(socket)).split('\r\n')[0];
   assert.equal(reply, 'HTTP/1.1 400 Bad Request');
+});
+
+test('a client that goes away mid-body costs nothing: no 500, and the server goes on', async () => {
+  const before = await metricValue(running, 'topogate_rejected_requests_total', { code: '400' });
+  const socket = connect({ host: '127.0.0.1', port: running.server.port, ca, servername: 'localhost' });
+  await once(socket, 'secureConnect');
+  socket.write('POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"apiVersion":');
+  for (let attempt = 0; attempt < 100 && (await metricValue(running, 'topogate_in_flight_requests')) === 0; attempt++) await new Promise((done) => setTimeout(done, 10));
+  socket.destroy();
+  for (let attempt = 0; attempt < 100 && (await metricValue(running, 'topogate_rejected_requests_total', { code: '400' })) === before; attempt++) await new Promise((done) => setTimeout(done, 10));
+  assert.equal(await metricValue(running, 'topogate_rejected_requests_total', { code: '400' }), before + 1);
+  assert.equal(await metricValue(running, 'topogate_admission_requests_total', { outcome: 'error' }), 1, 'only the engine bug above');
+  assert.equal((await send(url, '/healthz', ca)).status, 200);
 });
 
 test('an error anywhere in a route is a 500 with its message, and the server goes on', async () => {
