@@ -332,5 +332,13 @@ describe('manifests/ on a real API server', { timeout: 300_000 }, () => {
       assert.equal(reached, called, `${what}: ${result.code === 0 ? 'admitted' : result.stderr}`);
       if (!called) assert.equal(result.code, 0, `${what}: ${result.stderr}`);
     }
+
+    // Only CREATE is sent: a Pod made while its namespace opted out is updated freely once it opts in.
+    await kubectlOk(cluster, ['create', '-f', '-'], JSON.stringify(pod('opted-out')));
+    await kubectlOk(cluster, ['label', 'namespace', 'opted-out', 'topogate.dev/skip-']);
+    const update = await kubectl(cluster, ['label', 'pod', 'routing-check', '-n', 'opted-out', 'updated=yes']);
+    assert.equal(update.code, 0, `an UPDATE reached the webhook: ${update.stderr}`);
+    const create = await kubectl(cluster, ['create', '--dry-run=server', '-f', '-'], JSON.stringify({ ...pod('opted-out'), metadata: { name: 'second', namespace: 'opted-out' } }));
+    assert.ok(create.stderr.includes(`failed calling webhook "${webhookName}"`), `a CREATE there now does: ${create.stderr}`);
   });
 });
