@@ -100,3 +100,27 @@ test('the embedded default\'s patch applies cleanly to every real-world Pod, in 
   }
   assert.ok(outcomes.patched > 0 && outcomes.unchanged > 0, JSON.stringify(outcomes));
 });
+
+test('every example in examples/admission/ gets the answer the README promises', async () => {
+  const examples = fileURLToPath(new URL('../../../examples/admission/', import.meta.url));
+  const expected: Record<string, (response: Record<string, any>) => void> = {
+    'pod-create-web.json': (response) => assert.equal(response.patchType, 'JSONPatch'),
+    'pod-create-gpu-training.json': (response) => assert.equal(response.patchType, 'JSONPatch'),
+    'pod-create-dry-run.v1beta1.json': (response) => assert.equal(response.patchType, 'JSONPatch'),
+    'deployment-create.json': (response) => assert.deepEqual(Object.keys(response).sort(), ['allowed', 'uid']),
+    'pod-create-denied.json': (response) => {
+      assert.equal(response.allowed, false);
+      assert.match(response.status.message, /^policy gpu-training-h100, rule gpu: /);
+    },
+  };
+  assert.deepEqual((await readdir(examples)).sort(), Object.keys(expected).sort());
+  for (const [name, check] of Object.entries(expected)) {
+    const review = JSON.parse(await readFile(join(examples, name), 'utf8'));
+    const reply = await postJson(running.url, ca, review, '?timeout=10s');
+    assert.equal(reply.status, 200, name);
+    const answer = reply.json();
+    assert.equal(answer.apiVersion, review.apiVersion, name);
+    assert.equal(answer.response.uid, review.request.uid, name);
+    check(answer.response);
+  }
+});
