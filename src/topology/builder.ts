@@ -223,7 +223,8 @@ export class TopologyBuilder {
         this.#etcd = undefined;
         break;
       case 'schedulingPolicies':
-        return;
+        // Not part of the model: only counted, and published so that subscribers hear of the change.
+        break;
     }
     this.#dirty = true;
   }
@@ -258,7 +259,8 @@ export class TopologyBuilder {
         this.#etcd = undefined;
         break;
       case 'schedulingPolicies':
-        return;
+        // Not part of the model: only counted, and published so that subscribers hear of the change.
+        break;
     }
     this.#dirty = true;
   }

@@ -122,6 +122,18 @@ spec:
     assert.equal(snapshot.sources.get('networkTopologies')?.synced, true);
   });
 
+  test('SchedulingPolicy objects are watched once their CRD is installed, for the policy store', async (t) => {
+    assert.match(topology.readiness().reason ?? '', /schedulingPolicies disabled/);
+    await kubectlOk(cluster, ['apply', '-f', join(repoRoot, 'manifests/crds/schedulingpolicies.yaml')]);
+    await kubectlOk(cluster, ['wait', '--for=condition=Established', 'crd/schedulingpolicies.topogate.dev', '--timeout=30s']);
+    const since = performance.now();
+    await kubectlOk(cluster, ['apply', '-f', join(repoRoot, 'policies/etcd-adjacent.yaml')]);
+    await until(t, 'SchedulingPolicy', (s) => s.sources.get('schedulingPolicies')?.objects === 1, since);
+    const [policy] = topology.objects().get('schedulingPolicies') ?? [];
+    assert.equal(policy?.metadata?.name, 'etcd-adjacent');
+    assert.equal((policy?.spec as { priority?: number } | undefined)?.priority, 20);
+  });
+
   test('the etcd leader is known, placed on its node, and followed when it stops', async (t) => {
     const api = coreApi(cluster);
     const since = performance.now();

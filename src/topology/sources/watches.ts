@@ -40,6 +40,7 @@ export const WATCHES: readonly WatchSpec[] = [
   custom('nodeResourceTopologies', 'topology.node.k8s.io', 'v1alpha2', 'NodeResourceTopology', 'noderesourcetopologies'),
   custom('networkTopologies', 'topogate.dev', 'v1alpha1', 'NetworkTopology', 'networktopologies'),
   custom('etcd', 'topogate.dev', 'v1alpha1', 'EtcdCluster', 'etcdclusters'),
+  custom('schedulingPolicies', 'topogate.dev', 'v1alpha1', 'SchedulingPolicy', 'schedulingpolicies'),
 ];
 
 function builtin(source: SourceName, apiVersion: string, kind: string, path: string, list: (config: KubeConfig) => Promise<{ items: object[]; metadata?: { resourceVersion?: string } }>): WatchSpec {
