@@ -138,15 +138,6 @@ export class TopologyBuilder {
     status.error = error;
   }
 
-  /** Back in contact without a relist (a watch resumed). */
-  recover(source: SourceName): void {
-    const status = this.#status.get(source);
-    if (!status || (status.staleSince === undefined && status.error === undefined)) return;
-    delete status.staleSince;
-    delete status.error;
-    this.#dirty = true;
-  }
-
   /**
    * The sources still in contact (synced, not stale, not disabled) are current as of `now`:
    * a quiet watch is not an old one. Publishes a snapshot saying so when there are any.

@@ -11,7 +11,7 @@ import { isRecord } from '../read/fields.ts';
 
 const EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 
-/** Every object in the paths, in path order then file order; folders are read recursively, sorted by name. */
+/** Every object in the paths, in path order then file order; folders are read recursively, sorted by name, hidden entries skipped. */
 export async function loadTopologyPaths(paths: readonly string[]): Promise<KubeObject[]> {
   const objects: KubeObject[] = [];
   for (const path of paths) {
@@ -43,6 +43,8 @@ async function filesOf(path: string): Promise<string[]> {
   const files: string[] = [];
   for (const entry of entries) {
     const child = join(path, entry.name);
+    // Hidden entries are editors' and tools' (.#lock files, .git), not objects.
+    if (entry.name.startsWith('.')) continue;
     if (entry.isDirectory()) files.push(...(await filesOf(child)));
     else if (EXTENSIONS.has(extname(entry.name))) files.push(child);
   }

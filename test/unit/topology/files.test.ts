@@ -44,10 +44,11 @@ describe('loadTopologyPaths on written files', () => {
     );
     await writeFile(join(dir, 'nested/typed.json'), JSON.stringify({ apiVersion: 'v1', kind: 'NodeList', items: [{ metadata: { name: 'n3' } }] }));
     await writeFile(join(dir, 'nested/notes.txt'), 'not: [objects');
+    await writeFile(join(dir, '.#a.yaml'), 'not: [objects');
   });
   after(() => rm(dir, { recursive: true, force: true }));
 
-  it('reads folders recursively, several documents a file, and flattens lists (typed items get their kind)', async () => {
+  it('reads folders recursively (hidden files and other extensions skipped), several documents a file, and flattens lists (typed items get their kind)', async () => {
     const objects = await loadTopologyPaths([dir]);
     assert.deepEqual(
       objects.map((o) => `${o.apiVersion} ${o.kind}/${o.metadata?.name}`),
