@@ -102,3 +102,12 @@ export async function metricValue(running: Running, name: string, labels: Record
   const samples = metric?.values.filter((value) => Object.entries(labels).every(([key, wanted]) => String(value.labels[key]) === wanted)) ?? [];
   return samples.reduce((sum, sample) => sum + sample.value, 0);
 }
+
+/** Polls `condition` every 25 ms until it holds; fails naming `what` after 5 s. */
+export async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    if (await condition()) return;
+    await new Promise((done) => setTimeout(done, 25));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}

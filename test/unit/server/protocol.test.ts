@@ -7,7 +7,7 @@ import { connect } from 'node:tls';
 import { Gauge } from 'prom-client';
 import { parse } from 'yaml';
 import type { Decision, PodRequest } from '../../../src/policy/types.ts';
-import { metricValue, postJson, send, startTestServer, type Running } from './https.ts';
+import { metricValue, postJson, send, startTestServer, until, type Running } from './https.ts';
 
 const fixtures = new URL('../../../../shared/fixtures/real-world/admission/', import.meta.url);
 
@@ -157,10 +157,9 @@ test('a client that goes away mid-body costs nothing: no 500, and the server goe
   const socket = connect({ host: '127.0.0.1', port: running.server.port, ca, servername: 'localhost' });
   await once(socket, 'secureConnect');
   socket.write('POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"apiVersion":');
-  for (let attempt = 0; attempt < 100 && (await metricValue(running, 'topogate_in_flight_requests')) === 0; attempt++) await new Promise((done) => setTimeout(done, 10));
+  await until(async () => (await metricValue(running, 'topogate_in_flight_requests')) === 1, 'the request to be in flight');
   socket.destroy();
-  for (let attempt = 0; attempt < 100 && (await metricValue(running, 'topogate_rejected_requests_total', { code: '400' })) === before; attempt++) await new Promise((done) => setTimeout(done, 10));
-  assert.equal(await metricValue(running, 'topogate_rejected_requests_total', { code: '400' }), before + 1);
+  await until(async () => (await metricValue(running, 'topogate_rejected_requests_total', { code: '400' })) === before + 1, 'the abandoned request to be counted as a 400');
   assert.equal(await metricValue(running, 'topogate_admission_requests_total', { outcome: 'error' }), 1, 'only the engine bug above');
   assert.equal((await send(url, '/healthz', ca)).status, 200);
 });

@@ -7,17 +7,10 @@ import { test } from 'node:test';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { parseServeArgs, startTopogate } from '../../../src/cli/serve.ts';
-import { send } from './https.ts';
+import { send, until } from './https.ts';
 
 const policies = fileURLToPath(new URL('../../../policies/', import.meta.url));
 
-async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    if (await condition()) return;
-    await new Promise((done) => setTimeout(done, 50));
-  }
-  assert.fail(`gave up waiting for ${what}`);
-}
 
 test('/readyz follows the policy store: 503 until a set loads, then 200 that names a failed reload', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'topogate-ready-'));

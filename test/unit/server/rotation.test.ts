@@ -4,17 +4,10 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { issueCertificates } from '../../../src/certs/issue.ts';
 import { writeCertificates } from '../../../src/certs/write.ts';
-import { metricValue, postJson, send, startTestServer, type Reply } from './https.ts';
+import { metricValue, postJson, send, startTestServer, until, type Reply } from './https.ts';
 
 const review = { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u', operation: 'CREATE', kind: { group: '', version: 'v1', kind: 'Pod' }, object: { metadata: { name: 'p' } } } };
 
-async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    if (await condition()) return;
-    await new Promise((done) => setTimeout(done, 25));
-  }
-  assert.fail(`gave up waiting for ${what}`);
-}
 
 test('a new certificate is served without a restart, and no request fails meanwhile', async () => {
   const running = await startTestServer();
