@@ -49,7 +49,9 @@ export function requireClientCertificate({ registry, log }: ClientCertificateOpt
   return async (c, next) => {
     const socket = (c.env as { incoming?: { socket?: Partial<TLSSocket> } } | undefined)?.incoming?.socket;
     if (socket?.authorized === true) return next();
-    const why = socket?.authorizationError === undefined ? 'no client certificate was presented' : `the client certificate was refused: ${String(socket.authorizationError)}`;
+    // Without a certificate the handshake still reports an authorizationError (no issuer to check).
+    const presented = Object.keys(socket?.getPeerCertificate?.() ?? {}).length > 0;
+    const why = presented ? `the client certificate was refused: ${String(socket?.authorizationError)}` : 'no client certificate was presented';
     refused.inc();
     log.warn({ remoteAddress: socket?.remoteAddress, reason: why }, 'request without a valid client certificate refused');
     return c.json(failure(401, `${why}; /mutate needs a certificate signed by the --client-ca of this webhook`), 401);

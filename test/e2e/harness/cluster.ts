@@ -25,6 +25,8 @@ export interface ClusterOptions {
   readonly detach?: boolean;
   /** Where build progress goes. */
   readonly progress?: NodeJS.WritableStream;
+  /** More kube-apiserver flags, e.g. `--admission-control-config-file=…`. */
+  readonly apiServerArgs?: readonly string[];
 }
 
 export interface RunningComponent extends Component {
@@ -110,7 +112,7 @@ async function startOnce(bins: Binaries, options: ClusterOptions): Promise<Clust
     schedulerPort,
     components: [
       ...etcd.map((member) => etcdComponent(bins, dir, member, etcd)),
-      apiServerComponent(bins, dir, apiPort, etcd, files),
+      apiServerComponent(bins, dir, apiPort, etcd, files, options.apiServerArgs),
       schedulerComponent(bins, dir, schedulerPort, schedulerKubeconfig),
     ].map((component) => ({ ...component, pid: 0 })),
   };

@@ -53,7 +53,7 @@ export interface ApiServerFiles {
 
 export const serviceClusterIpRange = '10.0.0.0/24';
 
-export function apiServerComponent(bins: Binaries, dir: string, port: number, etcd: readonly EtcdMember[], files: ApiServerFiles): Component {
+export function apiServerComponent(bins: Binaries, dir: string, port: number, etcd: readonly EtcdMember[], files: ApiServerFiles, extraArgs: readonly string[] = []): Component {
   return {
     name: 'kube-apiserver',
     command: bins.kubeApiserver,
@@ -76,6 +76,7 @@ export function apiServerComponent(bins: Binaries, dir: string, port: number, et
       // ServiceAccount admission waits for, nor lift the not-ready taints.
       '--disable-admission-plugins=ServiceAccount,TaintNodesByCondition',
       '--allow-privileged=true',
+      ...extraArgs,
     ],
   };
 }

@@ -35,6 +35,10 @@ export interface TopogateOptions {
   readonly policies: string;
   /** etcd members' metrics URLs (`--etcd-metrics`), for the etcd leader. */
   readonly etcdMetrics?: readonly string[];
+  /** The port to serve on (default: a free one), for a caller that must know it before topogate starts. */
+  readonly port?: number;
+  /** More `serve` flags, e.g. `--client-ca FILE`. */
+  readonly serveArgs?: readonly string[];
 }
 
 export interface Topogate {
@@ -55,7 +59,7 @@ export async function startTopogate(options: TopogateOptions): Promise<Topogate>
   const caPem = readFileSync(join(certDir, 'ca.crt'), 'utf8');
   // Beside the control plane's logs, so TOPOGATE_E2E_KEEP=1 keeps it too.
   const logFile = join(options.cluster.dir, 'topogate.log');
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const url = `https://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
   let output = '';
@@ -63,7 +67,7 @@ export async function startTopogate(options: TopogateOptions): Promise<Topogate>
     '--cert-dir', certDir, '--host', '127.0.0.1', '--port', String(port),
     // The default 5 ms budget is for a webhook with a core of its own; here the API server, etcd,
     // the scheduler and kubectl share two cores with it, and a late answer would admit Pods unmutated.
-    '--budget-ms', '500', ...(options.etcdMetrics ?? []).flatMap((url) => ['--etcd-metrics', url])];
+    '--budget-ms', '500', ...(options.etcdMetrics ?? []).flatMap((url) => ['--etcd-metrics', url]), ...(options.serveArgs ?? [])];
   const topogate: Topogate = {
     url,
     certDir,

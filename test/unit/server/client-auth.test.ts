@@ -1,50 +1,16 @@
 // serve --client-ca: /mutate answers only a client whose certificate that CA
 // signed (as the API server presents one from its AdmissionConfiguration
 // kubeconfig); the probes and /metrics need none. The client certificates
-// are made here with node-forge, as an admin's PKI would make them.
+// are made with node-forge (client-pki.ts), as an admin's PKI would make them.
 
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import forge from 'node-forge';
 import { issueCertificates } from '../../../src/certs/issue.ts';
 import { writeCertificates } from '../../../src/certs/write.ts';
 import { parseServeArgs } from '../../../src/cli/serve.ts';
 import { clientCaProblem, readClientCa } from '../../../src/server/clientAuth.ts';
+import { clientPki, type ClientPem } from './client-pki.ts';
 import { metricValue, postJson, send, startTestServer, type Running } from './https.ts';
-
-interface Pem {
-  readonly cert: string;
-  readonly key: string;
-}
-
-function keyPair(): { publicKey: forge.pki.PublicKey; privateKey: forge.pki.rsa.PrivateKey; pem: string } {
-  // Node makes the key (fast); forge the certificate.
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
-  const forgeKey = forge.pki.privateKeyFromPem(privateKey) as forge.pki.rsa.PrivateKey;
-  return { privateKey: forgeKey, publicKey: forge.pki.setRsaPublicKey(forgeKey.n, forgeKey.e), pem: privateKey };
-}
-
-function certificate(subject: string, key: forge.pki.PublicKey, issuer: { name: string; key: forge.pki.rsa.PrivateKey }, serial: string, ca: boolean): string {
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = key;
-  cert.serialNumber = serial;
-  cert.validity.notBefore = new Date(Date.now() - 60_000);
-  cert.validity.notAfter = new Date(Date.now() + 24 * 3_600_000);
-  cert.setSubject([{ name: 'commonName', value: subject }]);
-  cert.setIssuer([{ name: 'commonName', value: issuer.name }]);
-  cert.setExtensions(ca ? [{ name: 'basicConstraints', cA: true, critical: true }, { name: 'keyUsage', keyCertSign: true, critical: true }] : [{ name: 'basicConstraints', cA: false }, { name: 'keyUsage', digitalSignature: true, keyEncipherment: true }, { name: 'extKeyUsage', clientAuth: true }]);
-  cert.sign(issuer.key, forge.md.sha256.create());
-  return forge.pki.certificateToPem(cert);
-}
-
-/** A CA and one client certificate it signed. */
-function clientPki(caName: string, clientName: string): { caCert: string; client: Pem } {
-  const ca = keyPair();
-  const caCert = certificate(caName, ca.publicKey, { name: caName, key: ca.privateKey }, '01', true);
-  const client = keyPair();
-  return { caCert, client: { cert: certificate(clientName, client.publicKey, { name: caName, key: ca.privateKey }, '02', false), key: client.pem } };
-}
 
 const review = { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u-1', operation: 'CREATE', kind: { group: '', version: 'v1', kind: 'Pod' }, object: { metadata: { name: 'p' } } } };
 const trusted = clientPki('api-server-webhook-client-ca', 'kube-apiserver-webhook-client');
@@ -58,7 +24,7 @@ before(async () => {
 });
 after(() => running.stop());
 
-const mutate = (client: Partial<Pem>) => send(running.server.url, '/mutate', serverCa, { method: 'POST', headers: { 'content-type': 'application/json' }, ...client }, JSON.stringify(review));
+const mutate = (client: Partial<ClientPem>) => send(running.server.url, '/mutate', serverCa, { method: 'POST', headers: { 'content-type': 'application/json' }, ...client }, JSON.stringify(review));
 
 test('a client certificate signed by --client-ca reaches /mutate', async () => {
   const reply = await mutate(trusted.client);
@@ -71,7 +37,7 @@ test('no client certificate, or one from another CA: 401 on /mutate, counted; th
   const none = await mutate({});
   assert.equal(none.status, 401);
   assert.equal(none.json().reason, 'Unauthorized');
-  assert.match(none.json().message, /needs a certificate signed by the --client-ca/);
+  assert.match(none.json().message, /^no client certificate was presented; \/mutate needs a certificate signed by the --client-ca/);
   const foreign = await mutate(stranger.client);
   assert.equal(foreign.status, 401);
   assert.match(foreign.json().message, /the client certificate was refused/);
