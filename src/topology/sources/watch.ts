@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { KubeObject } from '../../kube/types.ts';
 import type { LiveModel } from './live-model.ts';
 import type { TopologyMetrics } from './metrics.ts';
+import { describeKubeError, statusOf } from './errors.ts';
 import type { WatchSpec } from './watches.ts';
 
 export interface WatchTiming {
@@ -105,7 +106,7 @@ export class SourceWatch {
       this.#later(this.#timing.absentRecheckMs);
       return;
     }
-    const message = describe(error);
+    const message = describeKubeError(error);
     this.#model.fail(this.#spec.source, message);
     const delay = Math.min(this.#timing.backoffMs * 2 ** this.#failures++, this.#timing.maxBackoffMs);
     // One line per kind of failure, not one per retry.
@@ -120,16 +121,4 @@ export class SourceWatch {
     this.#timer = setTimeout(() => this.#run(), delayMs);
     this.#timer.unref();
   }
-}
-
-function statusOf(error: unknown): number | undefined {
-  const { code, statusCode } = (error ?? {}) as { code?: unknown; statusCode?: unknown };
-  return typeof code === 'number' ? code : typeof statusCode === 'number' ? statusCode : undefined;
-}
-
-function describe(error: unknown): string {
-  const status = statusOf(error);
-  const cause = (error as { cause?: { code?: string } } | undefined)?.cause?.code;
-  const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
-  return [status ? `HTTP ${status}` : undefined, cause, message].filter(Boolean).join(': ');
 }
