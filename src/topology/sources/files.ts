@@ -67,7 +67,12 @@ function parseYaml(text: string, file: string): unknown[] {
       const message = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
       throw new Error(`${file}:${at ? `${at.line}:${at.col}` : '1:1'}: ${message}`);
     }
-    return document.toJS();
+    try {
+      return document.toJS();
+    } catch (cause) {
+      // Aliases that expand without bound (a "billion laughs" file) are refused here.
+      throw new Error(`${file}: ${(cause as Error).message}`);
+    }
   });
 }
 

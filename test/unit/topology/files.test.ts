@@ -71,6 +71,12 @@ describe('parseObjects', () => {
     assert.throws(() => parseObjects('a: b: c\n', 'nested.yaml'), { message: 'nested.yaml:1:4: Nested mappings are not allowed in compact mappings' });
   });
 
+  it('refuses aliases that expand without bound, naming the file', () => {
+    const levels = ['a: &a [x, x, x, x, x, x, x, x, x]'];
+    for (const [i, name] of ['b', 'c', 'd', 'e', 'f'].entries()) levels.push(`${name}: &${name} [${Array(9).fill(`*${'abcde'[i]}`).join(', ')}]`);
+    assert.throws(() => parseObjects(levels.join('\n'), 'laughs.yaml'), { message: 'laughs.yaml: Excessive alias count indicates a resource exhaustion attack' });
+  });
+
   it('names the file of a JSON error', () => {
     assert.throws(() => parseObjects('{"kind": ', 'bad.json'), /^Error: bad\.json: /);
   });
