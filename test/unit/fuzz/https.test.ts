@@ -76,3 +76,22 @@ test('every request gets a valid AdmissionReview or a 4xx Status; never a 5xx or
   const health = await send(url, '/healthz', ca, { agent });
   assert.equal(health.status, 200, 'the server still serves');
 });
+
+test('any method on any path gets a 200, 400, 404, 405 or 415, never a 5xx; the server stays up', async () => {
+  const { url } = running.server;
+  const ca = running.certificates.caCert;
+  const methods = fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD');
+  const paths = fc.oneof(
+    fc.constantFrom('/mutate', '/healthz', '/readyz', '/metrics', '/', '/mutate/', '/MUTATE', '/mutate?timeout=abc', '/mutate?timeout=-1s', '/readyz?verbose', '/%2e%2e/etc/passwd', '/mutate%00'),
+    fc.webPath().map((path) => `/${path.replace(/^\/+/, '')}`),
+  );
+  await fc.assert(
+    fc.asyncProperty(methods, paths, async (method, path) => {
+      const reply = await send(url, path, ca, { method, agent, headers: { 'content-type': 'application/json' } }, method === 'GET' || method === 'HEAD' ? undefined : '{}');
+      assert.ok(reply.status < 500, `${method} ${path}: ${reply.status} ${reply.text.slice(0, 200)}`);
+      assert.ok([200, 400, 404, 405, 415].includes(reply.status), `${method} ${path}: ${reply.status}`);
+    }),
+    { numRuns: fuzzRuns(100), seed: fuzzSeed() },
+  );
+  assert.equal((await send(url, '/healthz', ca, { agent })).status, 200);
+});
