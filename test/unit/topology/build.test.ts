@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { fileURLToPath } from 'node:url';
 import type { KubeObject } from '../../../src/kube/types.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
@@ -196,5 +197,48 @@ describe('buildSnapshot from the other sources', () => {
     const snapshot = buildSnapshot([{ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'x' } }, { apiVersion: 'v1', kind: 'Node', metadata: {} }], { now: 0 });
     assert.equal(snapshot.nodes.count, 0);
     assert.equal(snapshot.sources.get('nodes')?.error, 'Node without metadata.name ignored');
+  });
+});
+
+describe('buildSnapshot on untrusted input', () => {
+  const kinds = [
+    ['v1', 'Node'],
+    ['v1', 'Namespace'],
+    ['v1', 'Pod'],
+    ['topology.node.k8s.io/v1alpha2', 'NodeResourceTopology'],
+    ['discovery.k8s.io/v1', 'EndpointSlice'],
+    ['topogate.dev/v1alpha1', 'NetworkTopology'],
+    ['topogate.dev/v1alpha1', 'EtcdCluster'],
+  ] as const;
+  const field = fc.oneof(fc.anything(), fc.array(fc.anything()), fc.dictionary(fc.string(), fc.anything()));
+
+  it('never throws, whatever the fields hold, and the snapshot answers', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            kind: fc.constantFrom(...kinds),
+            metadata: fc.oneof(field, fc.record({ name: fc.oneof(fc.string(), field), namespace: field, labels: field, annotations: field })),
+            spec: field,
+            status: field,
+            zones: field,
+            endpoints: field,
+            attributes: field,
+            topologyPolicies: field,
+          }),
+          { maxLength: 8 },
+        ),
+        (objects) => {
+          const snapshot = buildSnapshot(
+            objects.map(({ kind: [apiVersion, kind], ...rest }) => ({ apiVersion, kind, ...rest }) as KubeObject),
+            { now: 0 },
+          );
+          snapshot.numa.fit({ cpu: 1000 });
+          snapshot.network?.nearest('a');
+          assert.ok(snapshot.nodes.count <= objects.length);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
