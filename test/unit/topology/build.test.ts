@@ -230,7 +230,7 @@ describe('buildSnapshot on untrusted input', () => {
         ),
         (objects) => {
           const snapshot = buildSnapshot(
-            objects.map(({ kind: [apiVersion, kind], ...rest }) => ({ apiVersion, kind, ...rest }) as KubeObject),
+            objects.map(({ kind, ...rest }) => ({ ...rest, apiVersion: kind[0], kind: kind[1] }) as KubeObject),
             { now: 0 },
           );
           snapshot.numa.fit({ cpu: 1000 });
