@@ -54,6 +54,7 @@ export function requireClientCertificate({ registry, log }: ClientCertificateOpt
     const why = presented ? `the client certificate was refused: ${String(socket?.authorizationError)}` : 'no client certificate was presented';
     refused.inc();
     log.warn({ remoteAddress: socket?.remoteAddress, reason: why }, 'request without a valid client certificate refused');
-    return c.json(failure(401, `${why}; /mutate needs a certificate signed by the --client-ca of this webhook`), 401);
+    // Its body is left unread, and a caller without a certificate gets no second try on this connection.
+    return c.json(failure(401, `${why}; /mutate needs a certificate signed by the --client-ca of this webhook`), 401, { Connection: 'close' });
   };
 }

@@ -45,6 +45,14 @@ test('no client certificate, or one from another CA: 401 on /mutate, counted; th
   for (const path of ['/healthz', '/readyz', '/metrics']) assert.equal((await send(running.server.url, path, serverCa)).status, 200, path);
 });
 
+test('a caller without the certificate is refused before its body is read, so it never holds one of the in-flight places', { timeout: 10_000 }, async () => {
+  // The rest of the body would come a minute later: only an answer that does not wait for it passes.
+  const reply = await send(running.server.url, '/mutate', serverCa, { method: 'POST', headers: { 'content-type': 'application/json' }, chunks: ['{"apiVersion":', '"admission.k8s.io/v1"}'], pauseMs: 60_000 });
+  assert.equal(reply.status, 401);
+  assert.equal(reply.headers.connection, 'close');
+  assert.equal(await metricValue(running, 'topogate_in_flight_requests'), 0);
+});
+
 test('after the serving certificate rotates, client certificates are still checked against --client-ca', async () => {
   const next = issueCertificates({ service: 'topogate', namespace: 'test', localhost: true });
   await writeCertificates(running.certDir, next);
