@@ -63,7 +63,7 @@ export const snapshot: Command = {
     try {
       await topology.ready(timeoutSeconds * 1000);
       const bySource = topology.objects();
-      const items = TOPOLOGY_SOURCES.flatMap((source) => sortedByKey(bySource.get(source) ?? []).map(withoutBookkeeping));
+      const items = TOPOLOGY_SOURCES.flatMap((source) => sortedByKey(bySource.get(source) ?? []));
       io.stdout.write(stringify({ apiVersion: 'v1', kind: 'List', items }));
       return EXIT.ok;
     } catch (error) {
@@ -78,14 +78,4 @@ export const snapshot: Command = {
 function sortedByKey(objects: readonly KubeObject[]): KubeObject[] {
   const key = (o: KubeObject) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
   return [...objects].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
-}
-
-const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
-
-/** Who wrote which field, and kubectl's copy of the object: nothing the model reads, and most of the bytes. */
-function withoutBookkeeping(object: KubeObject): KubeObject {
-  if (!object.metadata) return object;
-  const { managedFields: _, annotations, ...metadata } = object.metadata;
-  const { [LAST_APPLIED]: __, ...kept } = annotations ?? {};
-  return { ...object, metadata: Object.keys(kept).length > 0 ? { ...metadata, annotations: kept } : metadata };
 }

@@ -5,12 +5,13 @@
 // - A resource that is not served (a CRD not installed) disables the source
 //   with one log line, and is looked for again, quietly, now and then.
 
-import { type KubeConfig, type KubernetesListObject, type KubernetesObject, makeInformer } from '@kubernetes/client-node';
+import { type KubeConfig, type KubernetesListObject, type KubernetesObject, ListWatch, Watch } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { KubeObject } from '../../kube/types.ts';
 import type { LiveModel } from './live-model.ts';
 import type { TopologyMetrics } from './metrics.ts';
 import { describeKubeError, statusOf } from './errors.ts';
+import { slim } from './slim.ts';
 import type { WatchSpec } from './watches.ts';
 
 export interface WatchTiming {
@@ -23,7 +24,21 @@ export interface WatchTiming {
 
 export const DEFAULT_TIMING: WatchTiming = { backoffMs: 500, maxBackoffMs: 30_000, absentRecheckMs: 60_000 };
 
-type Informer = ReturnType<typeof makeInformer<KubernetesObject>>;
+type Informer = ListWatch<KubernetesObject>;
+
+/** A watch whose objects are slimmed before the informer caches them. */
+class SlimWatch extends Watch {
+  readonly #source: WatchSpec['source'];
+
+  constructor(config: KubeConfig, source: WatchSpec['source']) {
+    super(config);
+    this.#source = source;
+  }
+
+  override watch(...[path, query, callback, done]: Parameters<Watch['watch']>): Promise<AbortController> {
+    return super.watch(path, query, (phase, object, raw) => callback(phase, phase === 'ERROR' || !object ? object : slim(this.#source, object), raw), done);
+  }
+}
 
 export class SourceWatch {
   readonly #spec: WatchSpec;
@@ -70,7 +85,8 @@ export class SourceWatch {
   #run(): void {
     if (this.#stopped) return;
     const source = this.#spec.source;
-    const informer = makeInformer<KubernetesObject>(this.#config, this.#spec.path, () => this.#list(), this.#spec.labelSelector);
+    // makeInformer, with a watch that slims what it caches.
+    const informer = new ListWatch<KubernetesObject>(this.#spec.path, new SlimWatch(this.#config, source), () => this.#list(), false, this.#spec.labelSelector);
     informer.on('add', (object) => this.#model.apply(source, 'ADDED', object as KubeObject));
     informer.on('update', (object) => this.#model.apply(source, 'MODIFIED', object as KubeObject));
     informer.on('delete', (object) => this.#model.apply(source, 'DELETED', object as KubeObject));

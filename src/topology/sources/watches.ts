@@ -1,10 +1,12 @@
 // What each watched source lists and watches. List items come back without
 // apiVersion and kind (and as typed objects): they are given both and turned
-// back into plain JSON, the shape watch events and files have.
+// back into plain JSON, the shape watch events and files have, then slimmed
+// as watch events are.
 
 import { CoreV1Api, CustomObjectsApi, DiscoveryV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject } from '../../kube/types.ts';
 import type { SourceName } from '../model.ts';
+import { slim } from './slim.ts';
 
 export interface ObjectList {
   readonly items: KubeObject[];
@@ -44,7 +46,7 @@ export const WATCHES: readonly WatchSpec[] = [
 ];
 
 function builtin(source: SourceName, apiVersion: string, kind: string, path: string, list: (config: KubeConfig) => Promise<{ items: object[]; metadata?: { resourceVersion?: string } }>): WatchSpec {
-  return { source, apiVersion, kind, path, list: async (config) => plainList(await list(config), apiVersion, kind) };
+  return { source, apiVersion, kind, path, list: async (config) => plainList(source, await list(config), apiVersion, kind) };
 }
 
 function custom(source: SourceName, group: string, version: string, kind: string, plural: string): WatchSpec {
@@ -55,12 +57,12 @@ function custom(source: SourceName, group: string, version: string, kind: string
     kind,
     path: `/apis/${apiVersion}/${plural}`,
     crd: `${plural}.${group}`,
-    list: async (config) => plainList(await config.makeApiClient(CustomObjectsApi).listClusterCustomObject({ group, version, plural }), apiVersion, kind),
+    list: async (config) => plainList(source, await config.makeApiClient(CustomObjectsApi).listClusterCustomObject({ group, version, plural }), apiVersion, kind),
   };
 }
 
-function plainList(list: { items?: unknown; metadata?: { resourceVersion?: string } }, apiVersion: string, kind: string): ObjectList {
+function plainList(source: SourceName, list: { items?: unknown; metadata?: { resourceVersion?: string } }, apiVersion: string, kind: string): ObjectList {
   const items = Array.isArray(list.items) ? (list.items as object[]) : [];
   const metadata = list.metadata?.resourceVersion ? { resourceVersion: list.metadata.resourceVersion } : {};
-  return { items: items.map((item) => ({ apiVersion, kind, ...(JSON.parse(JSON.stringify(item)) as KubeObject) })), metadata };
+  return { items: items.map((item) => slim(source, { apiVersion, kind, ...(JSON.parse(JSON.stringify(item)) as KubeObject) })), metadata };
 }

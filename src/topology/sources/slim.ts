@@ -1,0 +1,27 @@
+// What the watches keep of each object: all a decision, etcd placement or
+// `topogate snapshot` reads, without the bulk that nothing reads. A Node's
+// image list alone is often most of its bytes, and a cache of 5,000 Nodes
+// would otherwise hold hundreds of megabytes of it.
+
+import type { KubeObject } from '../../kube/types.ts';
+import type { SourceName } from '../model.ts';
+import { isRecord } from '../read/fields.ts';
+
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+const NODE_STATUS_DROPPED = ['images', 'volumesInUse', 'volumesAttached'];
+
+export function slim(source: SourceName, object: KubeObject): KubeObject {
+  const out: KubeObject = { ...object };
+  if (isRecord(object.metadata)) {
+    const { managedFields: _, annotations, ...metadata } = object.metadata;
+    const { [LAST_APPLIED]: __, ...kept } = isRecord(annotations) ? (annotations as Record<string, string>) : {};
+    out.metadata = Object.keys(kept).length > 0 ? { ...metadata, annotations: kept } : metadata;
+  }
+  if (source === 'nodes' && isRecord(object.status)) {
+    const status = { ...object.status };
+    for (const field of NODE_STATUS_DROPPED) delete status[field];
+    out.status = status;
+  }
+  if (source === 'controlPlanePods') delete out.status;
+  return out;
+}
