@@ -70,22 +70,28 @@ const keys = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 20 }),
 );
 
-/** Values in the wrong place: every JSON type, extremes of each, and shapes that attack parsers and walkers. */
-export const garbage: fc.Arbitrary<unknown> = fc.oneof(
+/** Values in the wrong place: every JSON type, extremes of each, unicode and prototype keys; all small. */
+export const smallGarbage: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom(null, true, false, 0, -1, 1.5, -0, 1e308, -1e308, Number.MAX_SAFE_INTEGER + 2, '', '0', '1e400', 'NaN', '-1', '1Gi', '100m', '4.5', '0x10', [], {}, [null], { '': null }),
   fc.jsonValue({ maxDepth: 3 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 40 }),
   fc.constantFrom('\u0000', '\uFEFF', '\u202E', 'Ω≈ç√', '🚀🔥', '\uD800', 'a\nb', '"', '\\', 'true'),
+  fc.constant(prototypeKeys),
+);
+
+/** The small values, and shapes that attack parsers and walkers: huge strings and arrays, deep nesting. */
+export const garbage: fc.Arbitrary<unknown> = fc.oneof(
+  smallGarbage,
   fc.integer({ min: 1_000, max: 200_000 }).map((length) => 'x'.repeat(length)),
   fc.integer({ min: 100, max: 20_000 }).map((length) => Array.from({ length }, (_, index) => ({ name: `c${index}`, key: 'k', operator: 'In', values: ['v'] }))),
   fc.integer({ min: 10, max: 400 }).map((depth) => nested(depth, 'deep')),
-  fc.constant(prototypeKeys),
 );
 
 type Mutation = { readonly at: number; readonly action: 'replace' | 'delete' | 'add'; readonly key: string; readonly value: unknown };
 
-const mutation: fc.Arbitrary<Mutation> = fc.record({ at: fc.nat(), action: fc.constantFrom('replace' as const, 'delete' as const, 'add' as const), key: keys, value: garbage });
+const mutation = (values: fc.Arbitrary<unknown>): fc.Arbitrary<Mutation> =>
+  fc.record({ at: fc.nat(), action: fc.constantFrom('replace' as const, 'delete' as const, 'add' as const), key: keys, value: values });
 
 type Container = Record<string, unknown> | unknown[];
 type Slot = { readonly parent: Container; readonly key: string | number };
@@ -126,8 +132,8 @@ function mutate(base: unknown, mutations: readonly Mutation[]): unknown {
 }
 
 /** A base mutated in one to four places; sometimes left as it is, so the well-formed path is fuzzed too. */
-export function mutated(bases: readonly unknown[]): fc.Arbitrary<unknown> {
-  return fc.tuple(fc.constantFrom(...bases), fc.array(mutation, { minLength: 0, maxLength: 4 })).map(([base, mutations]) => mutate(base, mutations));
+export function mutated(bases: readonly unknown[], values: fc.Arbitrary<unknown> = garbage): fc.Arbitrary<unknown> {
+  return fc.tuple(fc.constantFrom(...bases), fc.array(mutation(values), { minLength: 0, maxLength: 4 })).map(([base, mutations]) => mutate(base, mutations));
 }
 
 /** The own property names of the built-in prototypes, to show that nothing was added to them. */
