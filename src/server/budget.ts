@@ -15,17 +15,20 @@ export interface DecisionCost {
 /**
  * An estimate over the budget would skip every request, and a skipped request
  * records nothing, so one slow decision (a GC pause, a cold start) would stop
- * all decisions for good. After `forgetAfterMs` with no decision the estimate
- * is forgotten: the next request is decided and starts a fresh estimate.
+ * all decisions for good. So after `forgetAfterMs` with no decision the next
+ * request is decided whatever the estimate, and its time replaces the estimate
+ * when lower: a latched estimate recovers at once, while the first decision
+ * after an idle spell (cold caches) does not make a low estimate pessimistic.
  */
 export function createDecisionCost(forgetAfterMs = 1000, now: () => number = () => performance.now()): DecisionCost {
   let estimate = 0;
   let recordedAt = Number.NEGATIVE_INFINITY;
-  const forgotten = () => now() - recordedAt > forgetAfterMs;
+  const quiet = () => now() - recordedAt > forgetAfterMs;
   return {
-    estimateMs: () => (forgotten() ? 0 : estimate),
+    estimateMs: () => (quiet() ? 0 : estimate),
     record(ms) {
-      estimate = forgotten() ? ms : estimate + smoothing * (ms - estimate);
+      if (estimate === 0) estimate = ms;
+      else estimate = quiet() ? Math.min(estimate, ms) : estimate + smoothing * (ms - estimate);
       recordedAt = now();
     },
   };
