@@ -103,9 +103,9 @@ export async function metricValue(running: Running, name: string, labels: Record
   return samples.reduce((sum, sample) => sum + sample.value, 0);
 }
 
-/** Polls `condition` every 25 ms until it holds; fails naming `what` after 5 s. */
-export async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt++) {
+/** Polls `condition` every 25 ms until it holds; fails naming `what` after `timeoutMs` (5 s). */
+export async function until(condition: () => Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
+  for (let attempt = 0; attempt < timeoutMs / 25; attempt++) {
     if (await condition()) return;
     await new Promise((done) => setTimeout(done, 25));
   }

@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import type { Decision } from '../../../src/policy/types.ts';
 import { createDecisionCost } from '../../../src/server/budget.ts';
 import { defaultMaxInFlight } from '../../../src/server/overload.ts';
-import { metricValue, postJson, send, startTestServer, type Reply, type Running } from './https.ts';
+import { metricValue, postJson, send, startTestServer, until, type Reply, type Running } from './https.ts';
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 /** Blocks the event loop without spinning the CPU, as a slow decision would. */
@@ -102,20 +102,12 @@ function heldRequest(url: string, ca: string): { reply: Promise<Reply>; request:
   return { reply, request };
 }
 
-async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
-  for (let attempt = 0; attempt < 600; attempt++) {
-    if (await condition()) return;
-    await new Promise((done) => setTimeout(done, 50));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
-
 test('past the in-flight cap a request is refused with 429 before its body is read; /healthz answers; the cap frees as requests end', async () => {
   const { url } = running.server;
   const ca = running.certificates.caCert;
   const held = Array.from({ length: defaultMaxInFlight }, () => heldRequest(url, ca));
   try {
-    await until(async () => (await metricValue(running, 'topogate_in_flight_requests')) === defaultMaxInFlight, `${defaultMaxInFlight} requests in flight`);
+    await until(async () => (await metricValue(running, 'topogate_in_flight_requests')) === defaultMaxInFlight, `${defaultMaxInFlight} requests in flight`, 30_000);
 
     const refused = await postJson(url, ca, review('one-too-many'));
     assert.equal(refused.status, 429);
