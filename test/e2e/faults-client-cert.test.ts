@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { clientPki } from '../unit/server/client-pki.ts';
@@ -21,7 +20,7 @@ import { coreApi, createNodes, kubectlOk, metricSamples } from './harness/kube.t
 import { freePort } from './harness/ports.ts';
 import type { Topogate } from './harness/topogate.ts';
 import { applyAll, installTopogateCrds, registerWebhook, startTopogate } from './harness/topogate.ts';
-import { httpsGet } from './harness/wait.ts';
+import { httpsGet, waitFor } from './harness/wait.ts';
 
 const policies = fileURLToPath(new URL('./fixtures/policies/', import.meta.url));
 const namespace = 'team-certs';
@@ -41,14 +40,7 @@ describe('topogate with --client-ca behind an API server that presents a client 
   const dryRun = (name: string) => api.createNamespacedPod({ namespace, body: webPod(name), dryRun: 'All' });
   const refusedCount = async () =>
     metricSamples((await httpsGet(`${topogate.url}/metrics`, { ca: topogate.caPem })).body, 'topogate_client_certificate_refused_total').reduce((sum, s) => sum + s.value, 0);
-  const until = async (what: string, probe: () => Promise<boolean>) => {
-    const deadline = Date.now() + 30_000;
-    let last: unknown = 'not yet';
-    while (!(await probe().catch((error: unknown) => ((last = error), false)))) {
-      if (Date.now() > deadline) throw new Error(`${what}: not within 30 s (last error: ${String(last)})`);
-      await sleep(250);
-    }
-  };
+  const until = (what: string, probe: () => Promise<boolean>) => waitFor(probe, { what, timeoutMs: 30_000, intervalMs: 250 });
 
   before(async () => {
     port = await freePort();
