@@ -1,0 +1,115 @@
+// The policies in force in a cluster (shell): the directory's, plus the
+// SchedulingPolicy objects the live topology watches. Recombined whenever
+// either changes; a new version only when the combined set differs.
+
+import type { Logger } from 'pino';
+import { Gauge, type Registry } from 'prom-client';
+import type { KubeObject } from '../kube/types.ts';
+import type { SourceName, SourceStatus, TopologySnapshot } from '../topology/model.ts';
+import type { Readiness } from '../topology/provider.ts';
+import { combinePolicies, readPolicyObjects, samePolicies, type ObjectReadings } from './combine.ts';
+import { formatPolicyError, summarizePolicyErrors, type PolicyError } from './errors.ts';
+import type { PolicyProvider, PolicyVersion } from './store.ts';
+
+const SOURCE: SourceName = 'schedulingPolicies';
+
+/** What of the live topology this needs (a KubeTopology is one). */
+export interface PolicyObjectSource {
+  current(): TopologySnapshot;
+  subscribe(listener: (snapshot: TopologySnapshot) => void): () => void;
+  objects(): ReadonlyMap<SourceName, readonly KubeObject[]>;
+}
+
+export interface ClusterPoliciesOptions {
+  /** The directory's policies; stopped with this provider. */
+  readonly directory: PolicyProvider;
+  /** Not stopped with this provider: the topology is shared. */
+  readonly cluster: PolicyObjectSource;
+  readonly log: Logger;
+  readonly registry: Registry;
+}
+
+export function createClusterPolicies({ directory, cluster, log, registry }: ClusterPoliciesOptions): PolicyProvider {
+  const metrics = objectMetrics(registry);
+  const listeners = new Set<(set: PolicyVersion) => void>();
+  let readings: ObjectReadings = new Map();
+  let current: PolicyVersion = { version: 0, policies: [] };
+  let errors: readonly PolicyError[] = [];
+
+  function recombine(): void {
+    readings = readObjects(cluster, readings);
+    const files = directory.current().policies;
+    const combined = combinePolicies(files, readings);
+    reportErrors(combined.errors);
+    metrics.invalid.set(new Set(combined.errors.map((error) => error.file)).size);
+    metrics.loaded.set(combined.policies.length - files.length);
+    if (samePolicies(combined.policies, current.policies)) return;
+    current = { version: current.version + 1, policies: combined.policies };
+    log.info({ version: current.version, policies: current.policies.map((policy) => policy.name) }, 'policy set in force (files and SchedulingPolicy objects)');
+    for (const listener of listeners) notify(listener);
+  }
+
+  function reportErrors(now: readonly PolicyError[]): void {
+    const known = new Set(errors.map(formatPolicyError));
+    const fresh = now.map(formatPolicyError).filter((error) => !known.has(error));
+    if (fresh.length > 0) log.error({ errors: fresh }, 'SchedulingPolicy objects refused; the last good version of each stays in force');
+    if (now.length === 0 && errors.length > 0) log.info('every SchedulingPolicy object is valid again');
+    errors = now;
+  }
+
+  function notify(listener: (set: PolicyVersion) => void): void {
+    try {
+      listener(current);
+    } catch (error) {
+      log.error({ err: error }, 'a policy change listener failed');
+    }
+  }
+
+  const unsubscribe = [cluster.subscribe(recombine), directory.onChange(recombine)];
+  recombine();
+
+  return {
+    current: () => current,
+    readiness(): Readiness {
+      const files = directory.readiness();
+      if (!files.ready) return files;
+      const status = cluster.current().sources.get(SOURCE);
+      if (status !== undefined && !status.synced && status.disabled === undefined) {
+        return { ready: false, reason: `waiting for the first sync of SchedulingPolicy objects${status.error ? ` (${status.error})` : ''}` };
+      }
+      const reasons = [files.reason, errors.length > 0 ? `invalid SchedulingPolicy objects, their last good versions stay in force: ${summarizePolicyErrors(errors)}` : undefined];
+      const reason = reasons.filter((text) => text !== undefined).join('; ');
+      return reason === '' ? { ready: true } : { ready: true, reason };
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async stop() {
+      unsubscribe.forEach((stop) => stop());
+      await directory.stop();
+    },
+  };
+}
+
+/**
+ * The objects' readings now. A source out of contact or not yet synced lists nothing trustworthy
+ * (a watch being re-established holds no objects yet): the readings stay as they were. A disabled
+ * source (the CRD is gone, and its objects with it) holds none.
+ */
+function readObjects(cluster: PolicyObjectSource, previous: ObjectReadings): ObjectReadings {
+  const status = cluster.current().sources.get(SOURCE);
+  if (status?.disabled !== undefined) return previous.size === 0 ? previous : new Map();
+  if (!inContact(status)) return previous;
+  return readPolicyObjects(cluster.objects().get(SOURCE) ?? [], previous);
+}
+
+const inContact = (status: SourceStatus | undefined): boolean => status !== undefined && status.synced && status.staleSince === undefined;
+
+function objectMetrics(registry: Registry) {
+  const registers = [registry];
+  return {
+    loaded: new Gauge({ name: 'topogate_policy_objects_loaded', help: 'SchedulingPolicy objects whose policy is in force (their current version, or their last good one).', registers }),
+    invalid: new Gauge({ name: 'topogate_policy_objects_invalid', help: 'SchedulingPolicy objects refused (invalid, or named like a file policy).', registers }),
+  };
+}
