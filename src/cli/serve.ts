@@ -11,6 +11,7 @@ import pino, { type Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { issueCertificates } from '../certs/issue.ts';
 import { certificateFiles, writeCertificates } from '../certs/write.ts';
+import { createClusterPolicies } from '../policy/clusterPolicies.ts';
 import { createPolicyStore } from '../policy/store.ts';
 import { readClientCa } from '../server/clientAuth.ts';
 import { createDecider } from '../server/decider.ts';
@@ -18,7 +19,7 @@ import { parseDuration } from '../server/duration.ts';
 import { startWebhookServer } from '../server/server.ts';
 import type { TopologyProvider } from '../topology/provider.ts';
 import { createFileTopology } from '../topology/sources/file-topology.ts';
-import { createKubeTopology } from '../topology/sources/kube.ts';
+import { createKubeTopology, type KubeTopology } from '../topology/sources/kube.ts';
 import type { Command, CommandIO } from './command.ts';
 import { EXIT } from './command.ts';
 
@@ -155,7 +156,7 @@ async function ensureCertificates(certDir: string, log: Logger): Promise<void> {
   log.info({ certDir, ca: join(certDir, certificateFiles.caCert) }, 'no certificate found: made a CA and a serving certificate for localhost and the topogate Service');
 }
 
-async function createTopology(config: ServeConfig, shell: { log: Logger; registry: Registry }): Promise<TopologyProvider> {
+async function createTopology(config: ServeConfig, shell: { log: Logger; registry: Registry }): Promise<TopologyProvider | KubeTopology> {
   if (config.topology !== 'kube') return createFileTopology(config.topology, shell);
   return createKubeTopology({ ...(config.kubeconfig !== undefined && { kubeconfig: config.kubeconfig }), etcdMetrics: config.etcdMetrics, maxAgeMs: config.maxSourceAgeMs, ...shell });
 }
@@ -177,10 +178,12 @@ export async function startTopogate(config: ServeConfig, shell: { log: Logger; r
     await policies.stop();
     throw error;
   });
-  const decider = createDecider({ policies, topology, maxSourceAgeMs: config.maxSourceAgeMs, log: shell.log });
+  // In a cluster, SchedulingPolicy objects join the files (the combined provider stops the store).
+  const inForce = 'objects' in topology ? createClusterPolicies({ directory: policies, cluster: topology, ...shell }) : policies;
+  const decider = createDecider({ policies: inForce, topology, maxSourceAgeMs: config.maxSourceAgeMs, log: shell.log });
   const stopSources = async () => {
     decider.stop();
-    await Promise.all([policies.stop(), topology.stop()]);
+    await Promise.all([inForce.stop(), topology.stop()]);
   };
   const server = await startWebhookServer({
     host: config.host,
@@ -189,7 +192,7 @@ export async function startTopogate(config: ServeConfig, shell: { log: Logger; r
     ...(clientCa !== undefined && { clientCa }),
     budgetMs: config.budgetMs,
     decide: decider.decide,
-    checks: { policies: () => policies.readiness(), topology: () => topology.readiness() },
+    checks: { policies: () => inForce.readiness(), topology: () => topology.readiness() },
     ...shell,
   }).catch(async (error: unknown) => {
     await stopSources();
