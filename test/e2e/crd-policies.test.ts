@@ -131,6 +131,21 @@ describe('SchedulingPolicy objects behind a real API server', { timeout: 300_000
     assert.equal(await boundNode(coreApi(cluster), 'crd-team', 'app-3'), 'ssd-1');
   });
 
+  test('an API server restart cuts the watch; the object seen last stays in force and is listed again', async () => {
+    await cluster.restartApiServer();
+    const created = await create('crd-team', 'app-restart');
+    assert.equal(created.metadata?.annotations?.[appliedAnnotation], 'crd-disk');
+    assert.deepEqual(diskValues(created), [['ssd']]);
+    await untilReadyz((body) => body.includes('[+]policies ok\n') && body.includes('readyz check passed'), 'topogate ready again');
+    assert.match(topogate.output(), /topology source schedulingPolicies: .*keeping its last objects and listing again/);
+    await applyAll(cluster, [schedulingPolicy('crd-disk', 'crd-team', [disk('hdd')])]);
+    await waitFor(async () => diskValues(await create('crd-team', 'probe', '--dry-run=server'))?.[0]?.[0] === 'hdd', {
+      what: 'an edit after the restart taking effect',
+      timeoutMs: 30_000,
+      intervalMs: 250,
+    });
+  });
+
   test('deleted, the policy no longer applies', async () => {
     await kubectlOk(cluster, ['delete', 'schedulingpolicy', 'crd-disk']);
     await untilApplied('crd-team', '');
