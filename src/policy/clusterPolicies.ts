@@ -53,7 +53,7 @@ export function createClusterPolicies({ directory, cluster, log, registry }: Clu
     const known = new Set(errors.map(formatPolicyError));
     const fresh = now.map(formatPolicyError).filter((error) => !known.has(error));
     if (fresh.length > 0) log.error({ errors: fresh }, 'SchedulingPolicy objects refused; the last good version of each stays in force');
-    if (now.length === 0 && errors.length > 0) log.info('every SchedulingPolicy object is valid again');
+    if (now.length === 0 && errors.length > 0) log.info('no SchedulingPolicy object is refused any more');
     errors = now;
   }
 

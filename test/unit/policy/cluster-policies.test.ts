@@ -140,7 +140,7 @@ test('an object edited into an invalid spec: logged once, said in readiness, and
 
   cluster.list([policyObject('alpha', ssd, '3'), policyObject('beta', ssd, '1')]);
   assert.deepEqual(provider.readiness(), { ready: true });
-  assert.ok(lines.some((line) => line.msg === 'every SchedulingPolicy object is valid again'));
+  assert.ok(lines.some((line) => line.msg === 'no SchedulingPolicy object is refused any more'));
   assert.equal(await metric('topogate_policy_objects_invalid'), 0);
 });
 
