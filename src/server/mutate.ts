@@ -5,6 +5,7 @@ import type { Context } from 'hono';
 import type { Logger } from 'pino';
 import { decodeReview } from '../admission/decode.ts';
 import { encodeReview } from '../admission/encode.ts';
+import { allowed } from '../admission/answer.ts';
 import { handleAdmission, type Handled, type PodDecider } from '../admission/handler.ts';
 import { parseJson } from '../admission/json.ts';
 import type { AdmissionRequest } from '../admission/review.ts';
@@ -65,10 +66,12 @@ export function mutateHandler({ decide, budgetMs, maxBodyBytes, cost, metrics, l
     try {
       handled = handleAdmission(request, { decide: timedDecide, skip });
     } catch (error) {
-      const message = `topogate could not decide on this Pod: ${(error as Error).message}`;
+      // A bug in deciding must not block Pod creation (a 500 under failurePolicy: Fail would):
+      // the safe answer is the budget's, admitted unchanged and said so.
       count('error', dryRun, arrival);
       log.error({ err: error, uid: request.uid, ...describe(request) }, 'deciding failed');
-      return c.json(failure(500, message), 500);
+      const warning = `topogate could not decide on this Pod and admitted it unchanged: ${(error as Error).message}`;
+      return c.json(encodeReview(decoded.review, allowed({ warnings: [warning] })));
     }
 
     const elapsedMs = count(handled.outcome, dryRun, arrival);

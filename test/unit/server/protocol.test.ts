@@ -133,8 +133,14 @@ test('deep nesting is refused with 400; a huge array gets a normal answer', asyn
   assert.equal(huge.json().response.uid, 'u-1');
 });
 
-test('500 with a message when the decision throws, and the server goes on', async () => {
-  await expectRefusal(postJson(url, ca, podReview({ ...pod, metadata: { name: 'explode' } })), 500, /^topogate could not decide on this Pod: engine bug$/);
+test('a decision that throws gets the safe answer (admitted unchanged, with a warning), counted as an error', async () => {
+  const reply = await postJson(url, ca, podReview({ ...pod, metadata: { name: 'explode' } }));
+  assert.equal(reply.status, 200);
+  const { response } = reply.json();
+  assert.equal(response.uid, 'u-1');
+  assert.equal(response.allowed, true);
+  assert.equal(response.patch, undefined);
+  assert.deepEqual(response.warnings, ['topogate could not decide on this Pod and admitted it unchanged: engine bug']);
   assert.equal(await metricValue(running, 'topogate_admission_requests_total', { outcome: 'error' }), 1);
 });
 

@@ -74,7 +74,7 @@ test('no Pod contents in the logs, even at debug: not on success, refusal or fai
   const review = (name: string, extra: Record<string, unknown> = {}) => ({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: `uid-${name}`, operation: 'CREATE', kind: { group: '', version: 'v1', kind: 'Pod' }, namespace: 'default', object: pod(name), ...extra } });
 
   assert.equal((await postJson(url, ca, review('ok'))).status, 200);
-  assert.equal((await postJson(url, ca, review('explode'))).status, 500);
+  assert.equal((await postJson(url, ca, review('explode'))).json().response.warnings.length, 1);
   // A refusal's message (logged at debug) may quote a wrong envelope field (apiVersion, kind) but never request.object.
   assert.equal((await postJson(url, ca, review('bad', { uid: '' }))).status, 400);
   assert.equal((await postJson(url, ca, review('proto', JSON.parse(`{"__proto__": {"x": "${secret}"}}`)))).status, 400);
