@@ -1,11 +1,10 @@
 // `topogate certs`: a CA and a serving certificate for the webhook Service.
 
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { issueCertificates, nameProblem, subjectAltNames } from '../certs/issue.ts';
 import { certificateFiles, writeCertificates } from '../certs/write.ts';
 import type { Command } from './command.ts';
-import { EXIT } from './command.ts';
+import { EXIT, parseFlags } from './command.ts';
 
 const usage = `Usage: topogate certs --service S --namespace NS [--out DIR] [--localhost] [--days N]
 
@@ -27,23 +26,18 @@ export const certs: Command = {
   summary: 'writes a CA and a serving certificate for the webhook Service',
   usage,
   async run(args, io) {
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args: [...args],
-        options: {
-          service: { type: 'string' },
-          namespace: { type: 'string' },
-          out: { type: 'string', default: '.' },
-          localhost: { type: 'boolean', default: false },
-          days: { type: 'string', default: '365' },
-        },
-      }));
-    } catch (error) {
-      io.stderr.write(`topogate certs: ${(error as Error).message}\n\n${usage}`);
-      return EXIT.usage;
-    }
-    const { service, namespace, out, localhost, days } = values;
+    const parsed = parseFlags('certs', usage, io, {
+      args: [...args],
+      options: {
+        service: { type: 'string' },
+        namespace: { type: 'string' },
+        out: { type: 'string', default: '.' },
+        localhost: { type: 'boolean', default: false },
+        days: { type: 'string', default: '365' },
+      },
+    });
+    if (parsed === undefined) return EXIT.usage;
+    const { service, namespace, out, localhost, days } = parsed.values;
     const validDays = Number(days);
     const problem =
       (service === undefined ? '--service is required' : nameProblem('--service', service)) ??

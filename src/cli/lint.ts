@@ -3,11 +3,10 @@
 // unix format and kubeconform do), so editors and CI can parse them; the
 // summary goes to stderr.
 
-import { parseArgs } from 'node:util';
 import { formatPolicyError, type PolicyError } from '../policy/errors.ts';
 import { loadPolicies } from '../policy/loader.ts';
 import type { Command, CommandIO } from './command.ts';
-import { EXIT } from './command.ts';
+import { EXIT, parseFlags } from './command.ts';
 
 const usage = `Usage: topogate lint DIR|FILE…
 
@@ -46,13 +45,9 @@ const plural = (count: number, one: string, many: string) => `${count} ${count =
 
 /** The positional paths of a command that takes one or more and no flags; undefined once usage is printed. */
 export function pathArguments(command: string, args: readonly string[], io: CommandIO, usage: string): string[] | undefined {
-  let paths: string[];
-  try {
-    paths = parseArgs({ args: [...args], options: {}, allowPositionals: true }).positionals;
-  } catch (error) {
-    io.stderr.write(`topogate ${command}: ${(error as Error).message}\n\n${usage}`);
-    return undefined;
-  }
+  const parsed = parseFlags(command, usage, io, { args: [...args], options: {}, allowPositionals: true });
+  if (parsed === undefined) return undefined;
+  const paths = parsed.positionals;
   if (paths.length === 0) io.stderr.write(`topogate ${command}: give at least one directory or file\n\n${usage}`);
   return paths.length === 0 ? undefined : paths;
 }

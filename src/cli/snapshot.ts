@@ -2,7 +2,6 @@
 // so that a cluster's model can be saved and replayed offline with
 // `mutate --topology`, `explain --topology` or `serve --topology`.
 
-import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { stringify } from 'yaml';
@@ -10,7 +9,7 @@ import type { KubeObject } from '../kube/types.ts';
 import { TOPOLOGY_SOURCES } from '../topology/kinds.ts';
 import { createKubeTopology } from '../topology/sources/kube.ts';
 import type { Command } from './command.ts';
-import { EXIT } from './command.ts';
+import { EXIT, parseFlags } from './command.ts';
 
 const usage = `Usage: topogate snapshot [--kubeconfig F] [--etcd-metrics URL…] [--timeout SECONDS]
 
@@ -33,16 +32,12 @@ export const snapshot: Command = {
   summary: "prints the live topology's source objects as one kind: List",
   usage,
   async run(args, io) {
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args: [...args],
-        options: { kubeconfig: { type: 'string' }, 'etcd-metrics': { type: 'string', multiple: true }, timeout: { type: 'string', default: '30' } },
-      }));
-    } catch (error) {
-      io.stderr.write(`topogate snapshot: ${(error as Error).message}\n\n${usage}`);
-      return EXIT.usage;
-    }
+    const parsed = parseFlags('snapshot', usage, io, {
+      args: [...args],
+      options: { kubeconfig: { type: 'string' }, 'etcd-metrics': { type: 'string', multiple: true }, timeout: { type: 'string', default: '30' } },
+    });
+    if (parsed === undefined) return EXIT.usage;
+    const { values } = parsed;
     const timeoutSeconds = Number(values.timeout);
     if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
       io.stderr.write(`topogate snapshot: --timeout must be a positive number of seconds, not "${values.timeout}"\n\n${usage}`);
