@@ -72,9 +72,34 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
 }
 
 async function startOnce(bins: Binaries, options: ClusterOptions): Promise<Cluster> {
-  const memberCount = options.etcdMembers ?? 1;
   const dir = mkdtempSync(join(tmpdir(), 'topogate-e2e-'));
   if (!options.detach && !process.env['TOPOGATE_E2E_KEEP']) ownDir(dir);
+  let state: ClusterState;
+  try {
+    state = await prepare(bins, dir, options);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    disownDir(dir);
+    throw error;
+  }
+  const cluster = attachCluster(state, { owned: !options.detach });
+  try {
+    for (let i = 0; i < state.etcd.length; i++) await cluster.startEtcdMember(i, { wait: false });
+    for (let i = 0; i < state.etcd.length; i++) await waitEtcd(state, i);
+    await startAndWait(state, 'kube-apiserver', !options.detach);
+    await startAndWait(state, 'kube-scheduler', !options.detach);
+  } catch (error) {
+    // The temp dir goes with stop(): keep what the logs said in the error.
+    const logs = state.components.filter((c) => c.pid).map((c) => `--- ${c.name} (${c.logFile})\n${logTail(c.logFile, 10)}`);
+    await cluster.stop();
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${logs.join('\n')}`, { cause: error });
+  }
+  return cluster;
+}
+
+/** The PKI, kubeconfigs and command lines of a cluster in dir, nothing started yet. */
+async function prepare(bins: Binaries, dir: string, options: ClusterOptions): Promise<ClusterState> {
+  const memberCount = options.etcdMembers ?? 1;
   mkdirSync(join(dir, 'logs'));
   const pki = createClusterPki();
   const [apiPort, schedulerPort, ...etcdPorts] = await freePorts(2 + 3 * memberCount);
@@ -102,7 +127,7 @@ async function startOnce(bins: Binaries, options: ClusterOptions): Promise<Clust
   const schedulerKubeconfig = join(dir, 'kube-scheduler.kubeconfig');
   writeFileSync(schedulerKubeconfig, kubeconfigYaml(server, pki.ca.certPem, { name: 'kube-scheduler', certPem: pki.scheduler.certPem, keyPem: pki.scheduler.keyPem }), { mode: 0o600 });
 
-  const state: ClusterState = {
+  return {
     dir,
     kubeconfig,
     server,
@@ -116,19 +141,6 @@ async function startOnce(bins: Binaries, options: ClusterOptions): Promise<Clust
       schedulerComponent(bins, dir, schedulerPort, schedulerKubeconfig),
     ].map((component) => ({ ...component, pid: 0 })),
   };
-  const cluster = attachCluster(state, { owned: !options.detach });
-  try {
-    for (let i = 0; i < etcd.length; i++) await cluster.startEtcdMember(i, { wait: false });
-    for (let i = 0; i < etcd.length; i++) await waitEtcd(state, i);
-    await startAndWait(state, 'kube-apiserver', !options.detach);
-    await startAndWait(state, 'kube-scheduler', !options.detach);
-  } catch (error) {
-    // The temp dir goes with stop(): keep what the logs said in the error.
-    const logs = state.components.filter((c) => c.pid).map((c) => `--- ${c.name} (${c.logFile})\n${logTail(c.logFile, 10)}`);
-    await cluster.stop();
-    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${logs.join('\n')}`, { cause: error });
-  }
-  return cluster;
 }
 
 /** The part of a cluster that can be saved and attached to again. */
