@@ -4,6 +4,7 @@
 
 import type { TopologySnapshot } from '../topology/model.ts';
 import { compileMatch, type Matcher } from './match.ts';
+import { DecisionMemo } from './memo.ts';
 import { compileGpu } from './rules/gpu.ts';
 import { compileLatency } from './rules/latency.ts';
 import { compileNodeLabels } from './rules/nodeLabels.ts';
@@ -28,6 +29,8 @@ export interface CompiledPolicySet {
    * a policy naming only exact namespaces is looked at only for those.
    */
   candidates(namespace: string): readonly CompiledPolicy[];
+  /** Node sets decisions share, for this snapshot only. */
+  readonly memo: DecisionMemo;
 }
 
 export function compile(policies: readonly SchedulingPolicy[], snapshot: TopologySnapshot): CompiledPolicySet {
@@ -39,7 +42,7 @@ export function compile(policies: readonly SchedulingPolicy[], snapshot: Topolog
   for (const namespace of new Set([...exact.values()].flatMap((namespaces) => namespaces ?? []))) {
     byNamespace.set(namespace, compiled.filter((candidate) => exact.get(candidate)?.includes(namespace) ?? true));
   }
-  return { snapshot, policies: compiled, candidates: (namespace) => byNamespace.get(namespace) ?? anyNamespace };
+  return { snapshot, policies: compiled, candidates: (namespace) => byNamespace.get(namespace) ?? anyNamespace, memo: new DecisionMemo(snapshot) };
 }
 
 /** The namespaces a policy is limited to, when all are exact names (no glob). */

@@ -13,7 +13,7 @@ import { PodContext } from './context.ts';
 import type { DecisionTrace, PolicyTrace, RuleTrace } from './explain.ts';
 import { buildPatch, NUMA_HINT_ANNOTATION, PodChanges, POLICIES_ANNOTATION, SKIP_ANNOTATION, type MergeResult } from './merge.ts';
 import { describeRequirement, type RuleOutput } from './rules/rule.ts';
-import { placementNodes, schedulableFor } from './satisfiability.ts';
+import type { DecisionMemo } from './memo.ts';
 import type { Decision, DecisionOptions, PodRequest } from './types.ts';
 
 export function decide(request: PodRequest, compiled: CompiledPolicySet, options: DecisionOptions): Decision {
@@ -29,8 +29,7 @@ export function decide(request: PodRequest, compiled: CompiledPolicySet, options
   }
 
   const context = new PodContext(pod, namespace, snapshot, options);
-  const schedulable = schedulableFor(pod, snapshot);
-  const own = placementNodes(pod, snapshot, schedulable);
+  const { schedulable, own } = compiled.memo.placement(pod);
   const warnings: string[] = [];
   // Policies are not blamed for the Pod's own placement: when it allows nothing they are judged against
   // the schedulable nodes alone, and when nothing is schedulable for the Pod, against every node.
@@ -58,7 +57,7 @@ export function decide(request: PodRequest, compiled: CompiledPolicySet, options
       continue;
     }
     matched.push(policy.name);
-    let attempt = evaluate(compiledPolicy, context, base, allowed, undefined);
+    let attempt = evaluate(compiledPolicy, context, base, allowed, compiled.memo, undefined);
     if ('unsatisfiable' in attempt) {
       const { rule, modelHolds, conflict } = attempt.unsatisfiable;
       if (!conflict && policy.onUnsatisfiable === 'Reject') {
@@ -71,7 +70,7 @@ export function decide(request: PodRequest, compiled: CompiledPolicySet, options
         : `rule ${rule} is unsatisfiable; the model holds: ${modelHolds}`;
       const hardRules = compiledPolicy.rules.filter((candidate) => candidate.hard).map((candidate) => candidate.name);
       warnings.push(`policy ${policy.name}: required placement (${hardRules.join(', ')}) dropped: ${why}`);
-      attempt = evaluate(compiledPolicy, context, base, allowed, why);
+      attempt = evaluate(compiledPolicy, context, base, allowed, compiled.memo, why);
     }
     if ('unsatisfiable' in attempt) throw new Error('unreachable: preferred outputs never constrain nodes');
 
@@ -139,7 +138,7 @@ type Attempt =
  * alone, `combined` with the higher-priority policies too: the first empty
  * one says whose fault an unsatisfiable placement is.
  */
-function evaluate(compiledPolicy: CompiledPolicy, pod: PodContext, base: NodeSet, allowed: NodeSet, requiredDropped: string | undefined): Attempt {
+function evaluate(compiledPolicy: CompiledPolicy, pod: PodContext, base: NodeSet, allowed: NodeSet, memo: DecisionMemo, requiredDropped: string | undefined): Attempt {
   let own = base;
   let combined = allowed;
   const steps: Step[] = [];
@@ -156,8 +155,8 @@ function evaluate(compiledPolicy: CompiledPolicy, pod: PodContext, base: NodeSet
     }
     const { output } = result;
     if (output.nodes) {
-      const ownNext = own.and(output.nodes);
-      const combinedNext = combined.and(output.nodes);
+      const ownNext = memo.and(own, output.nodes);
+      const combinedNext = memo.and(combined, output.nodes);
       if (ownNext.isEmpty() || combinedNext.isEmpty()) {
         const unsatisfiable = { rule: rule.name, modelHolds: output.modelHolds ?? 'no schedulable node', conflict: !ownNext.isEmpty() };
         const earlier: RuleTrace[] = steps.map((step) =>

@@ -1,0 +1,63 @@
+// Node sets a decision would otherwise recompute for every Pod, kept for the
+// life of one compiled policy set (so they die with its snapshot). Replicas
+// of a workload share their placement shape, and memoised sets keep their
+// identity, so a steady stream of them does no bitset work after the first.
+
+import { recordsOf } from '../kube/json.ts';
+import type { Pod } from '../kube/types.ts';
+import type { TopologySnapshot } from '../topology/model.ts';
+import type { NodeSet } from '../topology/nodeset.ts';
+import { placementNodes, schedulableFor } from './satisfiability.ts';
+
+/** Enough for every workload shape of a large cluster; past it the oldest entry goes. */
+const LIMIT = 4096;
+
+export interface Placement {
+  /** Nodes the Pod may land on at all (schedulableFor). */
+  readonly schedulable: NodeSet;
+  /** Of those, the ones its own nodeSelector and required node affinity allow (placementNodes). */
+  readonly own: NodeSet;
+}
+
+export class DecisionMemo {
+  readonly #snapshot: TopologySnapshot;
+  readonly #placements = new Map<string, Placement>();
+  readonly #intersections = new WeakMap<NodeSet, Map<NodeSet, NodeSet>>();
+
+  constructor(snapshot: TopologySnapshot) {
+    this.#snapshot = snapshot;
+  }
+
+  placement(pod: Pod): Placement {
+    const key = placementKey(pod);
+    let placement = this.#placements.get(key);
+    if (placement === undefined) {
+      const schedulable = schedulableFor(pod, this.#snapshot);
+      placement = { schedulable, own: placementNodes(pod, this.#snapshot, schedulable) };
+      remember(this.#placements, key, placement);
+    }
+    return placement;
+  }
+
+  and(a: NodeSet, b: NodeSet): NodeSet {
+    let withA = this.#intersections.get(a);
+    if (withA === undefined) this.#intersections.set(a, (withA = new Map()));
+    let both = withA.get(b);
+    if (both === undefined) remember(withA, b, (both = a.and(b)));
+    return both;
+  }
+}
+
+/** What schedulableFor and placementNodes read of the Pod. Admission requests are JSON, so JSON text tells their inputs apart. */
+function placementKey(pod: Pod): string {
+  const spec = pod.spec;
+  const spreadKeys = recordsOf(spec?.topologySpreadConstraints)
+    .filter((spread) => spread.whenUnsatisfiable === 'DoNotSchedule' && typeof spread.topologyKey === 'string')
+    .map((spread) => spread.topologyKey);
+  return JSON.stringify([spec?.nodeSelector, spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution, spec?.tolerations, spreadKeys]) ?? '';
+}
+
+function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
+  if (map.size >= LIMIT) map.delete(map.keys().next().value as K);
+  map.set(key, value);
+}
