@@ -4,6 +4,7 @@
 import type { NodeSelectorRequirement } from '../../kube/types.ts';
 import { requirementNodes, requirementsNodes } from '../../kube/nodeSelector.ts';
 import type { TopologySnapshot } from '../../topology/model.ts';
+import type { NodeSet } from '../../topology/nodeset.ts';
 import { globMatcher } from '../glob.ts';
 import type { GpuRule } from '../types.ts';
 import { describeRequirement, output, type CompiledRule, type RuleInput, type RuleResult } from './rule.ts';
@@ -11,6 +12,7 @@ import { describeRequirement, output, type CompiledRule, type RuleInput, type Ru
 export const GPU_PRODUCT = 'nvidia.com/gpu.product';
 export const GPU_MEMORY = 'nvidia.com/gpu.memory';
 export const GPU_COUNT = 'nvidia.com/gpu.count';
+const MEMOISED_COUNTS = 64;
 
 export function compileGpu(rule: GpuRule, snapshot: TopologySnapshot): CompiledRule {
   const present = [...snapshot.nodes.labelValues(GPU_PRODUCT).keys()].sort();
@@ -28,6 +30,16 @@ export function compileGpu(rule: GpuRule, snapshot: TopologySnapshot): CompiledR
   }
   const staticNodes = requirementsNodes(snapshot.nodes, staticRequirements);
   const required = rule.mode === 'Required';
+  // Counts repeat across Pods (1, 2, 4, 8 GPUs), and each set costs a pass over the nodes; the map lives and dies with this compiled rule.
+  const byCount = new Map<number, NodeSet>();
+  const countNodes = (count: NodeSelectorRequirement, requested: number): NodeSet => {
+    let nodes = byCount.get(requested);
+    if (nodes === undefined) {
+      nodes = staticNodes.and(requirementNodes(snapshot.nodes, count));
+      if (byCount.size < MEMOISED_COUNTS) byCount.set(requested, nodes);
+    }
+    return nodes;
+  };
 
   return {
     name: 'gpu',
@@ -39,7 +51,7 @@ export function compileGpu(rule: GpuRule, snapshot: TopologySnapshot): CompiledR
       if (requested > 0) {
         const count: NodeSelectorRequirement = { key: GPU_COUNT, operator: 'Gt', values: [String(requested - 1)] };
         requirements.push(count);
-        nodes = nodes.and(requirementNodes(pod.snapshot.nodes, count));
+        nodes = countNodes(count, requested);
       }
       if (requirements.length === 0) return { dropped: 'gives no product, memory or count to require' };
       if (!required) {
