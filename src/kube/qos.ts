@@ -6,28 +6,29 @@
 import type { QosClass } from '../policy/types.ts';
 import { isRecord, recordsOf } from './json.ts';
 import { parseQuantity } from './quantity.ts';
+import type { QuantityParser } from './requests.ts';
 import type { Pod, ResourceRequirements } from './types.ts';
 
 const QOS_RESOURCES = ['cpu', 'memory'] as const;
 
-export function qosClass(pod: Pod): QosClass {
+export function qosClass(pod: Pod, parse: QuantityParser = parseQuantity): QosClass {
   const podLevel = pod.spec?.resources;
-  if (isRecord(podLevel) && (hasQosQuantity(podLevel.requests) || hasQosQuantity(podLevel.limits))) {
-    return classify([podLevel]);
+  if (isRecord(podLevel) && (hasQosQuantity(podLevel.requests, parse) || hasQosQuantity(podLevel.limits, parse))) {
+    return classify([podLevel], parse);
   }
   const containers = [...recordsOf(pod.spec?.containers), ...recordsOf(pod.spec?.initContainers)];
-  return classify(containers.map((container) => (isRecord(container.resources) ? container.resources : {})));
+  return classify(containers.map((container) => (isRecord(container.resources) ? container.resources : {})), parse);
 }
 
-function classify(resources: readonly ResourceRequirements[]): QosClass {
+function classify(resources: readonly ResourceRequirements[], parse: QuantityParser): QosClass {
   const requests: Record<string, number> = {};
   const limits: Record<string, number> = {};
   let guaranteed = true;
   for (const { requests: declaredRequests, limits: declaredLimits } of resources) {
     // Requests default to limits (API defaulting), so a Pod read before defaulting classifies the same.
-    const effective = { ...positiveQosQuantities(declaredLimits), ...positiveQosQuantities(declaredRequests) };
+    const limited = positiveQosQuantities(declaredLimits, parse);
+    const effective = { ...limited, ...positiveQosQuantities(declaredRequests, parse) };
     for (const [name, amount] of Object.entries(effective)) requests[name] = (requests[name] ?? 0) + amount;
-    const limited = positiveQosQuantities(declaredLimits);
     for (const [name, amount] of Object.entries(limited)) limits[name] = (limits[name] ?? 0) + amount;
     if (!QOS_RESOURCES.every((name) => name in limited)) guaranteed = false;
   }
@@ -39,16 +40,16 @@ function classify(resources: readonly ResourceRequirements[]): QosClass {
   return 'Burstable';
 }
 
-function positiveQosQuantities(list: unknown): Record<string, number> {
+function positiveQosQuantities(list: unknown, parse: QuantityParser): Record<string, number> {
   const result: Record<string, number> = {};
   if (!isRecord(list)) return result;
   for (const name of QOS_RESOURCES) {
-    const milli = parseQuantity(list[name]);
+    const milli = parse(list[name]);
     if (milli !== undefined && milli > 0) result[name] = milli;
   }
   return result;
 }
 
-function hasQosQuantity(list: unknown): boolean {
-  return Object.keys(positiveQosQuantities(list)).length > 0;
+function hasQosQuantity(list: unknown, parse: QuantityParser): boolean {
+  return Object.keys(positiveQosQuantities(list, parse)).length > 0;
 }

@@ -10,26 +10,29 @@ import { isRecord, recordsOf } from './json.ts';
 import { parseQuantity } from './quantity.ts';
 import type { Pod, ResourceRequirements } from './types.ts';
 
+/** Reads one quantity as milli-units; a caller may pass a memoising one. */
+export type QuantityParser = (value: unknown) => number | undefined;
+
 type MutableResources = Record<string, number>;
 
 /** Requests with missing ones taken from limits, as API defaulting does, in milli-units. */
-export function containerRequests(resources: ResourceRequirements | undefined): ResourceList {
+export function containerRequests(resources: ResourceRequirements | undefined, parse: QuantityParser = parseQuantity): ResourceList {
   const requests: MutableResources = {};
-  addQuantities(requests, resources?.limits);
+  addQuantities(requests, resources?.limits, parse);
   const explicit: MutableResources = {};
-  addQuantities(explicit, resources?.requests);
+  addQuantities(explicit, resources?.requests, parse);
   return { ...requests, ...explicit };
 }
 
-export function effectiveRequests(pod: Pod): ResourceList {
+export function effectiveRequests(pod: Pod, parse: QuantityParser = parseQuantity): ResourceList {
   const spec = pod.spec;
   const total: MutableResources = {};
-  for (const container of recordsOf(spec?.containers)) addList(total, containerRequests(container.resources));
+  for (const container of recordsOf(spec?.containers)) addList(total, containerRequests(container.resources, parse));
 
   const sidecars: MutableResources = {};
   const initPeak: MutableResources = {};
   for (const container of recordsOf(spec?.initContainers)) {
-    const requests = containerRequests(container.resources);
+    const requests = containerRequests(container.resources, parse);
     if (container.restartPolicy === 'Always') {
       addList(total, requests);
       addList(sidecars, requests);
@@ -43,10 +46,10 @@ export function effectiveRequests(pod: Pod): ResourceList {
   maxList(total, initPeak);
 
   const podLevel: MutableResources = {};
-  addQuantities(podLevel, isRecord(spec?.resources) ? { ...spec.resources.limits, ...spec.resources.requests } : undefined);
+  addQuantities(podLevel, isRecord(spec?.resources) ? { ...spec.resources.limits, ...spec.resources.requests } : undefined, parse);
   for (const name of ['cpu', 'memory']) if (podLevel[name] !== undefined) total[name] = podLevel[name];
 
-  addQuantities(total, spec?.overhead);
+  addQuantities(total, spec?.overhead, parse);
   return total;
 }
 
@@ -55,10 +58,10 @@ export function requestOf(requests: ResourceList, resource: string): number {
   return requests[resource] ?? 0;
 }
 
-function addQuantities(into: MutableResources, quantities: unknown): void {
+function addQuantities(into: MutableResources, quantities: unknown, parse: QuantityParser): void {
   if (!isRecord(quantities)) return;
   for (const [name, quantity] of Object.entries(quantities)) {
-    const milli = parseQuantity(quantity);
+    const milli = parse(quantity);
     if (milli !== undefined) into[name] = (into[name] ?? 0) + milli;
   }
 }

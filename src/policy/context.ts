@@ -1,7 +1,7 @@
 // What a decision knows about the Pod under decision. Request-derived facts
 // are computed on first use: most Pods match no policy that needs them.
 
-import { effectiveRequests } from '../kube/requests.ts';
+import { effectiveRequests, type QuantityParser } from '../kube/requests.ts';
 import { qosClass } from '../kube/qos.ts';
 import { isRecord } from '../kube/json.ts';
 import type { Labels, Pod } from '../kube/types.ts';
@@ -17,21 +17,23 @@ export class PodContext {
   #requests: ResourceList | undefined;
   #qos: QosClass | undefined;
   #namespaceLabels: Labels | undefined;
+  readonly #parse: QuantityParser;
 
-  constructor(pod: Pod, namespace: string, snapshot: TopologySnapshot, options: DecisionOptions) {
+  constructor(pod: Pod, namespace: string, snapshot: TopologySnapshot, options: DecisionOptions, parse: QuantityParser) {
     this.pod = pod;
     this.namespace = namespace;
     this.snapshot = snapshot;
     this.options = options;
+    this.#parse = parse;
     this.labels = stringLabels(pod.metadata?.labels);
   }
 
   get requests(): ResourceList {
-    return (this.#requests ??= effectiveRequests(this.pod));
+    return (this.#requests ??= effectiveRequests(this.pod, this.#parse));
   }
 
   get qos(): QosClass {
-    return (this.#qos ??= qosClass(this.pod));
+    return (this.#qos ??= qosClass(this.pod, this.#parse));
   }
 
   /** The Namespace's labels, with the kubernetes.io/metadata.name label the API server sets on every Namespace. */

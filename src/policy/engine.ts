@@ -28,7 +28,7 @@ export function decide(request: PodRequest, compiled: CompiledPolicySet, options
     return { allowed: true, patch: [], warnings: [], auditAnnotations: {}, applied: [], matched: [], ...(trace ? { trace } : {}) };
   }
 
-  const context = new PodContext(pod, namespace, snapshot, options);
+  const context = new PodContext(pod, namespace, snapshot, options, compiled.memo.quantity);
   const { schedulable, own } = compiled.memo.placement(pod);
   const warnings: string[] = [];
   // Policies are not blamed for the Pod's own placement: when it allows nothing they are judged against

@@ -4,6 +4,7 @@
 // identity, so a steady stream of them does no bitset work after the first.
 
 import { recordsOf } from '../kube/json.ts';
+import { parseQuantity } from '../kube/quantity.ts';
 import type { Pod } from '../kube/types.ts';
 import type { TopologySnapshot } from '../topology/model.ts';
 import type { NodeSet } from '../topology/nodeset.ts';
@@ -11,6 +12,8 @@ import { placementNodes, schedulableFor } from './satisfiability.ts';
 
 /** Enough for every workload shape of a large cluster; past it the oldest entry goes. */
 const LIMIT = 4096;
+/** Longer strings are not quantities anyway, and would only fill the memory the limit means to bound. */
+const LONGEST_KEPT_QUANTITY = 64;
 
 export interface Placement {
   /** Nodes the Pod may land on at all (schedulableFor). */
@@ -23,6 +26,7 @@ export class DecisionMemo {
   readonly #snapshot: TopologySnapshot;
   readonly #placements = new Map<string, Placement>();
   readonly #intersections = new WeakMap<NodeSet, Map<NodeSet, NodeSet>>();
+  readonly #quantities = new Map<string, number | undefined>();
 
   constructor(snapshot: TopologySnapshot) {
     this.#snapshot = snapshot;
@@ -38,6 +42,15 @@ export class DecisionMemo {
     }
     return placement;
   }
+
+  /** parseQuantity, remembered per string: Pods of a cluster repeat a few quantities ("500m", "1Gi") over and over. */
+  readonly quantity = (value: unknown): number | undefined => {
+    if (typeof value !== 'string' || value.length > LONGEST_KEPT_QUANTITY) return parseQuantity(value);
+    if (this.#quantities.has(value)) return this.#quantities.get(value);
+    const milli = parseQuantity(value);
+    remember(this.#quantities, value, milli);
+    return milli;
+  };
 
   and(a: NodeSet, b: NodeSet): NodeSet {
     let withA = this.#intersections.get(a);

@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import type { Pod, Toleration } from '../../../src/kube/types.ts';
 import { compile } from '../../../src/policy/compiler.ts';
 import { decide } from '../../../src/policy/engine.ts';
+import { parseQuantity } from '../../../src/kube/quantity.ts';
 import { placementNodes, schedulableFor } from '../../../src/policy/satisfiability.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 import { clusterObjects, NOW, OPTIONS, pod, policy } from './engine-cluster.ts';
@@ -60,5 +61,12 @@ describe('decision memo', () => {
     assert.equal(memo.and(schedulable, zoneA), first);
     assert.ok(first.equals(schedulable.and(zoneA)));
     assert.equal(first.size, 2);
+  });
+
+  test('quantity reads what parseQuantity reads, asked once or again', () => {
+    const { memo } = compile(POLICIES, buildSnapshot(clusterObjects(), { now: NOW }));
+    const values: unknown[] = ['500m', '1Gi', '0.1', 'lots', '', 2, 1.5, null, '1'.repeat(80), ' 8 '];
+    for (const value of [...values, ...values]) assert.equal(memo.quantity(value), parseQuantity(value), String(value));
+    assert.equal(memo.quantity('1Gi'), 1024 ** 3 * 1000);
   });
 });
