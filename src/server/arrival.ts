@@ -3,8 +3,11 @@
 // before that is not visible to JavaScript.
 
 import type { MiddlewareHandler } from 'hono';
+import type { Readable } from 'node:stream';
 
 export interface WebhookEnv {
+  /** Set by @hono/node-server; absent when the app is driven by app.request(). */
+  Bindings: { incoming?: Readable };
   Variables: { arrival: number };
 }
 

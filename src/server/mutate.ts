@@ -10,7 +10,7 @@ import { handleAdmission, type Handled, type PodDecider } from '../admission/han
 import { parseJson } from '../admission/json.ts';
 import type { AdmissionRequest } from '../admission/review.ts';
 import type { WebhookEnv } from './arrival.ts';
-import { declaredTooLarge, isJson, readBody } from './body.ts';
+import { declaredTooLarge, isJson, readBody, readIncoming } from './body.ts';
 import { requestBudgetMs, skipWarning, type DecisionCost } from './budget.ts';
 import { parseDuration } from './duration.ts';
 import type { RequestOutcome, WebhookMetrics } from './metrics.ts';
@@ -37,7 +37,7 @@ export function mutateHandler({ decide, budgetMs, maxBodyBytes, cost, metrics, l
     const arrival = c.get('arrival');
     const contentType = c.req.header('content-type');
     if (!isJson(contentType)) return refuse(c, 415, contentType === undefined ? 'Content-Type is missing: send application/json' : `Content-Type must be application/json, not ${JSON.stringify(contentType)}`);
-    const body = declaredTooLarge(c.req.header('content-length'), maxBodyBytes) ?? (await readBody(c.req.raw.body, maxBodyBytes));
+    const body = declaredTooLarge(c.req.header('content-length'), maxBodyBytes) ?? (await (c.env?.incoming ? readIncoming(c.env.incoming, maxBodyBytes) : readBody(c.req.raw.body, maxBodyBytes)));
     if (!body.ok) return refuse(c, body.code, body.message);
     const parsed = parseJson(body.text);
     if (!parsed.ok) return refuse(c, 400, parsed.message);
