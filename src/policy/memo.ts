@@ -11,7 +11,7 @@ import type { NodeSet } from '../topology/nodeset.ts';
 import { placementNodes, schedulableFor } from './satisfiability.ts';
 
 /** Enough for every workload shape of a large cluster; past it the oldest entry goes. */
-const LIMIT = 4096;
+const LIMIT = 1024;
 /** Longer strings are not quantities anyway, and would only fill the memory the limit means to bound. */
 const LONGEST_KEPT_QUANTITY = 64;
 
@@ -70,7 +70,8 @@ function placementKey(pod: Pod): string {
   return JSON.stringify([spec?.nodeSelector, spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution, spec?.tolerations, spreadKeys]) ?? '';
 }
 
-function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
+/** map.set, first dropping the oldest entry when the map holds LIMIT already. */
+export function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
   if (map.size >= LIMIT) map.delete(map.keys().next().value as K);
   map.set(key, value);
 }

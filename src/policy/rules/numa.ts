@@ -5,9 +5,10 @@
 
 import { formatQuantity } from '../../kube/quantity.ts';
 import type { NodeSelectorRequirement } from '../../kube/types.ts';
-import type { ResourceList } from '../../topology/model.ts';
+import type { NodeIndex, NumaFit, ResourceList } from '../../topology/model.ts';
 import { NodeSet } from '../../topology/nodeset.ts';
 import type { PodContext } from '../context.ts';
+import { remember } from '../memo.ts';
 import type { NumaRule } from '../types.ts';
 import { output, type CompiledRule, type RuleInput, type RuleResult } from './rule.ts';
 
@@ -15,30 +16,26 @@ export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 const PREFERRED_WEIGHT = 100;
 
 export function compileNuma(rule: NumaRule): CompiledRule {
+  // Fits are memoised by the snapshot and allowed sets by the decision memo, so replicas of a workload ask again for the same pair.
+  const picks = new WeakMap<NumaFit, Map<NodeSet, Candidates>>();
+  const pickFor = (nodes: NodeIndex, fit: NumaFit, allowed: NodeSet): Candidates => {
+    let byAllowed = picks.get(fit);
+    if (byAllowed === undefined) picks.set(fit, (byAllowed = new Map()));
+    let candidates = byAllowed.get(allowed);
+    if (candidates === undefined) remember(byAllowed, allowed, (candidates = pick(nodes, fit, allowed, rule.maxCandidates)));
+    return candidates;
+  };
   return {
     name: 'numa',
     hard: rule.mode === 'Required',
     evaluate({ pod, allowed }: RuleInput): RuleResult {
       const request = numaAlignedRequest(pod.requests);
       const fit = pod.snapshot.numa.fit(request);
-      const hint: Record<string, string> = {};
-      const hostnames: string[] = [];
-      const slots: number[] = [];
-      for (const candidate of fit.ranked) {
-        if (hostnames.length >= rule.maxCandidates) break;
-        const node = pod.snapshot.nodes.get(candidate.node);
-        const hostname = node?.labels[HOSTNAME_LABEL];
-        if (!node || hostname === undefined || !allowed.has(node.slot)) continue;
-        hostnames.push(hostname);
-        hint[node.name] = candidate.zone;
-        slots.push(node.slot);
-      }
-      // Hostname labels are unique per node (the kubelet sets them), so the candidates are the nodes the requirement allows.
-      const nodes = NodeSet.of(slots);
+      const { hint, hostnames, nodes } = pickFor(pod.snapshot.nodes, fit, allowed);
       const shape = describeRequest(request);
       const modelHolds = `${fit.nodes.size} nodes have a NUMA zone with ${shape} available (${pod.snapshot.numa.known().size} report NodeResourceTopology), ${hostnames.length} of them allowed by the rest of the placement`;
       if (hostnames.length === 0 && rule.mode === 'Preferred') return { dropped: `no candidate: ${modelHolds}` };
-      const requirement: NodeSelectorRequirement = { key: HOSTNAME_LABEL, operator: 'In', values: hostnames };
+      const requirement: NodeSelectorRequirement = { key: HOSTNAME_LABEL, operator: 'In', values: [...hostnames] };
       const warnings = alignmentWarning(pod);
       const common = { numaHint: hint, warnings, ...(rule.schedulerName ? { schedulerName: rule.schedulerName } : {}) };
       return rule.mode === 'Required'
@@ -46,6 +43,31 @@ export function compileNuma(rule: NumaRule): CompiledRule {
         : output({ preferred: [{ weight: PREFERRED_WEIGHT, preference: { matchExpressions: [requirement] } }], ...common });
     },
   };
+}
+
+interface Candidates {
+  /** Candidate node → NUMA zone. */
+  readonly hint: Readonly<Record<string, string>>;
+  readonly hostnames: readonly string[];
+  /** The candidates' slots (hostname labels are unique per node, so the nodes a hostname requirement allows). */
+  readonly nodes: NodeSet;
+}
+
+/** The best-fitting nodes in `allowed`, up to `max` of them. */
+function pick(nodes: NodeIndex, fit: NumaFit, allowed: NodeSet, max: number): Candidates {
+  const hint: Record<string, string> = {};
+  const hostnames: string[] = [];
+  const slots: number[] = [];
+  for (const candidate of fit.ranked) {
+    if (hostnames.length >= max) break;
+    const node = nodes.get(candidate.node);
+    const hostname = node?.labels[HOSTNAME_LABEL];
+    if (!node || hostname === undefined || !allowed.has(node.slot)) continue;
+    hostnames.push(hostname);
+    hint[node.name] = candidate.zone;
+    slots.push(node.slot);
+  }
+  return { hint, hostnames, nodes: NodeSet.of(slots) };
 }
 
 /** Resources a NUMA cell accounts for: cpu, memory, hugepages and devices; not storage or pod counts. */

@@ -14,6 +14,7 @@ import { clusterObjects, NOW, OPTIONS, pod, policy } from './engine-cluster.ts';
 const ZONE = 'topology.kubernetes.io/zone';
 const infra: Toleration = { key: 'dedicated', operator: 'Equal', value: 'infra', effect: 'NoSchedule' };
 const gpuRequest = (count: number) => ({ containers: [{ name: 'c', image: 'x', resources: { limits: { 'nvidia.com/gpu': String(count) } } }] });
+const cpuRequest = (cpu: string) => ({ containers: [{ name: 'c', image: 'x', resources: { limits: { cpu, memory: '4Gi' } } }] });
 
 /** Pods that differ in one placement input each, so a key that missed one would hand one Pod another's nodes. */
 const PODS: readonly Pod[] = [
@@ -26,12 +27,16 @@ const PODS: readonly Pod[] = [
   pod({ topologySpreadConstraints: [{ topologyKey: 'disk', maxSkew: 1, whenUnsatisfiable: 'ScheduleAnyway' }] }),
   pod(gpuRequest(4)),
   pod(gpuRequest(8)),
+  pod(cpuRequest('2')),
+  pod({ ...cpuRequest('2'), nodeSelector: { disk: 'ssd' } }),
+  pod(cpuRequest('12')),
 ];
 
 const POLICIES = [
   policy('gpu', { gpu: { products: ['NVIDIA-*'], resource: 'nvidia.com/gpu', mode: 'Required', weight: 1 } }, { priority: 20 }),
   policy('labels', { nodeLabels: { required: [{ key: ZONE, operator: 'In', values: ['zone-a', 'zone-b'] }], preferred: [] } }, { priority: 10 }),
   policy('spread', { spread: [{ topologyKey: ZONE, maxSkew: 1, whenUnsatisfiable: 'DoNotSchedule' }] }),
+  policy('numa', { numa: { policy: 'SingleNUMANode', mode: 'Required', maxCandidates: 1 } }, { priority: -10 }),
 ];
 
 describe('decision memo', () => {
