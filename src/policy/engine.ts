@@ -74,19 +74,19 @@ export function decide(request: PodRequest, compiled: CompiledPolicySet, options
     }
     if ('unsatisfiable' in attempt) throw new Error('unreachable: preferred outputs never constrain nodes');
 
-    const before = allowed.size;
+    const before = allowed;
     const ruleTraces: RuleTrace[] = [];
     let changed = false;
     for (const step of attempt.steps) {
       if ('dropped' in step) {
         if (!step.withPolicy) warnings.push(`policy ${policy.name}: ${step.rule} dropped: ${step.dropped}`);
-        if (options.explain) ruleTraces.push({ rule: step.rule, outcome: 'dropped', detail: [step.dropped], nodesBefore: step.nodesBefore, nodesAfter: step.nodesBefore });
+        if (options.explain) ruleTraces.push({ rule: step.rule, outcome: 'dropped', detail: [step.dropped], nodesBefore: step.before.size, nodesAfter: step.before.size });
         continue;
       }
       const { added, details } = merge(changes, step.output, options.explain === true, (why) => warnings.push(`policy ${policy.name}: ${step.rule}: ${why}`));
       for (const warning of step.output.warnings) warnings.push(`policy ${policy.name}: ${warning}`);
       changed ||= added;
-      if (options.explain) ruleTraces.push({ rule: step.rule, outcome: added ? 'added' : 'unchanged', detail: details, nodesBefore: step.nodesBefore, nodesAfter: step.nodesAfter });
+      if (options.explain) ruleTraces.push({ rule: step.rule, outcome: added ? 'added' : 'unchanged', detail: details, nodesBefore: step.before.size, nodesAfter: step.after.size });
     }
     if (changed) {
       applied.push(policy.name);
@@ -94,7 +94,7 @@ export function decide(request: PodRequest, compiled: CompiledPolicySet, options
     } else {
       warnings.push(`policy ${policy.name} matched but changed nothing`);
     }
-    if (options.explain) traces.push({ policy: policy.name, priority: policy.priority, matched: true, outcome: changed ? 'applied' : 'unchanged', rules: ruleTraces, nodesBefore: before, nodesAfter: allowed.size });
+    if (options.explain) traces.push({ policy: policy.name, priority: policy.priority, matched: true, outcome: changed ? 'applied' : 'unchanged', rules: ruleTraces, nodesBefore: before.size, nodesAfter: allowed.size });
   }
 
   const annotations: Record<string, string> = {};
@@ -124,10 +124,11 @@ export function skipReason(pod: Pod): string | undefined {
   return undefined;
 }
 
+/** Node sets before and after each rule, not their sizes: only explain counts them. */
 type Step =
-  | { readonly rule: string; readonly output: RuleOutput; readonly nodesBefore: number; readonly nodesAfter: number }
+  | { readonly rule: string; readonly output: RuleOutput; readonly before: NodeSet; readonly after: NodeSet }
   /** withPolicy: dropped with the policy's whole required placement, which one warning already says. */
-  | { readonly rule: string; readonly dropped: string; readonly nodesBefore: number; readonly withPolicy?: boolean };
+  | { readonly rule: string; readonly dropped: string; readonly before: NodeSet; readonly withPolicy?: boolean };
 
 type Attempt =
   | { readonly steps: readonly Step[]; readonly nodes: NodeSet }
@@ -143,14 +144,14 @@ function evaluate(compiledPolicy: CompiledPolicy, pod: PodContext, base: NodeSet
   let combined = allowed;
   const steps: Step[] = [];
   for (const rule of compiledPolicy.rules) {
-    const nodesBefore = combined.size;
+    const before = combined;
     if (requiredDropped !== undefined && rule.hard) {
-      steps.push({ rule: rule.name, dropped: `required placement dropped: ${requiredDropped}`, nodesBefore, withPolicy: true });
+      steps.push({ rule: rule.name, dropped: `required placement dropped: ${requiredDropped}`, before, withPolicy: true });
       continue;
     }
     const result = rule.evaluate({ pod, allowed: combined });
     if ('dropped' in result) {
-      steps.push({ rule: rule.name, dropped: result.dropped, nodesBefore });
+      steps.push({ rule: rule.name, dropped: result.dropped, before });
       continue;
     }
     const { output } = result;
@@ -161,14 +162,14 @@ function evaluate(compiledPolicy: CompiledPolicy, pod: PodContext, base: NodeSet
         const unsatisfiable = { rule: rule.name, modelHolds: output.modelHolds ?? 'no schedulable node', conflict: !ownNext.isEmpty() };
         const earlier: RuleTrace[] = steps.map((step) =>
           'dropped' in step
-            ? { rule: step.rule, outcome: 'dropped', detail: [step.dropped], nodesBefore: step.nodesBefore, nodesAfter: step.nodesBefore }
-            : { rule: step.rule, outcome: 'unchanged', detail: [`not written: rule ${rule.name} is unsatisfiable`], nodesBefore: step.nodesBefore, nodesAfter: step.nodesAfter });
-        return { unsatisfiable, rules: [...earlier, { rule: rule.name, outcome: 'dropped', detail: [`unsatisfiable: ${unsatisfiable.modelHolds}`], nodesBefore, nodesAfter: 0 }] };
+            ? { rule: step.rule, outcome: 'dropped', detail: [step.dropped], nodesBefore: step.before.size, nodesAfter: step.before.size }
+            : { rule: step.rule, outcome: 'unchanged', detail: [`not written: rule ${rule.name} is unsatisfiable`], nodesBefore: step.before.size, nodesAfter: step.after.size });
+        return { unsatisfiable, rules: [...earlier, { rule: rule.name, outcome: 'dropped', detail: [`unsatisfiable: ${unsatisfiable.modelHolds}`], nodesBefore: before.size, nodesAfter: 0 }] };
       }
       own = ownNext;
       combined = combinedNext;
     }
-    steps.push({ rule: rule.name, output, nodesBefore, nodesAfter: combined.size });
+    steps.push({ rule: rule.name, output, before, after: combined });
   }
   return { steps, nodes: combined };
 }
