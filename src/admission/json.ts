@@ -23,8 +23,22 @@ export function parseJson(text: string, maxDepth: number = maxJsonDepth): JsonRe
   } catch (error) {
     return { ok: false, message: `the body is not JSON: ${(error as Error).message}` };
   }
-  const problem = findProblem(value, maxDepth);
+  const problem = hasProblem(value, 1, maxDepth) ? findProblem(value, maxDepth) : undefined;
   return problem === undefined ? { ok: true, value } : { ok: false, message: problem };
+}
+
+// The walk that names where a problem is costs a third as much as JSON.parse
+// itself; this one, a few times cheaper, only says whether there is one.
+// Recursive, but never more than maxDepth + 1 calls deep.
+function hasProblem(value: unknown, depth: number, maxDepth: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (depth > maxDepth) return true;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) if (hasProblem(value[index], depth + 1, maxDepth)) return true;
+    return false;
+  }
+  for (const key in value) if (key === '__proto__' || hasProblem((value as Record<string, unknown>)[key], depth + 1, maxDepth)) return true;
+  return false;
 }
 
 function findProblem(root: unknown, maxDepth: number): string | undefined {

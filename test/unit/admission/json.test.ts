@@ -35,3 +35,14 @@ test('escapes "/" and "~" in the reported pointer', () => {
   const result = parseJson('{"a/b":{"c~d":{"__proto__":1}}}');
   assert.deepEqual(result, { ok: false, message: 'the key "__proto__" is not allowed (at /a~1b/c~0d/__proto__)' });
 });
+
+test('refuses "__proto__" spelled with escapes, as JSON.parse decodes it', () => {
+  assert.deepEqual(parseJson('{"a":[{"\\u005f_pr\\u006fto__":{}}]}'), { ok: false, message: 'the key "__proto__" is not allowed (at /a/0/__proto__)' });
+});
+
+test('accepts exactly the deepest nesting allowed in objects, and refuses one more', () => {
+  const nest = (levels: number): string => '{"a":'.repeat(levels - 1) + '{}' + '}'.repeat(levels - 1);
+  assert.equal(parseJson(nest(128)).ok, true);
+  const refused = parseJson(nest(129));
+  assert.match(refused.ok ? 'accepted' : refused.message, /^the body nests deeper than 128 levels \(at \/a\/a/);
+});
