@@ -35,7 +35,7 @@ export function createDecider({ policies, topology, maxSourceAgeMs, log, now = D
     return memo.compiled;
   }
 
-  // Failing here is only logged: the next request fails with the same error and its own 500.
+  // Failing here is only logged: the next request meets the same error and gets the safe answer.
   function warm(): void {
     try {
       compiled();
