@@ -4,7 +4,8 @@
 
 import type { TopologySnapshot } from '../topology/model.ts';
 import { compileMatch, type Matcher } from './match.ts';
-import { DecisionMemo } from './memo.ts';
+import { namespaceLabels } from './context.ts';
+import { DecisionMemo, remember } from './memo.ts';
 import { compileGpu } from './rules/gpu.ts';
 import { compileLatency } from './rules/latency.ts';
 import { compileNodeLabels } from './rules/nodeLabels.ts';
@@ -25,8 +26,8 @@ export interface CompiledPolicySet {
   /** Priority descending, then name. */
   readonly policies: readonly CompiledPolicy[];
   /**
-   * The policies that can match a Pod in the namespace, in the same order:
-   * a policy naming only exact namespaces is looked at only for those.
+   * The policies whose namespace fields hold for the namespace, in the same
+   * order: a decision then asks each only about the Pod's own fields.
    */
   candidates(namespace: string): readonly CompiledPolicy[];
   /** Node sets decisions share, for this snapshot only. */
@@ -36,19 +37,17 @@ export interface CompiledPolicySet {
 export function compile(policies: readonly SchedulingPolicy[], snapshot: TopologySnapshot): CompiledPolicySet {
   const ordered = [...policies].sort((a, b) => b.priority - a.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const compiled = ordered.map((policy) => compilePolicy(policy, snapshot));
-  const exact = new Map(compiled.map((candidate) => [candidate, exactNamespaces(candidate.policy)]));
-  const anyNamespace = compiled.filter((candidate) => exact.get(candidate) === undefined);
+  // Namespace labels come from this snapshot, so the answer per namespace holds as long as the set does.
   const byNamespace = new Map<string, readonly CompiledPolicy[]>();
-  for (const namespace of new Set([...exact.values()].flatMap((namespaces) => namespaces ?? []))) {
-    byNamespace.set(namespace, compiled.filter((candidate) => exact.get(candidate)?.includes(namespace) ?? true));
-  }
-  return { snapshot, policies: compiled, candidates: (namespace) => byNamespace.get(namespace) ?? anyNamespace, memo: new DecisionMemo(snapshot) };
-}
-
-/** The namespaces a policy is limited to, when all are exact names (no glob). */
-function exactNamespaces(policy: SchedulingPolicy): readonly string[] | undefined {
-  const namespaces = policy.match?.namespaces;
-  return namespaces && !namespaces.some((namespace) => /[*?]/.test(namespace)) ? namespaces : undefined;
+  const candidates = (namespace: string): readonly CompiledPolicy[] => {
+    let found = byNamespace.get(namespace);
+    if (found === undefined) {
+      const facts = { namespace, namespaceLabels: namespaceLabels(snapshot, namespace) };
+      remember(byNamespace, namespace, (found = compiled.filter((candidate) => candidate.match.namespaceMatches(facts))));
+    }
+    return found;
+  };
+  return { snapshot, policies: compiled, candidates, memo: new DecisionMemo(snapshot) };
 }
 
 function compilePolicy(policy: SchedulingPolicy, snapshot: TopologySnapshot): CompiledPolicy {

@@ -36,10 +36,14 @@ export class PodContext {
     return (this.#qos ??= qosClass(this.pod, this.#parse));
   }
 
-  /** The Namespace's labels, with the kubernetes.io/metadata.name label the API server sets on every Namespace. */
   get namespaceLabels(): Labels {
-    return (this.#namespaceLabels ??= { ...this.snapshot.namespaces.get(this.namespace), 'kubernetes.io/metadata.name': this.namespace });
+    return (this.#namespaceLabels ??= namespaceLabels(this.snapshot, this.namespace));
   }
+}
+
+/** A Namespace's labels in the model, with the kubernetes.io/metadata.name label the API server sets on every Namespace. */
+export function namespaceLabels(snapshot: TopologySnapshot, namespace: string): Labels {
+  return { ...snapshot.namespaces.get(namespace), 'kubernetes.io/metadata.name': namespace };
 }
 
 function stringLabels(labels: unknown): Labels {

@@ -49,11 +49,10 @@ export function decide(request: PodRequest, compiled: CompiledPolicySet, options
   const candidates = options.explain ? compiled.policies : compiled.candidates(namespace);
   for (const compiledPolicy of candidates) {
     const { policy } = compiledPolicy;
-    if (!compiledPolicy.match.matches(context)) {
-      if (options.explain) {
-        const reason = compiledPolicy.match.whyNot(context) ?? 'did not match';
-        traces.push({ policy: policy.name, priority: policy.priority, matched: false, reason, outcome: 'not matched', rules: [], nodesBefore: allowed.size, nodesAfter: allowed.size });
-      }
+    // Explain looks at every policy and says why one does not match; candidates already hold for the namespace.
+    const whyNot = options.explain ? compiledPolicy.match.whyNot(context) : compiledPolicy.match.podMatches(context) ? undefined : 'does not match';
+    if (whyNot !== undefined) {
+      if (options.explain) traces.push({ policy: policy.name, priority: policy.priority, matched: false, reason: whyNot, outcome: 'not matched', rules: [], nodesBefore: allowed.size, nodesAfter: allowed.size });
       continue;
     }
     matched.push(policy.name);

@@ -1,48 +1,67 @@
 // A policy's match block compiled once: every given field must hold. The
-// hot path asks only whether; explain asks which field failed, and only
-// then is the reason written.
+// namespace fields depend on the namespace alone, so a compiled set asks them
+// once per namespace (CompiledPolicySet.candidates) and a decision asks only
+// the Pod's own fields. Explain asks which field failed, and only then is the
+// reason written.
 
 import { matchesLabelSelector } from '../kube/selector.ts';
+import type { Labels } from '../kube/types.ts';
 import type { PodContext } from './context.ts';
 import { globMatcher } from './glob.ts';
 import type { PolicyMatch } from './types.ts';
 
+/** What the namespace checks read: the namespace and its labels. */
+export interface NamespaceFacts {
+  readonly namespace: string;
+  readonly namespaceLabels: Labels;
+}
+
 export interface Matcher {
-  matches(pod: PodContext): boolean;
+  /** Whether the namespace fields (namespaces, excludeNamespaces, namespaceSelector) hold. */
+  namespaceMatches(namespace: NamespaceFacts): boolean;
+  /** Whether the Pod's own fields (podSelector, resources, qosClasses) hold: the rest of matches(). */
+  podMatches(pod: PodContext): boolean;
   /** Why the Pod does not match (the first field that fails), or undefined when it does. */
   whyNot(pod: PodContext): string | undefined;
 }
 
-interface Check {
-  holds(pod: PodContext): boolean;
-  reason(pod: PodContext): string;
+interface Check<Facts> {
+  holds(facts: Facts): boolean;
+  reason(facts: Facts): string;
 }
 
 export function compileMatch(match: PolicyMatch | undefined): Matcher {
-  const checks = match ? compileChecks(match) : [];
+  const namespaceChecks = match ? compileNamespaceChecks(match) : [];
+  const podChecks = match ? compilePodChecks(match) : [];
   return {
-    matches: (pod) => checks.every((check) => check.holds(pod)),
-    whyNot: (pod) => {
-      const failed = checks.find((check) => !check.holds(pod));
-      return failed?.reason(pod);
-    },
+    namespaceMatches: (namespace) => namespaceChecks.every((check) => check.holds(namespace)),
+    podMatches: (pod) => podChecks.every((check) => check.holds(pod)),
+    whyNot: (pod) => firstFailure(namespaceChecks, pod) ?? firstFailure(podChecks, pod),
   };
 }
 
-function compileChecks(match: PolicyMatch): Check[] {
-  const checks: Check[] = [];
-  const { namespaces, excludeNamespaces, namespaceSelector, podSelector, resources, qosClasses } = match;
+function firstFailure<Facts>(checks: readonly Check<Facts>[], facts: Facts): string | undefined {
+  return checks.find((check) => !check.holds(facts))?.reason(facts);
+}
+
+function compileNamespaceChecks({ namespaces, excludeNamespaces, namespaceSelector }: PolicyMatch): Check<NamespaceFacts>[] {
+  const checks: Check<NamespaceFacts>[] = [];
   if (namespaces) {
     const included = globMatcher(namespaces);
-    checks.push({ holds: (pod) => included(pod.namespace), reason: (pod) => `namespace ${pod.namespace} is not in namespaces [${namespaces.join(', ')}]` });
+    checks.push({ holds: (facts) => included(facts.namespace), reason: (facts) => `namespace ${facts.namespace} is not in namespaces [${namespaces.join(', ')}]` });
   }
   if (excludeNamespaces) {
     const excluded = globMatcher(excludeNamespaces);
-    checks.push({ holds: (pod) => !excluded(pod.namespace), reason: (pod) => `namespace ${pod.namespace} is in excludeNamespaces` });
+    checks.push({ holds: (facts) => !excluded(facts.namespace), reason: (facts) => `namespace ${facts.namespace} is in excludeNamespaces` });
   }
   if (namespaceSelector) {
-    checks.push({ holds: (pod) => matchesLabelSelector(namespaceSelector, pod.namespaceLabels), reason: (pod) => `namespace ${pod.namespace}'s labels do not match namespaceSelector` });
+    checks.push({ holds: (facts) => matchesLabelSelector(namespaceSelector, facts.namespaceLabels), reason: (facts) => `namespace ${facts.namespace}'s labels do not match namespaceSelector` });
   }
+  return checks;
+}
+
+function compilePodChecks({ podSelector, resources, qosClasses }: PolicyMatch): Check<PodContext>[] {
+  const checks: Check<PodContext>[] = [];
   if (podSelector) {
     checks.push({ holds: (pod) => matchesLabelSelector(podSelector, pod.labels), reason: () => "the Pod's labels do not match podSelector" });
   }

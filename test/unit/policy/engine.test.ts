@@ -294,6 +294,8 @@ describe('matching', () => {
       const trace = decision.trace as any;
       assert.equal(trace.policies[0].matched, expected);
       if (!expected) assert.equal(typeof trace.policies[0].reason, 'string');
+      // Without explain the namespace fields are asked once per namespace (candidates), the Pod's own per decision.
+      assert.deepEqual(decideIn([labels(match)], input, namespace).matched, expected ? ['m'] : []);
     });
   }
 });

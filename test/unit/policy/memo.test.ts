@@ -74,4 +74,22 @@ describe('decision memo', () => {
     for (const value of [...values, ...values]) assert.equal(memo.quantity(value), parseQuantity(value), String(value));
     assert.equal(memo.quantity('1Gi'), 1024 ** 3 * 1000);
   });
+
+  test('candidates are the policies whose namespace fields hold, in priority order, asked once per namespace', () => {
+    const rules = { nodeLabels: { required: [{ key: 'disk', operator: 'Exists' as const }], preferred: [] } };
+    const policies = [
+      policy('any', rules, { priority: 1 }),
+      policy('ml-glob', rules, { priority: 9, match: { namespaces: ['m?'] } }),
+      policy('team-ml', rules, { priority: 5, match: { namespaceSelector: { matchLabels: { team: 'ml' } } } }),
+      policy('not-ml', rules, { priority: 7, match: { excludeNamespaces: ['ml'] } }),
+      policy('by-name-label', rules, { priority: 3, match: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'web' } } } }),
+      policy('pods-only', rules, { priority: 2, match: { podSelector: { matchLabels: { app: 'x' } } } }),
+    ];
+    const compiled = compile(policies, buildSnapshot(clusterObjects(), { now: NOW }));
+    const names = (namespace: string) => compiled.candidates(namespace).map((candidate) => candidate.policy.name);
+    assert.deepEqual(names('ml'), ['ml-glob', 'team-ml', 'pods-only', 'any']);
+    assert.deepEqual(names('web'), ['not-ml', 'by-name-label', 'pods-only', 'any']);
+    assert.deepEqual(names('unknown'), ['not-ml', 'pods-only', 'any']);
+    assert.equal(compiled.candidates('ml'), compiled.candidates('ml'));
+  });
 });
