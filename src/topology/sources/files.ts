@@ -15,7 +15,8 @@ const EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 export async function loadTopologyPaths(paths: readonly string[]): Promise<KubeObject[]> {
   const objects: KubeObject[] = [];
   for (const path of paths) {
-    for (const file of await filesOf(path)) objects.push(...parseObjects(await readFile(file, 'utf8'), file));
+    // One push per object: spreading a 200,000-item list into push() overflows the stack.
+    for (const file of await filesOf(path)) for (const object of parseObjects(await readFile(file, 'utf8'), file)) objects.push(object);
   }
   return objects;
 }
