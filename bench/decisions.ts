@@ -42,7 +42,10 @@ export interface PolicyCountResult {
 export interface DecisionReport {
   readonly nodes: number;
   readonly buildMs: number;
-  /** Before anything is built (the runtime and the modules), then with the model and every policy set compiled, after a GC. */
+  /**
+   * This benchmark process's RSS (not the webhook's: bench/serve-memory.ts measures `serve`): before anything is
+   * built (the runtime and the modules), then with the model and every policy set compiled, after a GC.
+   */
   readonly rssBaseBytes: number;
   readonly rssModelBytes: number;
   readonly heapModelBytes: number;

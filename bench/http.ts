@@ -211,8 +211,8 @@ async function budget(setup: HttpSetup, options: HttpOptions, rate: number): Pro
   return { rate, latency, safePath: measured.safePath, ...(slowest === undefined ? {} : { serverSlowest: slowest }) };
 }
 
-export async function startTopogate(setup: HttpSetup, extraNodeArgs: readonly string[] = []): Promise<Server> {
-  const server = startServer('topogate', TOPOGATE_PORT, [
+export async function startTopogate(setup: HttpSetup, extraNodeArgs: readonly string[] = [], port = TOPOGATE_PORT): Promise<Server> {
+  const server = startServer('topogate', port, [
     ...extraNodeArgs,
     TOPOGATE,
     'serve',
@@ -221,7 +221,7 @@ export async function startTopogate(setup: HttpSetup, extraNodeArgs: readonly st
     '--topology',
     setup.topologyFile,
     '--port',
-    String(TOPOGATE_PORT),
+    String(port),
     '--host',
     '127.0.0.1',
     '--cert-dir',

@@ -7,6 +7,7 @@ import { LATENCY_HISTOGRAM, OVERLOAD_CONNECTIONS, type HttpReport, type SafePath
 import type { Machine } from './machine.ts';
 import type { Hotspot } from './profile.ts';
 import { stacked } from './plot.ts';
+import type { ServeMemory } from './serve-memory.ts';
 import type { Tools } from './tools.ts';
 import type { UpdateReport } from './updates.ts';
 
@@ -26,6 +27,7 @@ export interface BenchResults {
   readonly quick: boolean;
   readonly tools: Tools | undefined;
   readonly decisions: readonly DecisionReport[] | undefined;
+  readonly serveMemory: readonly ServeMemory[] | undefined;
   readonly updates: UpdateReport | undefined;
   readonly http: HttpReport | undefined;
   readonly profiles: readonly Profile[];
@@ -113,8 +115,9 @@ function verdicts(results: BenchResults): Verdict[] {
   if (largest) {
     const most = largest.results.at(-1);
     if (most) list.push(verdict(`decision p99 ≤ ${TARGETS.decisionP99Us} µs at ${count(largest.nodes)} nodes and ${most.policies} policies`, most.latencyUs.p99, TARGETS.decisionP99Us, (v) => `${us(v)} µs`, true));
-    list.push(verdict(`RSS ≤ ${mb(TARGETS.rssBytes)} MB at ${count(largest.nodes)} nodes`, largest.rssModelBytes, TARGETS.rssBytes, (v) => `${mb(v)} MB`, true));
   }
+  const largestServe = results.serveMemory?.at(-1);
+  if (largestServe) list.push(verdict(`RSS of \`topogate serve\` ≤ ${mb(TARGETS.rssBytes)} MB at ${count(largestServe.nodes)} nodes`, largestServe.rssBytes, TARGETS.rssBytes, (v) => `${mb(v)} MB`, true));
   return list;
 }
 
@@ -264,12 +267,25 @@ function decisionSection(decisions: readonly DecisionReport[], chartPath: string
   ].join('\n');
 }
 
-function memorySection(decisions: readonly DecisionReport[]): string {
+function serveMemoryTable(serve: readonly ServeMemory[]): string {
+  const first = serve[0]!;
+  return [
+    `RSS of \`topogate serve\`, its own process (\`--topology FILE\`, ${first.policies} policies), after ${count(first.requests)} \`/mutate\` requests one`,
+    'after another and 2 s of rest, from `/proc/PID/status`: VmRSS, and VmHWM for the peak (start-up included). Heap used is from its `/metrics`.',
+    '',
+    table(['nodes', 'topology file (MB)', 'RSS (MB)', 'peak RSS (MB)', 'heap used (MB)'], serve.map((report) => [
+      count(report.nodes), mb(report.topologyFileBytes), `**${mb(report.rssBytes)}**`, mb(report.peakRssBytes), mb(report.heapUsedBytes),
+    ])),
+  ].join('\n');
+}
+
+function benchProcessMemory(decisions: readonly DecisionReport[]): string {
   const heap = decisions.find((report) => report.heap)?.heap;
   const largest = decisions.find((report) => report.heap);
   return [
-    'RSS of a fresh process per model size, after building the snapshot and compiling the 1-, 10- and 100-policy sets,',
-    'after a full GC (`--expose-gc`). "Before" is the same process with the modules loaded and nothing built.',
+    'RSS of the benchmark process (the decision core in process, not the webhook): a fresh process per model size, after',
+    'building the snapshot and compiling the 1-, 10- and 100-policy sets, after a full GC (`--expose-gc`). "Before" is the same',
+    'process with the modules loaded and nothing built.',
     '',
     table(['nodes', 'RSS before (MB)', 'RSS with the model (MB)', 'model heap used (MB)', 'snapshot build ms'], decisions.map((report) => [
       count(report.nodes), mb(report.rssBaseBytes), `**${mb(report.rssModelBytes)}**`, mb(report.heapModelBytes), ms(report.buildMs),
@@ -281,6 +297,11 @@ function memorySection(decisions: readonly DecisionReport[]): string {
         ).toFixed(3)} bytes per decision).`
       : 'Heap growth was not measured in this run.',
   ].join('\n');
+}
+
+function memorySection(serve: readonly ServeMemory[] | undefined, decisions: readonly DecisionReport[] | undefined): string {
+  const parts = [serve && serve.length > 0 ? serveMemoryTable(serve) : undefined, decisions ? benchProcessMemory(decisions) : undefined];
+  return parts.filter((part) => part !== undefined).join('\n\n');
 }
 
 function updatesSection(updates: UpdateReport): string {
@@ -338,7 +359,7 @@ export function renderReport(results: BenchResults, chartPath = 'bench/results/d
   }
   if (results.http) parts.push('', '## 1. HTTP, side by side with a no-op webhook', httpSection(results.http));
   if (results.decisions) parts.push('', '## 2. The decision core, in process', decisionSection(results.decisions, chartPath));
-  if (results.decisions) parts.push('', '## 3. Memory', memorySection(results.decisions));
+  if (results.decisions || results.serveMemory) parts.push('', '## 3. Memory', memorySection(results.serveMemory, results.decisions));
   if (results.updates) parts.push('', '## 4. Topology updates', updatesSection(results.updates));
   if (results.http) parts.push('', '## 5. The latency budget under overload', budgetSection(results.http));
   if (results.profiles.length > 0) {

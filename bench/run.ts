@@ -14,6 +14,7 @@ import { wrk } from './load.ts';
 import { describeMachine } from './machine.ts';
 import { hotspots } from './profile.ts';
 import { renderChart, renderReport, type BenchResults, type Failure, type Profile } from './report.ts';
+import { measureServeMemory, type ServeMemory } from './serve-memory.ts';
 import { ensureTools } from './tools.ts';
 import type { UpdateJob, UpdateReport } from './updates.ts';
 
@@ -32,6 +33,7 @@ const FULL = {
   heapDecisions: 1_000_000,
   updates: { nodes: 5_000, endpoints: 50_000, events: 2_000 },
   http: { nodes: 1_000, policies: 100, seconds: 3, rounds: 2, fractions: [0.25, 0.5, 0.8] },
+  serveMemory: { nodes: [1_000, 10_000], policies: 100, requests: 300 },
 };
 
 const QUICK: typeof FULL = {
@@ -42,6 +44,7 @@ const QUICK: typeof FULL = {
   heapDecisions: 10_000,
   updates: { nodes: 500, endpoints: 5_000, events: 100 },
   http: { nodes: 200, policies: 10, seconds: 1, rounds: 1, fractions: [0.5] },
+  serveMemory: { nodes: [100, 1_000], policies: 100, requests: 50 },
 };
 
 function log(line: string): void {
@@ -62,6 +65,18 @@ async function decisionSection(config: typeof FULL): Promise<DecisionReport[]> {
     };
     log(`decision core: ${nodes} nodes`);
     reports.push(await runChild<DecisionReport>('./decisions.ts', job, [], 15 * 60_000));
+  }
+  return reports;
+}
+
+/** `topogate serve` as its own process, per topology file size: the webhook's RSS, not the benchmark's. */
+async function serveMemorySection(config: typeof FULL, out: string): Promise<ServeMemory[]> {
+  const { nodes: sizes, policies, requests } = config.serveMemory;
+  const reports: ServeMemory[] = [];
+  for (const nodes of sizes) {
+    log(`serve memory: ${nodes} nodes, ${policies} policies, ${requests} requests`);
+    const setup = await prepareHttp(join(out, 'serve-memory', String(nodes)), nodes, policies, BUDGET_MS);
+    reports.push(await measureServeMemory(setup, requests));
   }
   return reports;
 }
@@ -131,6 +146,7 @@ async function main(): Promise<void> {
   };
   const attempt = <T>(section: Section, work: () => Promise<T>) => (only.has(section) ? guarded(section, work) : Promise.resolve(undefined));
   const decisions = await attempt('core', () => decisionSection(config));
+  const serveMemory = only.has('core') ? await guarded('serve memory', () => serveMemorySection(config, out)) : undefined;
   const updates = await attempt('updates', () => {
     log(`topology updates: ${config.updates.nodes} nodes, ${config.updates.endpoints} endpoints`);
     return runChild<UpdateReport>('./updates.ts', config.updates satisfies UpdateJob, [], 15 * 60_000);
@@ -146,7 +162,7 @@ async function main(): Promise<void> {
   const profileDir = join(out, 'profiles');
   await rm(profileDir, { recursive: true, force: true });
   await mkdir(profileDir, { recursive: true });
-  const results: BenchResults = { machine, quick, tools, decisions, updates, http, profiles, failures, seconds: 0 };
+  const results: BenchResults = { machine, quick, tools, decisions, serveMemory, updates, http, profiles, failures, seconds: 0 };
   const missed = renderReport(results).missed;
   const setup = httpSetup;
   const decisionProfile = missed.decisions && decisions ? await guarded('decision profile', () => profileDecisions(config, profileDir)) : undefined;
