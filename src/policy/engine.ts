@@ -12,11 +12,18 @@ import type { CompiledPolicy, CompiledPolicySet } from './compiler.ts';
 import { PodContext } from './context.ts';
 import type { DecisionTrace, PolicyTrace, RuleTrace } from './explain.ts';
 import { buildPatch, NUMA_HINT_ANNOTATION, PodChanges, POLICIES_ANNOTATION, SKIP_ANNOTATION, type MergeResult } from './merge.ts';
+import { freshUntil } from './rules/latency.ts';
 import { describeRequirement, type RuleOutput } from './rules/rule.ts';
 import type { DecisionMemo } from './memo.ts';
 import type { Decision, DecisionOptions, PodRequest } from './types.ts';
 
 export function decide(request: PodRequest, compiled: CompiledPolicySet, options: DecisionOptions): Decision {
+  // While every source is fresh a decision depends on the Pod and the compiled set alone; explain always walks.
+  if (options.explain || options.now > freshUntil(compiled.snapshot, options.maxSourceAgeMs)) return decideNow(request, compiled, options);
+  return compiled.memo.decision(request, () => decideNow(request, compiled, options));
+}
+
+function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: DecisionOptions): Decision {
   const { pod, namespace } = request;
   const snapshot = compiled.snapshot;
   const podName = pod.metadata?.name ?? pod.metadata?.generateName ?? '';

@@ -1,14 +1,17 @@
-// Node sets a decision would otherwise recompute for every Pod, kept for the
-// life of one compiled policy set (so they die with its snapshot). Replicas
-// of a workload share their placement shape, and memoised sets keep their
-// identity, so a steady stream of them does no bitset work after the first.
+// What a decision would otherwise recompute for every Pod, kept for the life
+// of one compiled policy set (so it dies with its snapshot): node sets by
+// placement shape, and whole decisions by what the engine reads of a Pod.
+// Replicas of a workload differ only in name and uid, so a steady stream of
+// them is decided once; memoised sets keep their identity, so new shapes do
+// little bitset work.
 
-import { recordsOf } from '../kube/json.ts';
+import { isRecord, recordsOf } from '../kube/json.ts';
 import { parseQuantity } from '../kube/quantity.ts';
 import type { Pod } from '../kube/types.ts';
 import type { TopologySnapshot } from '../topology/model.ts';
 import type { NodeSet } from '../topology/nodeset.ts';
 import { placementNodes, schedulableFor } from './satisfiability.ts';
+import type { Decision, PodRequest } from './types.ts';
 
 /** Enough for every workload shape of a large cluster; past it the oldest entry goes. */
 const LIMIT = 1024;
@@ -27,6 +30,7 @@ export class DecisionMemo {
   readonly #placements = new Map<string, Placement>();
   readonly #intersections = new WeakMap<NodeSet, Map<NodeSet, NodeSet>>();
   readonly #quantities = new Map<string, number | undefined>();
+  readonly #decisions = new Map<string, Decision>();
 
   constructor(snapshot: TopologySnapshot) {
     this.#snapshot = snapshot;
@@ -52,6 +56,14 @@ export class DecisionMemo {
     return milli;
   };
 
+  /** The decision for a request whose decisionKey was seen, or compute it and keep it. Decisions are never changed once made. */
+  decision(request: PodRequest, compute: () => Decision): Decision {
+    const key = decisionKey(request);
+    let decision = this.#decisions.get(key);
+    if (decision === undefined) remember(this.#decisions, key, (decision = compute()));
+    return decision;
+  }
+
   and(a: NodeSet, b: NodeSet): NodeSet {
     let withA = this.#intersections.get(a);
     if (withA === undefined) this.#intersections.set(a, (withA = new Map()));
@@ -68,6 +80,36 @@ function placementKey(pod: Pod): string {
     .filter((spread) => spread.whenUnsatisfiable === 'DoNotSchedule' && typeof spread.topologyKey === 'string')
     .map((spread) => spread.topologyKey);
   return JSON.stringify([spec?.nodeSelector, spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution, spec?.tolerations, spreadKeys]) ?? '';
+}
+
+/**
+ * Everything decide reads of a request, and nothing else: the namespace, the
+ * Pod's labels and annotations, the spec fields placement, resources, QoS
+ * and the patch read, and whether metadata and spec exist at all (the patch
+ * adds them when not). Name, uid, images, env, probes and volumes are left
+ * out: replicas differ there and decisions do not.
+ */
+function decisionKey({ pod, namespace }: PodRequest): string {
+  const { metadata, spec } = pod;
+  return (
+    JSON.stringify([
+      namespace,
+      isRecord(metadata),
+      metadata?.labels,
+      metadata?.annotations,
+      isRecord(spec),
+      spec?.nodeName,
+      spec?.nodeSelector,
+      spec?.affinity,
+      spec?.tolerations,
+      spec?.topologySpreadConstraints,
+      spec?.schedulerName,
+      spec?.resources,
+      spec?.overhead,
+      recordsOf(spec?.containers).map((container) => container.resources),
+      recordsOf(spec?.initContainers).map((container) => [container.resources, container.restartPolicy]),
+    ]) ?? ''
+  );
 }
 
 /** map.set, first dropping the oldest entry when the map holds LIMIT already. */

@@ -4,7 +4,7 @@
 // decision, since only the decision knows the time.
 
 import type { PreferredSchedulingTerm } from '../../kube/types.ts';
-import type { TopologySnapshot } from '../../topology/model.ts';
+import type { SourceName, TopologySnapshot } from '../../topology/model.ts';
 import { NodeSet } from '../../topology/nodeset.ts';
 import type { LatencyRule } from '../types.ts';
 import { describeRequirement, output, type CompiledRule, type RuleInput, type RuleResult } from './rule.ts';
@@ -88,6 +88,24 @@ function preferredTerms(rule: LatencyRule, snapshot: TopologySnapshot, domainLab
   return [...byWeight.entries()]
     .sort(([a], [b]) => b - a)
     .map(([weight, zones]) => ({ weight, preference: { matchExpressions: [{ key: domainLabel, operator: 'In' as const, values: zones.sort() }] } }));
+}
+
+/**
+ * Until when (options.now at most this) no source a latency rule reads is
+ * failing or stale: till then no decision depends on the clock.
+ * -Infinity when one is failing already.
+ */
+export function freshUntil(snapshot: TopologySnapshot, maxSourceAgeMs: number): number {
+  let until = Number.POSITIVE_INFINITY;
+  const read: [SourceName, number | undefined][] = [['etcd', undefined]];
+  if (snapshot.network) read.push(['networkTopologies', snapshot.network.observedAt]);
+  for (const [source, observedAt] of read) {
+    const status = snapshot.sources.get(source);
+    if (status?.error) return Number.NEGATIVE_INFINITY;
+    const at = observedAt ?? status?.updatedAt;
+    if (at !== undefined) until = Math.min(until, at + maxSourceAgeMs);
+  }
+  return until;
 }
 
 function staleness(snapshot: TopologySnapshot, source: 'etcd' | 'networkTopologies', observedAt: number | undefined, options: { now: number; maxSourceAgeMs: number }): string | undefined {

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Pod, Toleration } from '../../../src/kube/types.ts';
+import type { PodRequest } from '../../../src/policy/types.ts';
 import { compile } from '../../../src/policy/compiler.ts';
 import { decide } from '../../../src/policy/engine.ts';
 import { parseQuantity } from '../../../src/kube/quantity.ts';
@@ -39,12 +40,76 @@ const POLICIES = [
   policy('numa', { numa: { policy: 'SingleNUMANode', mode: 'Required', maxCandidates: 1 } }, { priority: -10 }),
 ];
 
+/** Pods that differ from pod() in one field the decision reads beyond placement. */
+const DECISION_PODS: readonly Pod[] = [
+  pod({}, { labels: { app: 'db' } }),
+  pod({}, { labels: {} }),
+  pod({}, { annotations: { 'topogate.dev/skip': 'true' } }),
+  pod({}, { annotations: { note: 'x' } }),
+  pod({ ...cpuRequest('2'), schedulerName: 'other' }),
+  pod({ nodeName: 'n1' }),
+  pod({ topologySpreadConstraints: [{ topologyKey: ZONE, maxSkew: 1, whenUnsatisfiable: 'ScheduleAnyway' }] }),
+  pod({ ...cpuRequest('2'), initContainers: [{ name: 'side', image: 'x', restartPolicy: 'Always', resources: { requests: { cpu: '1' } } }] }),
+  pod({ ...cpuRequest('2'), initContainers: [{ name: 'init', image: 'x', resources: { requests: { cpu: '1' } } }] }),
+  pod({ ...cpuRequest('2'), initContainers: [{ name: 'init', image: 'x', resources: { requests: { cpu: '12' } } }] }),
+  pod({ ...cpuRequest('2'), tolerations: [infra] }),
+  pod({ ...gpuRequest(4), tolerations: [infra] }),
+  pod({ ...cpuRequest('2'), overhead: { cpu: '250m' } }),
+  pod({ ...cpuRequest('2'), resources: { requests: { cpu: '4' } } }),
+  pod({ containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: '2', memory: '4Gi' } } }] }),
+  { apiVersion: 'v1', kind: 'Pod', spec: { containers: [{ name: 'c', image: 'x' }] } },
+  { apiVersion: 'v1', kind: 'Pod', metadata: {}, spec: { containers: [{ name: 'c', image: 'x' }] } },
+  { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'bare' } },
+  { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'bare' }, spec: {} },
+];
+
+/** Policies that read what DECISION_PODS vary: labels (spread, podSelector), QoS, resources, tolerations (zone-c is tainted), schedulerName. */
+const MORE_POLICIES = [
+  policy('web-spread', { spread: [{ topologyKey: ZONE, maxSkew: 1, whenUnsatisfiable: 'ScheduleAnyway' }] }, { priority: 5, match: { podSelector: { matchLabels: { app: 'web' } } } }),
+  policy('guaranteed', { nodeLabels: { required: [], preferred: [{ weight: 10, requirements: [{ key: 'disk', operator: 'In', values: ['nvme'] }] }] } }, { priority: 4, match: { qosClasses: ['Guaranteed'] } }),
+  policy('zone-c', { nodeLabels: { required: [{ key: ZONE, operator: 'In', values: ['zone-c'] }], preferred: [] } }, { priority: 1, match: { namespaces: ['ml'] } }),
+  policy('numa-scheduler', { numa: { policy: 'SingleNUMANode', mode: 'Preferred', maxCandidates: 2, schedulerName: 'topo-scheduler' } }, { priority: 3, match: { namespaces: ['ml'] } }),
+];
+
 describe('decision memo', () => {
   test('a set that decided other Pods first decides each Pod as a fresh one does', () => {
     const shared = compile(POLICIES, buildSnapshot(clusterObjects(), { now: NOW }));
     const order = [...PODS, ...[...PODS].reverse(), ...PODS];
     const fresh = (target: Pod) => decide({ pod: target, namespace: 'default' }, compile(POLICIES, buildSnapshot(clusterObjects(), { now: NOW })), { ...OPTIONS, explain: true });
     for (const target of order) assert.deepEqual(decide({ pod: target, namespace: 'default' }, shared, { ...OPTIONS, explain: true }), fresh(target));
+  });
+
+  test('whole decisions: each Pod gets what a fresh set decides, however many Pods came before', () => {
+    const requests = [...PODS, ...DECISION_PODS].flatMap((target) => [{ pod: target, namespace: 'default' }, { pod: target, namespace: 'ml' }]);
+    for (const policies of [[...POLICIES, ...MORE_POLICIES], MORE_POLICIES]) {
+      const shared = compile(policies, buildSnapshot(clusterObjects(), { now: NOW }));
+      const fresh = (request: PodRequest) => decide(request, compile(policies, buildSnapshot(clusterObjects(), { now: NOW })), OPTIONS);
+      for (const request of [...requests, ...[...requests].reverse()]) assert.deepEqual(decide(request, shared, OPTIONS), fresh(request), JSON.stringify(request));
+    }
+  });
+
+  test('whole decisions: replicas that differ only in name and uid are decided once', () => {
+    const compiled = compile(POLICIES, buildSnapshot(clusterObjects(), { now: NOW }));
+    const replica = (name: string) => pod(gpuRequest(4), { name, uid: `uid-${name}`, generateName: 'trainer-', labels: { app: 'trainer' } });
+    const first = decide({ pod: replica('trainer-a'), namespace: 'default' }, compiled, OPTIONS);
+    assert.ok(first.patch.length > 0);
+    assert.equal(decide({ pod: replica('trainer-b'), namespace: 'default' }, compiled, OPTIONS), first);
+    assert.notEqual(decide({ pod: replica('trainer-b'), namespace: 'ml' }, compiled, OPTIONS), first, 'the namespace is part of the key');
+  });
+
+  test('whole decisions: once a source goes stale, the clock counts again', () => {
+    const near = [policy('near-a', { latency: { to: { zone: 'zone-a' }, maxRttMs: 1, mode: 'Required' } }), policy('near-etcd', { latency: { to: { etcdLeader: true }, maxRttMs: 1.5, mode: 'Preferred' } })];
+    const compiled = compile(near, buildSnapshot(clusterObjects(), { now: NOW }));
+    const request = { pod: pod(), namespace: 'default' };
+    const early = decide(request, compiled, OPTIONS);
+    assert.deepEqual(early.warnings, []);
+    for (const later of [NOW + 20 * 60_000, NOW + 30 * 60_000]) {
+      const options = { ...OPTIONS, now: later };
+      const decision = decide(request, compiled, options);
+      assert.deepEqual(decision, decide(request, compile(near, buildSnapshot(clusterObjects(), { now: NOW })), options));
+      assert.match(decision.warnings.join('\n'), new RegExp(`NetworkTopology is stale \\(${Math.round((later - NOW + 60_000) / 1000)}s old`));
+    }
+    assert.equal(decide(request, compiled, OPTIONS), early);
   });
 
   test('placement answers what schedulableFor and placementNodes do, Pod by Pod', () => {
