@@ -11,7 +11,6 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import pino, { type Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { issueCertificates } from '../certs/issue.ts';
 import { certificateFiles, writeCertificates } from '../certs/write.ts';
 import { createClusterPolicies } from '../policy/clusterPolicies.ts';
 import { createPolicyStore } from '../policy/store.ts';
@@ -154,6 +153,8 @@ async function ensureCertificates(certDir: string, log: Logger): Promise<void> {
   const present = await Promise.all(pair.map((file) => access(join(certDir, file)).then(() => true, () => false)));
   if (present.every(Boolean)) return;
   if (present.some(Boolean)) throw new Error(`${certDir} holds ${pair.filter((_, index) => present[index]).join('')} without ${pair.filter((_, index) => !present[index]).join('')}: give both, or neither to have them made`);
+  // node-forge (2-3 MB of RSS in serve) is needed only to make them.
+  const { issueCertificates } = await import('../certs/issue.ts');
   await writeCertificates(certDir, issueCertificates({ service: 'topogate', namespace: 'topogate-system', localhost: true }));
   log.info({ certDir, ca: join(certDir, certificateFiles.caCert) }, 'no certificate found: made a CA and a serving certificate for localhost and the topogate Service');
 }

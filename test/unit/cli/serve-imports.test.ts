@@ -1,12 +1,16 @@
 // What `serve` loads: the Kubernetes client (~80 MB of RSS) only for
-// `--topology kube`. Only Node's own modules are imported statically here, so
-// the hook below sees every module the test loads.
+// `--topology kube`, node-forge only to make certificates. Only Node's own
+// modules are imported statically here, so the hook below sees every module
+// the test loads.
 
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { registerHooks } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { test } from 'node:test';
 import { runInNewContext } from 'node:vm';
 
@@ -20,14 +24,18 @@ registerHooks({
 });
 const loaded = (fragment: string) => [...resolved].some((url) => url.includes(fragment));
 const KUBE_CLIENT = '/node_modules/@kubernetes/client-node/';
+const FORGE = '/node_modules/node-forge/';
+const bin = fileURLToPath(new URL('../../../bin/topogate.ts', import.meta.url));
 
-test('serve with a file topology does not load @kubernetes/client-node; --topology kube does', async () => {
+test('serve with a file topology and certificates loads neither @kubernetes/client-node nor node-forge; --topology kube loads the client', async () => {
   const { default: pino } = await import('pino');
   const { Registry } = await import('prom-client');
   const { parseServeArgs, startTopogate } = await import('../../../src/cli/serve.ts');
   const dir = await mkdtemp(join(tmpdir(), 'topogate-serve-imports-'));
   const shell = () => ({ log: pino({ level: 'silent' }), registry: new Registry() });
   try {
+    // Made in another process, so that this one loads node-forge only if serve does.
+    await promisify(execFile)(process.execPath, [bin, 'certs', '--service', 'topogate', '--namespace', 'test', '--out', dir, '--localhost']);
     const files = parseServeArgs(['--port', '0', '--cert-dir', dir], process.cwd(), {});
     assert.ok(files.ok);
     assert.notEqual(files.config.topology, 'kube');
@@ -35,6 +43,7 @@ test('serve with a file topology does not load @kubernetes/client-node; --topolo
     await running.stop();
     assert.ok(loaded('/src/topology/sources/file-topology.ts'), 'the hook saw the file topology load');
     assert.ok(!loaded(KUBE_CLIENT), [...resolved].filter((url) => url.includes(KUBE_CLIENT)).slice(0, 3).join('\n'));
+    assert.ok(!loaded(FORGE));
 
     // A kubeconfig naming no cluster: start-up fails, after loading the client.
     const kubeconfig = join(dir, 'kubeconfig');
