@@ -35,6 +35,8 @@ export interface PolicyCountResult {
   readonly contention: Contention;
   /** structuredClone of the same Pods, timed the same way, µs. */
   readonly cloneUs?: Percentiles;
+  /** The same Pods as replicas (name and uid aside, a Pod decided before): the decision memo's answer, µs. */
+  readonly replicaUs: Percentiles;
   /** What each benchmark Pod got: applied policy names and patch length. */
   readonly outcomes: readonly { readonly namespace: string; readonly allowed: boolean; readonly applied: readonly string[]; readonly patchOps: number; readonly warnings: number }[];
 }
@@ -85,9 +87,10 @@ async function measure(job: DecisionJob): Promise<DecisionReport> {
   const memory = process.memoryUsage();
   const results: PolicyCountResult[] = [];
   for (const { count, compiled, compileMs } of compiledSets) {
-    const once = (i: number) => decide(requests[i % requests.length]!, compiled, OPTIONS);
+    const replica = (i: number) => decide(requests[i % requests.length]!, compiled, OPTIONS);
+    const once = (i: number) => decide(firstOfItsKind(requests[i % requests.length]!), compiled, OPTIONS);
     const outcomes = requests.map((request, i) => {
-      const decision = once(i);
+      const decision = replica(i);
       return { namespace: request.namespace, allowed: decision.allowed, applied: decision.applied, patchOps: decision.patch.length, warnings: decision.warnings.length };
     });
     for (let i = 0; i < Math.min(job.batchDecisions, 20_000); i++) once(i);
@@ -95,6 +98,7 @@ async function measure(job: DecisionJob): Promise<DecisionReport> {
     const latencyUs = timeEach(job.samples, once);
     const contention = await stopWatching();
     const cloneUs = job.baseline ? timeEach(job.samples, (i) => structuredClone(requests[i % requests.length]!.pod)) : undefined;
+    const replicaUs = timeEach(job.samples, replica);
     let elapsed = 0n;
     let done = 0;
     while (done < job.batchDecisions) {
@@ -103,7 +107,7 @@ async function measure(job: DecisionJob): Promise<DecisionReport> {
       elapsed += process.hrtime.bigint() - start;
       done += BATCH;
     }
-    results.push({ policies: count, compileMs, decisionsPerSecond: done / (Number(elapsed) / 1e9), latencyUs, contention, ...(cloneUs ? { cloneUs } : {}), outcomes });
+    results.push({ policies: count, compileMs, decisionsPerSecond: done / (Number(elapsed) / 1e9), latencyUs, contention, ...(cloneUs ? { cloneUs } : {}), replicaUs, outcomes });
   }
   const report: DecisionReport = { nodes: job.nodes, buildMs, rssBaseBytes, rssModelBytes: memory.rss, heapModelBytes: memory.heapUsed, results };
   if (job.heapDecisions === 0) return report;
@@ -111,11 +115,22 @@ async function measure(job: DecisionJob): Promise<DecisionReport> {
   collectGarbage();
   const beforeBytes = process.memoryUsage().heapUsed;
   const start = process.hrtime.bigint();
-  for (let i = 0; i < job.heapDecisions; i++) decide(requests[i % requests.length]!, last, OPTIONS);
+  for (let i = 0; i < job.heapDecisions; i++) decide(firstOfItsKind(requests[i % requests.length]!), last, OPTIONS);
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   collectGarbage();
   return { ...report, heap: { decisions: job.heapDecisions, beforeBytes, afterBytes: process.memoryUsage().heapUsed, seconds } };
 }
+
+/**
+ * The request as the first Pod of a new workload: a label no policy reads, new each time, gives it a
+ * decision-memo key never seen, so the engine decides in full (the memo's hits are replicaUs).
+ */
+function firstOfItsKind(request: PodRequest): PodRequest {
+  request.pod.metadata!.labels!['bench.topogate.dev/sequence'] = String(sequence++);
+  return request;
+}
+
+let sequence = 0;
 
 if (import.meta.main) {
   const job = JSON.parse(process.argv[2] ?? '{}') as DecisionJob;

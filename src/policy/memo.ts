@@ -30,7 +30,8 @@ export class DecisionMemo {
   readonly #placements = new Map<string, Placement>();
   readonly #intersections = new WeakMap<NodeSet, Map<NodeSet, NodeSet>>();
   readonly #quantities = new Map<string, number | undefined>();
-  readonly #decisions = new Map<string, Decision>();
+  /** undefined: seen once. */
+  readonly #decisions = new Map<string, Decision | undefined>();
 
   constructor(snapshot: TopologySnapshot) {
     this.#snapshot = snapshot;
@@ -56,11 +57,20 @@ export class DecisionMemo {
     return milli;
   };
 
-  /** The decision for a request whose decisionKey was seen, or compute it and keep it. Decisions are never changed once made. */
+  /**
+   * The decision for a request whose decisionKey was seen twice before; computed otherwise. A decision is
+   * kept only from a key's second sight: most Pods are the only one of their kind, and keeping each one's
+   * decision (kilobytes that outlive the young generation) would make the old generation's collector
+   * pay for every Pod. Decisions are never changed once made.
+   */
   decision(request: PodRequest, compute: () => Decision): Decision {
     const key = decisionKey(request);
     let decision = this.#decisions.get(key);
-    if (decision === undefined) remember(this.#decisions, key, (decision = compute()));
+    if (decision === undefined) {
+      decision = compute();
+      if (this.#decisions.has(key)) this.#decisions.set(key, decision);
+      else remember(this.#decisions, key, undefined);
+    }
     return decision;
   }
 

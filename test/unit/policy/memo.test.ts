@@ -88,19 +88,24 @@ describe('decision memo', () => {
     }
   });
 
-  test('whole decisions: replicas that differ only in name and uid are decided once', () => {
+  test('whole decisions: replicas that differ only in name and uid are decided, then kept from the second', () => {
     const compiled = compile(POLICIES, buildSnapshot(clusterObjects(), { now: NOW }));
-    const replica = (name: string) => pod(gpuRequest(4), { name, uid: `uid-${name}`, generateName: 'trainer-', labels: { app: 'trainer' } });
-    const first = decide({ pod: replica('trainer-a'), namespace: 'default' }, compiled, OPTIONS);
+    const replica = (name: string, namespace = 'default') => ({ pod: pod(gpuRequest(4), { name, uid: `uid-${name}`, generateName: 'trainer-', labels: { app: 'trainer' } }), namespace });
+    const first = decide(replica('trainer-a'), compiled, OPTIONS);
     assert.ok(first.patch.length > 0);
-    assert.equal(decide({ pod: replica('trainer-b'), namespace: 'default' }, compiled, OPTIONS), first);
-    assert.notEqual(decide({ pod: replica('trainer-b'), namespace: 'ml' }, compiled, OPTIONS), first, 'the namespace is part of the key');
+    const second = decide(replica('trainer-b'), compiled, OPTIONS);
+    assert.notEqual(second, first, 'a decision is not kept on its first sight');
+    assert.deepEqual(second, first);
+    assert.equal(decide(replica('trainer-c'), compiled, OPTIONS), second);
+    decide(replica('trainer-d', 'ml'), compiled, OPTIONS);
+    assert.notEqual(decide(replica('trainer-e', 'ml'), compiled, OPTIONS), second, 'the namespace is part of the key');
   });
 
   test('whole decisions: once a source goes stale, the clock counts again', () => {
     const near = [policy('near-a', { latency: { to: { zone: 'zone-a' }, maxRttMs: 1, mode: 'Required' } }), policy('near-etcd', { latency: { to: { etcdLeader: true }, maxRttMs: 1.5, mode: 'Preferred' } })];
     const compiled = compile(near, buildSnapshot(clusterObjects(), { now: NOW }));
     const request = { pod: pod(), namespace: 'default' };
+    decide(request, compiled, OPTIONS);
     const early = decide(request, compiled, OPTIONS);
     assert.deepEqual(early.warnings, []);
     for (const later of [NOW + 20 * 60_000, NOW + 30 * 60_000]) {
