@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
 import { cluster } from './cluster.ts';
-import { h2load, wrk, type Capacity, type Latency, type LatencyRun } from './load.ts';
+import { h2load, wrk, type Capacity, type Latency, type LatencyRun, type WrkOptions } from './load.ts';
 import { histogram, metricSum, slowestBucket } from './metrics.ts';
 import { DECISION_ENDPOINTS, policyYaml } from './model.ts';
 import { fetchLocal, startServer, waitReady, type Server } from './processes.ts';
@@ -115,6 +115,8 @@ export interface HttpReport {
   /** Requests a freshly started topogate answered on the safe path before its first patch. */
   readonly coldSkips: number;
   readonly keepAlive: CapacityRun;
+  /** Keep-alive, every request a new Pod: topogate decides each in full. */
+  readonly uniquePods: CapacityRun;
   readonly newConnection: CapacityRun;
   readonly latency: readonly LatencyPoint[];
   readonly budget: BudgetRun;
@@ -164,15 +166,15 @@ async function checkAnswers(setup: HttpSetup, body: string): Promise<{ patchOps:
   throw new Error(`topogate does not mutate the benchmark Pod (${setup.nodes} nodes, ${setup.policies} policies) in ${COLD_TRIES} tries: ${last}`);
 }
 
-async function capacity(setup: HttpSetup, options: HttpOptions, closeEachRequest: boolean): Promise<CapacityRun> {
+async function capacity(setup: HttpSetup, options: HttpOptions, load: Pick<WrkOptions, 'closeEachRequest' | 'uniquePods'>): Promise<CapacityRun> {
   const topogate: Capacity[] = [];
   const noop: Capacity[] = [];
   let safePath = NO_ANSWERS;
   for (let round = 0; round < options.rounds; round++) {
-    const measured = await counted(() => wrk({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, closeEachRequest }));
+    const measured = await counted(() => wrk({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, ...load }));
     topogate.push(measured.result);
     safePath = addSafePath(safePath, measured.safePath);
-    noop.push(await wrk({ port: NOOP_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, closeEachRequest }));
+    noop.push(await wrk({ port: NOOP_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, ...load }));
   }
   const ratio = median(topogate.map((c) => c.requestsPerSecond)) / median(noop.map((c) => c.requestsPerSecond));
   return { topogate, noop, topogateSafePath: safePath, ratio };
@@ -242,9 +244,11 @@ export async function benchHttp(setup: HttpSetup, options: HttpOptions, log: (li
     log(`  both servers answer; topogate's patch has ${patchOps} operations (after ${coldSkips} cold answers)`);
     await wrk({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: 1 });
     await wrk({ port: NOOP_PORT, bodyFile: setup.bodyFile, seconds: 1 });
-    const keepAlive = await capacity(setup, options, false);
+    const keepAlive = await capacity(setup, options, {});
     log(`  keep-alive capacity: ratio ${keepAlive.ratio.toFixed(2)}`);
-    const newConnection = await capacity(setup, options, true);
+    const uniquePods = await capacity(setup, options, { uniquePods: true });
+    log(`  keep-alive capacity, every Pod new: ratio ${uniquePods.ratio.toFixed(2)}`);
+    const newConnection = await capacity(setup, options, { closeEachRequest: true });
     log(`  new connection per request: ratio ${newConnection.ratio.toFixed(2)}`);
     const floor = median(keepAlive.noop.map((c) => c.requestsPerSecond));
     const latency = [];
@@ -264,6 +268,7 @@ export async function benchHttp(setup: HttpSetup, options: HttpOptions, log: (li
       patchOps,
       coldSkips,
       keepAlive,
+      uniquePods,
       newConnection,
       latency,
       budget: overload,

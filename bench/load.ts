@@ -32,13 +32,15 @@ export interface WrkOptions {
   readonly seconds: number;
   /** A new TLS connection for every request (Connection: close). */
   readonly closeEachRequest?: boolean;
+  /** Every request a Pod never seen before (a label numbered per request), so no decision is memoised. */
+  readonly uniquePods?: boolean;
 }
 
 export async function wrk(options: WrkOptions): Promise<Capacity> {
   const { stdout } = await run(
     'wrk',
     ['-t1', `-c${CONNECTIONS}`, `-d${options.seconds}s`, '--timeout', '5s', '-s', WRK_SCRIPT, `https://127.0.0.1:${options.port}/mutate?timeout=10s`],
-    { env: { ...process.env, BENCH_BODY: options.bodyFile, BENCH_CLOSE: options.closeEachRequest ? '1' : '0' }, timeout: (options.seconds + 30) * 1000 },
+    { env: { ...process.env, BENCH_BODY: options.bodyFile, BENCH_CLOSE: options.closeEachRequest ? '1' : '0', BENCH_UNIQUE: options.uniquePods ? '1' : '0' }, timeout: (options.seconds + 30) * 1000 },
   );
   const line = stdout.split('\n').find((text) => text.startsWith('WRK_JSON '));
   if (!line) throw new Error(`wrk printed no summary:\n${stdout}`);

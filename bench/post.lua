@@ -10,6 +10,21 @@ if os.getenv("BENCH_CLOSE") == "1" then
   wrk.headers["Connection"] = "close"
 end
 
+-- BENCH_UNIQUE=1: every request a Pod never seen before, as the first Pod of
+-- a new workload: a label no policy reads, numbered per request, follows the
+-- Pod's pod-template-hash label.
+if os.getenv("BENCH_UNIQUE") == "1" then
+  local marker = '"pod-template-hash":"7d9f8b6c4"'
+  local at = assert(string.find(wrk.body, marker, 1, true), "the body has no pod-template-hash label")
+  local head = string.sub(wrk.body, 1, at + #marker - 1) .. ',"bench.topogate.dev/sequence":"'
+  local tail = '"' .. string.sub(wrk.body, at + #marker)
+  local sequence = 0
+  request = function()
+    sequence = sequence + 1
+    return wrk.format(nil, nil, nil, head .. sequence .. tail)
+  end
+end
+
 done = function(summary, latency, requests)
   local e = summary.errors
   io.write(string.format(

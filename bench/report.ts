@@ -172,8 +172,13 @@ function httpSection(http: HttpReport): string {
     `### Capacity (\`wrk -t1 -c25\`, POST from \`bench/post.lua\`)`,
     table(['connections', 'topogate req/s (each run)', 'no-op req/s (each run)', 'ratio (medians)', 'p50 / p99 ms at saturation, topogate · no-op', 'errors', 'topogate answers on the budget\'s safe path; decided late'], [
       capacityRows('HTTP/1.1 keep-alive, 25 connections (as the API server)', http.keepAlive),
+      capacityRows('the same, every Pod new (a label numbered per request)', http.uniquePods),
       capacityRows('a new TLS connection per request', http.newConnection),
     ]),
+    '',
+    'The same Pod sent again and again is what the API server sends while a workload scales: replicas that differ',
+    'in name and uid, which topogate decides once and then answers from its decision memo (docs/engine.md, Cost).',
+    'The second row is the other extreme, every Pod the first of a new workload, each decided in full.',
     '',
     '### Latency at fixed rates (`h2load --h1`, 25 connections, 1 s warm-up excluded)',
     'Rates are fractions of the no-op\'s keep-alive capacity above; percentiles over every request of all rounds.',
