@@ -192,7 +192,19 @@ function httpSection(http: HttpReport): string {
       `${point.topogate.failed} / ${point.noop.failed}`,
       safe(point.topogateSafePath),
     ])),
+    ...floorNote(http),
   ].join('\n');
+}
+
+/** A p99 target the no-op itself misses at the same rate says more about the machine than about topogate. */
+function floorNote(http: HttpReport): string[] {
+  const half = http.latency.find((point) => point.fraction === 0.5);
+  if (!half || half.noop.p99 <= TARGETS.p99AtHalfMs) return [];
+  return [
+    '',
+    `At 50 % the no-op itself answered with a p99 of ${ms(half.noop.p99)} ms, over the ${TARGETS.p99AtHalfMs} ms asked of topogate: in this run`,
+    'the floor (the machine, the load tool\'s bursts on 25 connections, TLS) sets most of that percentile.',
+  ];
 }
 
 function budgetSection(http: HttpReport): string {
