@@ -199,3 +199,28 @@ test('malformed Pods never throw, and their patch still applies', () => {
     { numRuns: 300, seed: 7 },
   );
 });
+
+/** Pod A with one field taken from Pod B: replicas-but-one-field, the Pods a memo key that missed a field would confuse. */
+function crossed(a: Pod, b: Pod): Pod[] {
+  const metadata = ['labels', 'annotations'] as const;
+  const spec = ['nodeSelector', 'affinity', 'tolerations', 'topologySpreadConstraints', 'schedulerName', 'containers'] as const;
+  return [
+    ...metadata.map((field) => ({ ...a, metadata: { ...a.metadata, [field]: b.metadata?.[field] } })),
+    ...spec.map((field) => ({ ...a, spec: { ...a.spec, [field]: b.spec?.[field] } })),
+  ];
+}
+
+test('random Pods on one compiled set, each seen three times: every decision is what a fresh set decides', () => {
+  fc.assert(
+    fc.property(cluster, policies, podArbitrary, podArbitrary, fc.constantFrom(...NAMESPACES), (objects, policySet, a, b, namespace) => {
+      const snapshot = buildSnapshot(objects, { now: NOW });
+      const shared = compile(policySet, snapshot);
+      const requests = [a, b, ...crossed(a, b)].flatMap((pod) => [{ pod, namespace }, { pod, namespace: 'other' }]);
+      // Three passes: the memo records a key, keeps its decision, then answers from it.
+      for (let pass = 0; pass < 3; pass++) {
+        for (const request of requests) assert.deepEqual(decide(request, shared, OPTIONS), decide(request, compile(policySet, snapshot), OPTIONS), `pass ${pass}`);
+      }
+    }),
+    { numRuns: 200, seed: 20261202 },
+  );
+});
