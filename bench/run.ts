@@ -32,7 +32,7 @@ const FULL = {
   batchDecisions: 50_000,
   heapDecisions: 1_000_000,
   updates: { nodes: 5_000, endpoints: 50_000, events: 2_000 },
-  http: { nodes: 1_000, policies: 100, seconds: 3, rounds: 3, fractions: [0.25, 0.5, 0.8] },
+  http: { nodes: 1_000, policies: 100, seconds: 3, rounds: 5, fractions: [0.25, 0.5, 0.8] },
   serveMemory: { nodes: [1_000, 10_000], policies: 100, requests: 300 },
 };
 

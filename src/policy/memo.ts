@@ -30,8 +30,8 @@ export class DecisionMemo {
   readonly #placements = new Map<string, Placement>();
   readonly #intersections = new WeakMap<NodeSet, Map<NodeSet, NodeSet>>();
   readonly #quantities = new Map<string, number | undefined>();
-  /** undefined: seen once. */
-  readonly #decisions = new Map<string, Decision | undefined>();
+  /** null: seen once. */
+  readonly #decisions = new Map<string, Decision | null>();
 
   constructor(snapshot: TopologySnapshot) {
     this.#snapshot = snapshot;
@@ -65,12 +65,11 @@ export class DecisionMemo {
    */
   decision(request: PodRequest, compute: () => Decision): Decision {
     const key = decisionKey(request);
-    let decision = this.#decisions.get(key);
-    if (decision === undefined) {
-      decision = compute();
-      if (this.#decisions.has(key)) this.#decisions.set(key, decision);
-      else remember(this.#decisions, key, undefined);
-    }
+    const kept = this.#decisions.get(key);
+    if (kept) return kept;
+    const decision = compute();
+    if (kept === null) this.#decisions.set(key, decision);
+    else remember(this.#decisions, key, null);
     return decision;
   }
 
