@@ -30,7 +30,7 @@ export interface CompiledPolicySet {
    * order: a decision then asks each only about the Pod's own fields.
    */
   candidates(namespace: string): readonly CompiledPolicy[];
-  /** Node sets decisions share, for this snapshot only. */
+  /** What decisions share (node sets, whole decisions of replicas), for this snapshot only. */
   readonly memo: DecisionMemo;
 }
 
