@@ -100,19 +100,25 @@ export function freshUntil(snapshot: TopologySnapshot, maxSourceAgeMs: number): 
   const read: [SourceName, number | undefined][] = [['etcd', undefined]];
   if (snapshot.network) read.push(['networkTopologies', snapshot.network.observedAt]);
   for (const [source, observedAt] of read) {
-    const status = snapshot.sources.get(source);
-    if (status?.error) return Number.NEGATIVE_INFINITY;
-    const at = observedAt ?? status?.updatedAt;
+    const { error, at } = reading(snapshot, source, observedAt);
+    if (error !== undefined) return Number.NEGATIVE_INFINITY;
     if (at !== undefined) until = Math.min(until, at + maxSourceAgeMs);
   }
   return until;
 }
 
-function staleness(snapshot: TopologySnapshot, source: 'etcd' | 'networkTopologies', observedAt: number | undefined, options: { now: number; maxSourceAgeMs: number }): string | undefined {
-  const status = snapshot.sources.get(source);
-  if (status?.error) return `failing (${status.error})`;
-  const at = observedAt ?? status?.updatedAt;
+function staleness(snapshot: TopologySnapshot, source: SourceName, observedAt: number | undefined, options: { now: number; maxSourceAgeMs: number }): string | undefined {
+  const { error, at } = reading(snapshot, source, observedAt);
+  if (error !== undefined) return `failing (${error})`;
   if (at === undefined) return undefined;
   const age = options.now - at;
   return age > options.maxSourceAgeMs ? `stale (${Math.round(age / 1000)}s old, max ${Math.round(options.maxSourceAgeMs / 1000)}s)` : undefined;
+}
+
+/** Why a source is failing, or when its data was observed: the object's own time when it has one, else the source's last update. */
+function reading(snapshot: TopologySnapshot, source: SourceName, observedAt: number | undefined): { readonly error?: string; readonly at?: number } {
+  const status = snapshot.sources.get(source);
+  if (status?.error) return { error: status.error };
+  const at = observedAt ?? status?.updatedAt;
+  return at === undefined ? {} : { at };
 }
