@@ -19,12 +19,16 @@ export async function ensureBinaries(options: BuildOptions = {}): Promise<Binari
   mkdirSync(dir, { recursive: true });
   const bins = binaries(dir);
   const kubernetesVersion = requiredVersion(kubernetesModule);
-  await ensureModule(kubernetesModule, [bins.kubeApiserver, bins.kubeScheduler, bins.kubectl], {
-    dir,
-    progress,
-    output: `${dir}/`,
-    ldflags: kubernetesVersionFlags(kubernetesVersion),
-  });
+  await ensureModule(
+    kubernetesModule,
+    [bins.kubeApiserver, bins.kubeControllerManager, bins.kubeScheduler, bins.kubectl],
+    {
+      dir,
+      progress,
+      output: `${dir}/`,
+      ldflags: kubernetesVersionFlags(kubernetesVersion),
+    },
+  );
   await ensureModule(etcdModule, [bins.etcd], { dir, progress, output: bins.etcd, ldflags: [] });
   return bins;
 }
@@ -40,10 +44,13 @@ interface ModuleBuild {
 async function ensureModule(module: GoModule, outputs: readonly string[], build: ModuleBuild): Promise<void> {
   const stampFile = join(build.dir, `${module.requires.replaceAll('/', '_')}.stamp`);
   const stamp = `${requiredVersion(module)} ${moduleDigest(module)}\n`;
-  const cached = existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp && outputs.every((file) => existsSync(file));
+  const cached =
+    existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp && outputs.every((file) => existsSync(file));
   if (cached) return;
   const started = Date.now();
-  build.progress.write(`building ${module.requires} ${requiredVersion(module)} into ${build.dir} (a cold build takes a while)\n`);
+  build.progress.write(
+    `building ${module.requires} ${requiredVersion(module)} into ${build.dir} (a cold build takes a while)\n`,
+  );
   const args = ['build', `-ldflags=-s -w ${build.ldflags.join(' ')}`.trim(), '-o', build.output, ...module.packages];
   await run('go', args, module.dir, build.progress);
   writeFileSync(stampFile, stamp);
@@ -54,7 +61,12 @@ async function ensureModule(module: GoModule, outputs: readonly string[], build:
 function kubernetesVersionFlags(version: string): string[] {
   const [major, minor] = version.replace(/^v/, '').split('.');
   const pkg = 'k8s.io/component-base/version';
-  return [`-X ${pkg}.gitVersion=${version}`, `-X ${pkg}.gitMajor=${major}`, `-X ${pkg}.gitMinor=${minor}`, `-X ${pkg}.gitTreeState=clean`];
+  return [
+    `-X ${pkg}.gitVersion=${version}`,
+    `-X ${pkg}.gitMajor=${major}`,
+    `-X ${pkg}.gitMinor=${minor}`,
+    `-X ${pkg}.gitTreeState=clean`,
+  ];
 }
 
 function run(command: string, args: readonly string[], cwd: string, progress: NodeJS.WritableStream): Promise<void> {

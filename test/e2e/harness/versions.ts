@@ -19,7 +19,12 @@ export interface GoModule {
 
 export const kubernetesModule: GoModule = {
   dir: join(e2eDir, 'k8s'),
-  packages: ['k8s.io/kubernetes/cmd/kube-apiserver', 'k8s.io/kubernetes/cmd/kube-scheduler', 'k8s.io/kubernetes/cmd/kubectl'],
+  packages: [
+    'k8s.io/kubernetes/cmd/kube-apiserver',
+    'k8s.io/kubernetes/cmd/kube-controller-manager',
+    'k8s.io/kubernetes/cmd/kube-scheduler',
+    'k8s.io/kubernetes/cmd/kubectl',
+  ],
   requires: 'k8s.io/kubernetes',
 };
 
@@ -51,6 +56,7 @@ export function cacheRoot(): string {
 export interface Binaries {
   readonly etcd: string;
   readonly kubeApiserver: string;
+  readonly kubeControllerManager: string;
   readonly kubeScheduler: string;
   readonly kubectl: string;
 }
@@ -63,6 +69,7 @@ export function binaries(dir = binDir()): Binaries {
   return {
     etcd: join(dir, 'etcd'),
     kubeApiserver: join(dir, 'kube-apiserver'),
+    kubeControllerManager: join(dir, 'kube-controller-manager'),
     kubeScheduler: join(dir, 'kube-scheduler'),
     kubectl: join(dir, 'kubectl'),
   };
