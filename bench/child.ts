@@ -6,7 +6,10 @@ import { fileURLToPath } from 'node:url';
 export function runChild<T>(script: string, job: object, execArgv: readonly string[], timeoutMs: number): Promise<T> {
   const path = fileURLToPath(new URL(script, import.meta.url));
   return new Promise((resolve, reject) => {
-    const child = fork(path, [JSON.stringify(job)], { execArgv: ['--expose-gc', ...execArgv], stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
+    const child = fork(path, [JSON.stringify(job)], {
+      execArgv: ['--expose-gc', ...execArgv],
+      stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
+    });
     let report: T | undefined;
     let errors = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
@@ -19,7 +22,12 @@ export function runChild<T>(script: string, job: object, execArgv: readonly stri
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
       if (report !== undefined) resolve(report);
-      else reject(new Error(`${script} ${JSON.stringify(job)} ended (${signal ?? code}) without a report${signal === 'SIGKILL' ? ` after ${timeoutMs} ms` : ''}:\n${errors}`));
+      else
+        reject(
+          new Error(
+            `${script} ${JSON.stringify(job)} ended (${signal ?? code}) without a report${signal === 'SIGKILL' ? ` after ${timeoutMs} ms` : ''}:\n${errors}`,
+          ),
+        );
     });
   });
 }

@@ -177,7 +177,12 @@ export function nodeResourceTopology(index: number, rand: () => number): KubeObj
     const usedCpu = Math.floor(rand() * cpuPerCell * 0.8);
     const usedMemoryGi = Math.floor(rand() * memoryGiPerCell * 0.7);
     const resources = [
-      { name: 'cpu', capacity: String(cpuPerCell), allocatable: String(cpuPerCell - 1), available: String(cpuPerCell - 1 - usedCpu) },
+      {
+        name: 'cpu',
+        capacity: String(cpuPerCell),
+        allocatable: String(cpuPerCell - 1),
+        available: String(cpuPerCell - 1 - usedCpu),
+      },
       {
         name: 'memory',
         capacity: `${memoryGiPerCell}Gi`,
@@ -187,7 +192,12 @@ export function nodeResourceTopology(index: number, rand: () => number): KubeObj
     ];
     if (gpu) {
       const perCell = gpu.count / cells;
-      resources.push({ name: 'nvidia.com/gpu', capacity: String(perCell), allocatable: String(perCell), available: String(perCell - Math.floor(rand() * perCell)) });
+      resources.push({
+        name: 'nvidia.com/gpu',
+        capacity: String(perCell),
+        allocatable: String(perCell),
+        available: String(perCell - Math.floor(rand() * perCell)),
+      });
     }
     return {
       name: `node-${cell}`,
@@ -272,7 +282,10 @@ export function endpointSlice(index: number, nodes: number, generation = 0): Kub
     metadata: {
       name: `${service}-${index.toString(36).padStart(5, 'q')}`,
       namespace,
-      labels: { 'kubernetes.io/service-name': service, 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io' },
+      labels: {
+        'kubernetes.io/service-name': service,
+        'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io',
+      },
       resourceVersion: String(300000 + index + generation),
     },
     addressType: 'IPv4',
@@ -288,8 +301,15 @@ export function controlPlane(): KubeObject[] {
       pods.push({
         apiVersion: 'v1',
         kind: 'Pod',
-        metadata: { name: `${component}-${nodeName(index)}`, namespace: 'kube-system', labels: { component, tier: 'control-plane' } },
-        spec: { nodeName: nodeName(index), containers: [{ name: component, image: `registry.k8s.io/${component}:v1.34.1` }] },
+        metadata: {
+          name: `${component}-${nodeName(index)}`,
+          namespace: 'kube-system',
+          labels: { component, tier: 'control-plane' },
+        },
+        spec: {
+          nodeName: nodeName(index),
+          containers: [{ name: component, image: `registry.k8s.io/${component}:v1.34.1` }],
+        },
         status: { phase: 'Running' },
       });
     }
@@ -320,7 +340,8 @@ export function cluster(shape: ClusterShape, observedAt: number): KubeObject[] {
   const objects: KubeObject[] = [...namespaces()];
   for (let i = 0; i < shape.nodes; i++) objects.push(node(i, rand));
   for (let i = 0; i < shape.nodes; i++) objects.push(nodeResourceTopology(i, rand));
-  for (let i = 0; i < Math.ceil(shape.endpoints / ENDPOINTS_PER_SLICE); i++) objects.push(endpointSlice(i, shape.nodes));
+  for (let i = 0; i < Math.ceil(shape.endpoints / ENDPOINTS_PER_SLICE); i++)
+    objects.push(endpointSlice(i, shape.nodes));
   objects.push(networkTopology(observedAt), ...controlPlane());
   return objects;
 }

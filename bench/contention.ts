@@ -36,7 +36,9 @@ export function watchContention(): () => Promise<Contention> {
     observer.disconnect();
     const pauses = entries.filter((entry) => entry.startTime >= start && entry.startTime <= end);
     return {
-      ...(waitedBefore === undefined || waitedAfter === undefined ? {} : { waitedShare: (waitedAfter - waitedBefore) / 1e6 / (end - start) }),
+      ...(waitedBefore === undefined || waitedAfter === undefined
+        ? {}
+        : { waitedShare: (waitedAfter - waitedBefore) / 1e6 / (end - start) }),
       gcPauses: pauses.length,
       gcMs: pauses.reduce((sum, entry) => sum + entry.duration, 0),
     };

@@ -38,7 +38,13 @@ export interface PolicyCountResult {
   /** The same Pods as replicas (name and uid aside, a Pod decided before): the decision memo's answer, µs. */
   readonly replicaUs: Percentiles;
   /** What each benchmark Pod got: applied policy names and patch length. */
-  readonly outcomes: readonly { readonly namespace: string; readonly allowed: boolean; readonly applied: readonly string[]; readonly patchOps: number; readonly warnings: number }[];
+  readonly outcomes: readonly {
+    readonly namespace: string;
+    readonly allowed: boolean;
+    readonly applied: readonly string[];
+    readonly patchOps: number;
+    readonly warnings: number;
+  }[];
 }
 
 export interface DecisionReport {
@@ -52,7 +58,12 @@ export interface DecisionReport {
   readonly rssModelBytes: number;
   readonly heapModelBytes: number;
   readonly results: readonly PolicyCountResult[];
-  readonly heap?: { readonly decisions: number; readonly beforeBytes: number; readonly afterBytes: number; readonly seconds: number };
+  readonly heap?: {
+    readonly decisions: number;
+    readonly beforeBytes: number;
+    readonly afterBytes: number;
+    readonly seconds: number;
+  };
 }
 
 const NOW = Date.parse('2026-12-01T10:00:00Z');
@@ -91,13 +102,21 @@ async function measure(job: DecisionJob): Promise<DecisionReport> {
     const once = (i: number) => decide(firstOfItsKind(requests[i % requests.length]!), compiled, OPTIONS);
     const outcomes = requests.map((request, i) => {
       const decision = replica(i);
-      return { namespace: request.namespace, allowed: decision.allowed, applied: decision.applied, patchOps: decision.patch.length, warnings: decision.warnings.length };
+      return {
+        namespace: request.namespace,
+        allowed: decision.allowed,
+        applied: decision.applied,
+        patchOps: decision.patch.length,
+        warnings: decision.warnings.length,
+      };
     });
     for (let i = 0; i < Math.min(job.batchDecisions, 20_000); i++) once(i);
     const stopWatching = watchContention();
     const latencyUs = timeEach(job.samples, once);
     const contention = await stopWatching();
-    const cloneUs = job.baseline ? timeEach(job.samples, (i) => structuredClone(requests[i % requests.length]!.pod)) : undefined;
+    const cloneUs = job.baseline
+      ? timeEach(job.samples, (i) => structuredClone(requests[i % requests.length]!.pod))
+      : undefined;
     const replicaUs = timeEach(job.samples, replica);
     let elapsed = 0n;
     let done = 0;
@@ -107,9 +126,25 @@ async function measure(job: DecisionJob): Promise<DecisionReport> {
       elapsed += process.hrtime.bigint() - start;
       done += BATCH;
     }
-    results.push({ policies: count, compileMs, decisionsPerSecond: done / (Number(elapsed) / 1e9), latencyUs, contention, ...(cloneUs ? { cloneUs } : {}), replicaUs, outcomes });
+    results.push({
+      policies: count,
+      compileMs,
+      decisionsPerSecond: done / (Number(elapsed) / 1e9),
+      latencyUs,
+      contention,
+      ...(cloneUs ? { cloneUs } : {}),
+      replicaUs,
+      outcomes,
+    });
   }
-  const report: DecisionReport = { nodes: job.nodes, buildMs, rssBaseBytes, rssModelBytes: memory.rss, heapModelBytes: memory.heapUsed, results };
+  const report: DecisionReport = {
+    nodes: job.nodes,
+    buildMs,
+    rssBaseBytes,
+    rssModelBytes: memory.rss,
+    heapModelBytes: memory.heapUsed,
+    results,
+  };
   if (job.heapDecisions === 0) return report;
   const last = compiledSets.at(-1)!.compiled;
   collectGarbage();
@@ -118,7 +153,10 @@ async function measure(job: DecisionJob): Promise<DecisionReport> {
   for (let i = 0; i < job.heapDecisions; i++) decide(firstOfItsKind(requests[i % requests.length]!), last, OPTIONS);
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   collectGarbage();
-  return { ...report, heap: { decisions: job.heapDecisions, beforeBytes, afterBytes: process.memoryUsage().heapUsed, seconds } };
+  return {
+    ...report,
+    heap: { decisions: job.heapDecisions, beforeBytes, afterBytes: process.memoryUsage().heapUsed, seconds },
+  };
 }
 
 /**

@@ -51,13 +51,36 @@ export async function prepareHttp(dir: string, nodes: number, policies: number, 
   await mkdir(policiesDir, { recursive: true });
   const now = Date.now();
   const topologyFile = join(dir, 'topology.json');
-  await writeFile(topologyFile, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: cluster({ nodes, endpoints: DECISION_ENDPOINTS }, now) }));
+  await writeFile(
+    topologyFile,
+    JSON.stringify({ apiVersion: 'v1', kind: 'List', items: cluster({ nodes, endpoints: DECISION_ENDPOINTS }, now) }),
+  );
   await writeFile(join(policiesDir, 'policies.yaml'), policyYaml(policies));
   const body = JSON.stringify(admissionReview(trainerPod(), 'ml-training'));
   const bodyFile = join(dir, 'review.json');
   await writeFile(bodyFile, body);
-  await run(process.execPath, [TOPOGATE, 'certs', '--service', 'topogate', '--namespace', 'bench', '--out', certDir, '--localhost']);
-  return { dir, certDir, topologyFile, policiesDir, bodyFile, bodyBytes: Buffer.byteLength(body), nodes, policies, budgetMs };
+  await run(process.execPath, [
+    TOPOGATE,
+    'certs',
+    '--service',
+    'topogate',
+    '--namespace',
+    'bench',
+    '--out',
+    certDir,
+    '--localhost',
+  ]);
+  return {
+    dir,
+    certDir,
+    topologyFile,
+    policiesDir,
+    bodyFile,
+    bodyBytes: Buffer.byteLength(body),
+    nodes,
+    policies,
+    budgetMs,
+  };
 }
 
 export interface Side<T> {
@@ -137,7 +160,14 @@ async function counted<T>(load: () => Promise<T>): Promise<{ result: T; safePath
   const before = await budgetCounters();
   const result = await load();
   const after = await budgetCounters();
-  return { result, safePath: { skipped: after.skipped - before.skipped, late: after.late - before.late, answers: after.answers - before.answers } };
+  return {
+    result,
+    safePath: {
+      skipped: after.skipped - before.skipped,
+      late: after.late - before.late,
+      answers: after.answers - before.answers,
+    },
+  };
 }
 
 function addSafePath(a: SafePath, b: SafePath): SafePath {
@@ -153,25 +183,37 @@ function addSafePath(a: SafePath, b: SafePath): SafePath {
 async function checkAnswers(setup: HttpSetup, body: string): Promise<{ patchOps: number; coldSkips: number }> {
   const uid = JSON.parse(body).request.uid;
   const floor = await fetchLocal(NOOP_PORT, '/mutate?timeout=10s', body);
-  if (floor.status !== 200 || JSON.parse(floor.body).response?.uid !== uid) throw new Error(`the no-op webhook answers wrongly: ${floor.body}`);
+  if (floor.status !== 200 || JSON.parse(floor.body).response?.uid !== uid)
+    throw new Error(`the no-op webhook answers wrongly: ${floor.body}`);
   let last = '';
   for (let attempt = 0; attempt < COLD_TRIES; attempt++) {
     const mutated = await fetchLocal(TOPOGATE_PORT, '/mutate?timeout=10s', body);
     const answer = JSON.parse(mutated.body).response;
     if (mutated.status === 200 && answer?.uid === uid && answer.allowed === true && answer.patchType === 'JSONPatch') {
-      return { patchOps: (JSON.parse(Buffer.from(answer.patch, 'base64').toString('utf8')) as unknown[]).length, coldSkips: attempt };
+      return {
+        patchOps: (JSON.parse(Buffer.from(answer.patch, 'base64').toString('utf8')) as unknown[]).length,
+        coldSkips: attempt,
+      };
     }
     last = `${mutated.status} ${mutated.body.slice(0, 500)}`;
   }
-  throw new Error(`topogate does not mutate the benchmark Pod (${setup.nodes} nodes, ${setup.policies} policies) in ${COLD_TRIES} tries: ${last}`);
+  throw new Error(
+    `topogate does not mutate the benchmark Pod (${setup.nodes} nodes, ${setup.policies} policies) in ${COLD_TRIES} tries: ${last}`,
+  );
 }
 
-async function capacity(setup: HttpSetup, options: HttpOptions, load: Pick<WrkOptions, 'closeEachRequest' | 'uniquePods'>): Promise<CapacityRun> {
+async function capacity(
+  setup: HttpSetup,
+  options: HttpOptions,
+  load: Pick<WrkOptions, 'closeEachRequest' | 'uniquePods'>,
+): Promise<CapacityRun> {
   const topogate: Capacity[] = [];
   const noop: Capacity[] = [];
   let safePath = NO_ANSWERS;
   for (let round = 0; round < options.rounds; round++) {
-    const measured = await counted(() => wrk({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, ...load }));
+    const measured = await counted(() =>
+      wrk({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, ...load }),
+    );
     topogate.push(measured.result);
     safePath = addSafePath(safePath, measured.safePath);
     noop.push(await wrk({ port: NOOP_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, ...load }));
@@ -189,13 +231,20 @@ function merge(runs: readonly LatencyRun[]): Latency {
   };
 }
 
-async function latencyAt(setup: HttpSetup, options: HttpOptions, fraction: number, rate: number): Promise<LatencyPoint> {
+async function latencyAt(
+  setup: HttpSetup,
+  options: HttpOptions,
+  fraction: number,
+  rate: number,
+): Promise<LatencyPoint> {
   const topogate: LatencyRun[] = [];
   const noop: LatencyRun[] = [];
   let safePath = NO_ANSWERS;
   for (let round = 0; round < options.rounds; round++) {
     const logFile = join(setup.dir, `h2load-${fraction}-${round}.tsv`);
-    const measured = await counted(() => h2load({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, rate, logFile }));
+    const measured = await counted(() =>
+      h2load({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, rate, logFile }),
+    );
     topogate.push(measured.result);
     safePath = addSafePath(safePath, measured.safePath);
     noop.push(await h2load({ port: NOOP_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, rate, logFile }));
@@ -206,14 +255,27 @@ async function latencyAt(setup: HttpSetup, options: HttpOptions, fraction: numbe
 async function budget(setup: HttpSetup, options: HttpOptions, rate: number): Promise<BudgetRun> {
   const before = histogram(await metrics(TOPOGATE_PORT), LATENCY_HISTOGRAM);
   const logFile = join(setup.dir, 'h2load-budget.tsv');
-  const measured = await counted(() => h2load({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, rate, logFile, connections: OVERLOAD_CONNECTIONS }));
+  const measured = await counted(() =>
+    h2load({
+      port: TOPOGATE_PORT,
+      bodyFile: setup.bodyFile,
+      seconds: options.seconds,
+      rate,
+      logFile,
+      connections: OVERLOAD_CONNECTIONS,
+    }),
+  );
   const after = histogram(await metrics(TOPOGATE_PORT), LATENCY_HISTOGRAM);
   const { samples: _samples, ...latency } = measured.result;
   const slowest = slowestBucket(before, after);
   return { rate, latency, safePath: measured.safePath, ...(slowest === undefined ? {} : { serverSlowest: slowest }) };
 }
 
-export async function startTopogate(setup: HttpSetup, extraNodeArgs: readonly string[] = [], port = TOPOGATE_PORT): Promise<Server> {
+export async function startTopogate(
+  setup: HttpSetup,
+  extraNodeArgs: readonly string[] = [],
+  port = TOPOGATE_PORT,
+): Promise<Server> {
   const server = startServer('topogate', port, [
     ...extraNodeArgs,
     TOPOGATE,
@@ -235,12 +297,19 @@ export async function startTopogate(setup: HttpSetup, extraNodeArgs: readonly st
   return server;
 }
 
-export async function benchHttp(setup: HttpSetup, options: HttpOptions, log: (line: string) => void): Promise<HttpReport> {
+export async function benchHttp(
+  setup: HttpSetup,
+  options: HttpOptions,
+  log: (line: string) => void,
+): Promise<HttpReport> {
   const topogate = await startTopogate(setup);
   const noop = startServer('no-op webhook', NOOP_PORT, [NOOP, setup.certDir, String(NOOP_PORT)]);
   try {
     await waitReady(noop, '/healthz');
-    const { patchOps, coldSkips } = await checkAnswers(setup, JSON.stringify(admissionReview(trainerPod(), 'ml-training')));
+    const { patchOps, coldSkips } = await checkAnswers(
+      setup,
+      JSON.stringify(admissionReview(trainerPod(), 'ml-training')),
+    );
     log(`  both servers answer; topogate's patch has ${patchOps} operations (after ${coldSkips} cold answers)`);
     await wrk({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: 1 });
     await wrk({ port: NOOP_PORT, bodyFile: setup.bodyFile, seconds: 1 });

@@ -39,13 +39,33 @@ export interface WrkOptions {
 export async function wrk(options: WrkOptions): Promise<Capacity> {
   const { stdout } = await run(
     'wrk',
-    ['-t1', `-c${CONNECTIONS}`, `-d${options.seconds}s`, '--timeout', '5s', '-s', WRK_SCRIPT, `https://127.0.0.1:${options.port}/mutate?timeout=10s`],
-    { env: { ...process.env, BENCH_BODY: options.bodyFile, BENCH_CLOSE: options.closeEachRequest ? '1' : '0', BENCH_UNIQUE: options.uniquePods ? '1' : '0' }, timeout: (options.seconds + 30) * 1000 },
+    [
+      '-t1',
+      `-c${CONNECTIONS}`,
+      `-d${options.seconds}s`,
+      '--timeout',
+      '5s',
+      '-s',
+      WRK_SCRIPT,
+      `https://127.0.0.1:${options.port}/mutate?timeout=10s`,
+    ],
+    {
+      env: {
+        ...process.env,
+        BENCH_BODY: options.bodyFile,
+        BENCH_CLOSE: options.closeEachRequest ? '1' : '0',
+        BENCH_UNIQUE: options.uniquePods ? '1' : '0',
+      },
+      timeout: (options.seconds + 30) * 1000,
+    },
   );
   const line = stdout.split('\n').find((text) => text.startsWith('WRK_JSON '));
   if (!line) throw new Error(`wrk printed no summary:\n${stdout}`);
   const summary = JSON.parse(line.slice('WRK_JSON '.length)) as Record<string, number>;
-  const errors = ['connectErrors', 'readErrors', 'writeErrors', 'statusErrors', 'timeouts'].reduce((sum, key) => sum + (summary[key] ?? 0), 0);
+  const errors = ['connectErrors', 'readErrors', 'writeErrors', 'statusErrors', 'timeouts'].reduce(
+    (sum, key) => sum + (summary[key] ?? 0),
+    0,
+  );
   return {
     requests: summary.requests!,
     requestsPerSecond: (summary.requests! / summary.durationUs!) * 1e6,

@@ -32,7 +32,10 @@ export function histogram(text: string, name: string): Bucket[] {
 }
 
 /** The bucket holding the slowest observation made between two readings: (lower, upper], seconds. */
-export function slowestBucket(before: readonly Bucket[], after: readonly Bucket[]): { lower: number; upper: number } | undefined {
+export function slowestBucket(
+  before: readonly Bucket[],
+  after: readonly Bucket[],
+): { lower: number; upper: number } | undefined {
   const total = (after.at(-1)?.count ?? 0) - (before.at(-1)?.count ?? 0);
   if (total <= 0) return undefined;
   let lower = 0;

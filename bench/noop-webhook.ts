@@ -31,7 +31,9 @@ const server = createServer(
         kind: 'AdmissionReview',
         response: { uid: review.request?.uid ?? '', allowed: true },
       });
-      response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+      response
+        .writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })
+        .end(body);
     });
   },
 );

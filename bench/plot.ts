@@ -39,7 +39,8 @@ export function lineChart(chart: Chart): string {
   const yMax = Math.ceil(Math.max(...finite, 1e-9) / step) * step;
   const logs = chart.xs.map(Math.log10);
   const [lo, hi] = [Math.min(...logs), Math.max(...logs)];
-  const x = (value: number) => MARGIN.left + (hi === lo ? plotWidth / 2 : ((Math.log10(value) - lo) / (hi - lo)) * plotWidth);
+  const x = (value: number) =>
+    MARGIN.left + (hi === lo ? plotWidth / 2 : ((Math.log10(value) - lo) / (hi - lo)) * plotWidth);
   const y = (value: number) => MARGIN.top + plotHeight - (value / yMax) * plotHeight;
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif" font-size="12">`,
@@ -49,18 +50,30 @@ export function lineChart(chart: Chart): string {
   for (let tick = 0; tick <= yMax + step / 2; tick += step) {
     const at = y(tick).toFixed(1);
     parts.push(`<line x1="${MARGIN.left}" x2="${MARGIN.left + plotWidth}" y1="${at}" y2="${at}" stroke="#ddd"/>`);
-    parts.push(`<text x="${MARGIN.left - 8}" y="${at}" text-anchor="end" dominant-baseline="middle">${Number(tick.toPrecision(6))}</text>`);
+    parts.push(
+      `<text x="${MARGIN.left - 8}" y="${at}" text-anchor="end" dominant-baseline="middle">${Number(tick.toPrecision(6))}</text>`,
+    );
   }
   for (const value of chart.xs) {
     const at = x(value).toFixed(1);
     parts.push(`<line x1="${at}" x2="${at}" y1="${MARGIN.top}" y2="${MARGIN.top + plotHeight}" stroke="#eee"/>`);
-    parts.push(`<text x="${at}" y="${MARGIN.top + plotHeight + 18}" text-anchor="middle">${value.toLocaleString('en-US')}</text>`);
+    parts.push(
+      `<text x="${at}" y="${MARGIN.top + plotHeight + 18}" text-anchor="middle">${value.toLocaleString('en-US')}</text>`,
+    );
   }
-  parts.push(`<text x="${MARGIN.left + plotWidth / 2}" y="${HEIGHT - 12}" text-anchor="middle">${escape(chart.xLabel)}</text>`);
-  parts.push(`<text transform="translate(18 ${MARGIN.top + plotHeight / 2}) rotate(-90)" text-anchor="middle">${escape(chart.yLabel)}</text>`);
-  parts.push(`<rect x="${MARGIN.left}" y="${MARGIN.top}" width="${plotWidth}" height="${plotHeight}" fill="none" stroke="#888"/>`);
+  parts.push(
+    `<text x="${MARGIN.left + plotWidth / 2}" y="${HEIGHT - 12}" text-anchor="middle">${escape(chart.xLabel)}</text>`,
+  );
+  parts.push(
+    `<text transform="translate(18 ${MARGIN.top + plotHeight / 2}) rotate(-90)" text-anchor="middle">${escape(chart.yLabel)}</text>`,
+  );
+  parts.push(
+    `<rect x="${MARGIN.left}" y="${MARGIN.top}" width="${plotWidth}" height="${plotHeight}" fill="none" stroke="#888"/>`,
+  );
   chart.series.forEach((series, index) => {
-    const points = series.values.map((value, i) => (Number.isFinite(value) ? `${x(chart.xs[i]!).toFixed(1)},${y(value).toFixed(1)}` : undefined)).filter((p) => p !== undefined);
+    const points = series.values
+      .map((value, i) => (Number.isFinite(value) ? `${x(chart.xs[i]!).toFixed(1)},${y(value).toFixed(1)}` : undefined))
+      .filter((p) => p !== undefined);
     const dash = series.dashed ? ' stroke-dasharray="6 4"' : '';
     parts.push(`<polyline points="${points.join(' ')}" fill="none" stroke="${series.color}" stroke-width="2"${dash}/>`);
     for (const point of points) {
@@ -69,7 +82,9 @@ export function lineChart(chart: Chart): string {
     }
     const legendY = MARGIN.top + 10 + index * 20;
     const legendX = MARGIN.left + plotWidth + 15;
-    parts.push(`<line x1="${legendX}" x2="${legendX + 28}" y1="${legendY}" y2="${legendY}" stroke="${series.color}" stroke-width="2"${dash}/>`);
+    parts.push(
+      `<line x1="${legendX}" x2="${legendX + 28}" y1="${legendY}" y2="${legendY}" stroke="${series.color}" stroke-width="2"${dash}/>`,
+    );
     parts.push(`<text x="${legendX + 36}" y="${legendY}" dominant-baseline="middle">${escape(series.name)}</text>`);
   });
   parts.push('</svg>');

@@ -15,7 +15,10 @@ export interface Server {
 }
 
 export function startServer(name: string, port: number, args: readonly string[], env: NodeJS.ProcessEnv = {}): Server {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    env: { ...process.env, ...env },
+  });
   let errors = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     errors = (errors + chunk.toString('utf8')).slice(-65536);
@@ -52,7 +55,8 @@ export function fetchLocal(port: number, path: string, body?: string): Promise<R
         port,
         path,
         method: body === undefined ? 'GET' : 'POST',
-        headers: body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        headers:
+          body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
         rejectUnauthorized: false,
         agent: false,
         timeout: 5000,
@@ -60,7 +64,9 @@ export function fetchLocal(port: number, path: string, body?: string): Promise<R
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+        );
         response.on('error', reject);
       },
     );
@@ -75,7 +81,8 @@ export async function waitReady(server: Server, path: string, timeoutMs = 60_000
   const deadline = Date.now() + timeoutMs;
   let last = 'no answer';
   while (Date.now() < deadline) {
-    if (server.child.exitCode !== null) throw new Error(`${server.name} exited with ${server.child.exitCode}: ${server.stderr().slice(-2000)}`);
+    if (server.child.exitCode !== null)
+      throw new Error(`${server.name} exited with ${server.child.exitCode}: ${server.stderr().slice(-2000)}`);
     try {
       const reply = await fetchLocal(server.port, path);
       if (reply.status === 200) return;

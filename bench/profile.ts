@@ -52,7 +52,12 @@ export async function hotspots(file: string, top = 12): Promise<Hotspot[]> {
   return [...selfMicros.values()]
     .sort((a, b) => b.micros - a.micros)
     .slice(0, top)
-    .map((entry) => ({ name: entry.name, where: entry.where, selfMs: entry.micros / 1000, percent: total === 0 ? 0 : (100 * entry.micros) / total }));
+    .map((entry) => ({
+      name: entry.name,
+      where: entry.where,
+      selfMs: entry.micros / 1000,
+      percent: total === 0 ? 0 : (100 * entry.micros) / total,
+    }));
 }
 
 if (import.meta.main) {
@@ -62,7 +67,9 @@ if (import.meta.main) {
     process.exitCode = 2;
   } else {
     for (const spot of await hotspots(file, Number(top))) {
-      process.stdout.write(`${spot.percent.toFixed(1).padStart(5)} %  ${spot.selfMs.toFixed(1).padStart(9)} ms  ${spot.name}  ${spot.where}\n`);
+      process.stdout.write(
+        `${spot.percent.toFixed(1).padStart(5)} %  ${spot.selfMs.toFixed(1).padStart(9)} ms  ${spot.name}  ${spot.where}\n`,
+      );
     }
   }
 }

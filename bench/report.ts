@@ -46,7 +46,8 @@ const ms = (value: number) => (value < 1 ? value.toFixed(3) : value < 10 ? value
 const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
 const count = (value: number) => Math.round(value).toLocaleString('en-US');
 const percent = (part: number, whole: number) => (whole === 0 ? '–' : `${((100 * part) / whole).toFixed(2)} %`);
-const safe = (path: SafePath) => `${count(path.skipped)} of ${count(path.answers)} (${percent(path.skipped, path.answers)}); late: ${count(path.late)}`;
+const safe = (path: SafePath) =>
+  `${count(path.skipped)} of ${count(path.answers)} (${percent(path.skipped, path.answers)}); late: ${count(path.late)}`;
 
 function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
@@ -77,10 +78,21 @@ interface Verdict {
   readonly by: string;
 }
 
-function verdict(target: string, measured: number, limit: number, format: (v: number) => string, atMost: boolean): Verdict {
+function verdict(
+  target: string,
+  measured: number,
+  limit: number,
+  format: (v: number) => string,
+  atMost: boolean,
+): Verdict {
   const met = atMost ? measured <= limit : measured >= limit;
   const off = atMost ? measured / limit : limit / measured;
-  return { target, measured: format(measured), met, by: met ? 'met' : `missed: ${off.toFixed(1)}× ${atMost ? 'over' : 'under'}` };
+  return {
+    target,
+    measured: format(measured),
+    met,
+    by: met ? 'met' : `missed: ${off.toFixed(1)}× ${atMost ? 'over' : 'under'}`,
+  };
 }
 
 /** Beyond this share of safe-path answers, topogate's figures measure its shortcut, not its decisions. */
@@ -92,12 +104,30 @@ function verdicts(results: BenchResults): Verdict[] {
   if (http) {
     list.push(
       honest(
-        verdict(`throughput ratio topogate / no-op ≥ ${TARGETS.throughputRatio} (keep-alive)`, http.keepAlive.ratio, TARGETS.throughputRatio, (v) => v.toFixed(2), false),
+        verdict(
+          `throughput ratio topogate / no-op ≥ ${TARGETS.throughputRatio} (keep-alive)`,
+          http.keepAlive.ratio,
+          TARGETS.throughputRatio,
+          (v) => v.toFixed(2),
+          false,
+        ),
         http.keepAlive.topogateSafePath,
       ),
     );
     const half = http.latency.find((point) => point.fraction === 0.5);
-    if (half) list.push(honest(verdict(`p99 ≤ ${TARGETS.p99AtHalfMs} ms at 50 % of the no-op's capacity`, half.topogate.p99, TARGETS.p99AtHalfMs, (v) => `${ms(v)} ms`, true), half.topogateSafePath));
+    if (half)
+      list.push(
+        honest(
+          verdict(
+            `p99 ≤ ${TARGETS.p99AtHalfMs} ms at 50 % of the no-op's capacity`,
+            half.topogate.p99,
+            TARGETS.p99AtHalfMs,
+            (v) => `${ms(v)} ms`,
+            true,
+          ),
+          half.topogateSafePath,
+        ),
+      );
     const slowest = http.budget.serverSlowest;
     const limit = http.budgetMs + SCHEDULING_QUANTUM_MS;
     if (slowest) {
@@ -107,24 +137,50 @@ function verdicts(results: BenchResults): Verdict[] {
         target: `under 2× load, no answer later than the budget plus one quantum (${limit} ms, server clock)`,
         measured: `slowest in (${ms(slowest.lower * 1000)}, ${ms(upper)}] ms`,
         met,
-        by: met ? 'met' : slowest.lower * 1000 >= limit ? `missed: ≥ ${(slowest.lower * 1000 / limit).toFixed(1)}× over` : 'unknown: the histogram bucket straddles the limit',
+        by: met
+          ? 'met'
+          : slowest.lower * 1000 >= limit
+            ? `missed: ≥ ${((slowest.lower * 1000) / limit).toFixed(1)}× over`
+            : 'unknown: the histogram bucket straddles the limit',
       });
     }
   }
   const largest = results.decisions?.at(-1);
   if (largest) {
     const most = largest.results.at(-1);
-    if (most) list.push(verdict(`decision p99 ≤ ${TARGETS.decisionP99Us} µs at ${count(largest.nodes)} nodes and ${most.policies} policies`, most.latencyUs.p99, TARGETS.decisionP99Us, (v) => `${us(v)} µs`, true));
+    if (most)
+      list.push(
+        verdict(
+          `decision p99 ≤ ${TARGETS.decisionP99Us} µs at ${count(largest.nodes)} nodes and ${most.policies} policies`,
+          most.latencyUs.p99,
+          TARGETS.decisionP99Us,
+          (v) => `${us(v)} µs`,
+          true,
+        ),
+      );
   }
   const largestServe = results.serveMemory?.at(-1);
-  if (largestServe) list.push(verdict(`RSS of \`topogate serve\` ≤ ${mb(TARGETS.rssBytes)} MB at ${count(largestServe.nodes)} nodes`, largestServe.rssBytes, TARGETS.rssBytes, (v) => `${mb(v)} MB`, true));
+  if (largestServe)
+    list.push(
+      verdict(
+        `RSS of \`topogate serve\` ≤ ${mb(TARGETS.rssBytes)} MB at ${count(largestServe.nodes)} nodes`,
+        largestServe.rssBytes,
+        TARGETS.rssBytes,
+        (v) => `${mb(v)} MB`,
+        true,
+      ),
+    );
   return list;
 }
 
 /** A figure measured while many answers took the safe path is not a measurement of topogate's decisions: say so. */
 function honest(result: Verdict, path: SafePath): Verdict {
   if (path.answers === 0 || path.skipped / path.answers <= SAFE_PATH_TOLERANCE) return result;
-  return { ...result, met: false, by: `void: ${percent(path.skipped, path.answers)} of topogate's answers took the budget's safe path (admitted unchanged, not decided)` };
+  return {
+    ...result,
+    met: false,
+    by: `void: ${percent(path.skipped, path.answers)} of topogate's answers took the budget's safe path (admitted unchanged, not decided)`,
+  };
 }
 
 function machineSection(results: BenchResults): string {
@@ -140,7 +196,14 @@ function machineSection(results: BenchResults): string {
         ['Node', m.node],
         ['date', m.date],
         ['load average at start (1, 5, 15 min)', m.loadAverage.join(', ')],
-        ...(tools ? [['load tools', `${tools.wrk}, ${tools.h2load} (Debian packages \`wrk\`, \`nghttp2-client\`; ${tools.installed.length > 0 ? `installed by this run: \`apt-get install -y ${tools.installed.join(' ')}\`` : 'already installed; the setup step runs `apt-get install -y wrk nghttp2-client` when they are missing'})`]] : []),
+        ...(tools
+          ? [
+              [
+                'load tools',
+                `${tools.wrk}, ${tools.h2load} (Debian packages \`wrk\`, \`nghttp2-client\`; ${tools.installed.length > 0 ? `installed by this run: \`apt-get install -y ${tools.installed.join(' ')}\`` : 'already installed; the setup step runs `apt-get install -y wrk nghttp2-client` when they are missing'})`,
+              ],
+            ]
+          : []),
         ['run', `${results.quick ? '`--quick` (tiny sizes: not for conclusions)' : 'full'}, ${results.seconds} s`],
       ],
     ),
@@ -170,28 +233,50 @@ function httpSection(http: HttpReport): string {
     `Each measurement runs ${http.seconds} s, ${http.rounds}× per side, alternating A B A B.`,
     '',
     `### Capacity (\`wrk -t1 -c25\`, POST from \`bench/post.lua\`)`,
-    table(['connections', 'topogate req/s (each run)', 'no-op req/s (each run)', 'ratio (medians)', 'p50 / p99 ms at saturation, topogate · no-op', 'errors', 'topogate answers on the budget\'s safe path; decided late'], [
-      capacityRows('HTTP/1.1 keep-alive, 25 connections (as the API server)', http.keepAlive),
-      capacityRows('the same, every Pod new (a label numbered per request)', http.uniquePods),
-      capacityRows('a new TLS connection per request', http.newConnection),
-    ]),
+    table(
+      [
+        'connections',
+        'topogate req/s (each run)',
+        'no-op req/s (each run)',
+        'ratio (medians)',
+        'p50 / p99 ms at saturation, topogate · no-op',
+        'errors',
+        "topogate answers on the budget's safe path; decided late",
+      ],
+      [
+        capacityRows('HTTP/1.1 keep-alive, 25 connections (as the API server)', http.keepAlive),
+        capacityRows('the same, every Pod new (a label numbered per request)', http.uniquePods),
+        capacityRows('a new TLS connection per request', http.newConnection),
+      ],
+    ),
     '',
     'The same Pod sent again and again is what the API server sends while a workload scales: replicas that differ',
     'in name and uid, which topogate decides once and then answers from its decision memo (docs/engine.md, Cost).',
     'The second row is the other extreme, every Pod the first of a new workload, each decided in full.',
     '',
     '### Latency at fixed rates (`h2load --h1`, 25 connections, 1 s warm-up excluded)',
-    'Rates are fractions of the no-op\'s keep-alive capacity above; percentiles over every request of all rounds.',
+    "Rates are fractions of the no-op's keep-alive capacity above; percentiles over every request of all rounds.",
     '',
-    table(['load', 'rate (req/s)', 'topogate p50 / p99 / max (ms)', 'no-op p50 / p99 / max (ms)', 'achieved rate topogate / no-op', 'failed', 'safe path'], http.latency.map((point) => [
-      `${point.fraction * 100} %`,
-      count(point.rate),
-      `${ms(point.topogate.p50)} / **${ms(point.topogate.p99)}** / ${ms(point.topogate.max)}`,
-      `${ms(point.noop.p50)} / ${ms(point.noop.p99)} / ${ms(point.noop.max)}`,
-      `${count(point.topogate.achievedRate)} / ${count(point.noop.achievedRate)}`,
-      `${point.topogate.failed} / ${point.noop.failed}`,
-      safe(point.topogateSafePath),
-    ])),
+    table(
+      [
+        'load',
+        'rate (req/s)',
+        'topogate p50 / p99 / max (ms)',
+        'no-op p50 / p99 / max (ms)',
+        'achieved rate topogate / no-op',
+        'failed',
+        'safe path',
+      ],
+      http.latency.map((point) => [
+        `${point.fraction * 100} %`,
+        count(point.rate),
+        `${ms(point.topogate.p50)} / **${ms(point.topogate.p99)}** / ${ms(point.topogate.max)}`,
+        `${ms(point.noop.p50)} / ${ms(point.noop.p99)} / ${ms(point.noop.max)}`,
+        `${count(point.topogate.achievedRate)} / ${count(point.noop.achievedRate)}`,
+        `${point.topogate.failed} / ${point.noop.failed}`,
+        safe(point.topogateSafePath),
+      ]),
+    ),
     ...floorNote(http),
   ].join('\n');
 }
@@ -203,7 +288,7 @@ function floorNote(http: HttpReport): string[] {
   return [
     '',
     `At 50 % the no-op itself answered with a p99 of ${ms(half.noop.p99)} ms, over the ${TARGETS.p99AtHalfMs} ms asked of topogate: in this run`,
-    'the floor (the machine, the load tool\'s bursts on 25 connections, TLS) sets most of that percentile.',
+    "the floor (the machine, the load tool's bursts on 25 connections, TLS) sets most of that percentile.",
   ];
 }
 
@@ -211,7 +296,7 @@ function budgetSection(http: HttpReport): string {
   const run = http.budget;
   const limit = http.budgetMs + SCHEDULING_QUANTUM_MS;
   const slowest = run.serverSlowest;
-  let serverLine = 'The server\'s latency histogram recorded nothing over the run.';
+  let serverLine = "The server's latency histogram recorded nothing over the run.";
   if (slowest) {
     const [lower, upper] = [slowest.lower * 1000, slowest.upper * 1000];
     const verdict =
@@ -226,13 +311,26 @@ function budgetSection(http: HttpReport): string {
     `topogate under 2× the no-op's keep-alive capacity (${count(run.rate)} req/s offered by \`h2load --h1\` on ${OVERLOAD_CONNECTIONS} connections, each`,
     `with one request in flight, ${http.seconds} s), \`--budget-ms ${http.budgetMs}\`.`,
     '',
-    table(['offered / achieved req/s', 'p50 / p99 / max (ms, client side)', 'failed', 'answers on the safe path; decided late (`topogate_budget_exceeded_total`)'], [
-      [`${count(run.rate)} / ${count(run.latency.achievedRate)}`, `${ms(run.latency.p50)} / **${ms(run.latency.p99)}** / ${ms(run.latency.max)}`, String(run.latency.failed), safe(run.safePath)],
-    ]),
+    table(
+      [
+        'offered / achieved req/s',
+        'p50 / p99 / max (ms, client side)',
+        'failed',
+        'answers on the safe path; decided late (`topogate_budget_exceeded_total`)',
+      ],
+      [
+        [
+          `${count(run.rate)} / ${count(run.latency.achievedRate)}`,
+          `${ms(run.latency.p50)} / **${ms(run.latency.p99)}** / ${ms(run.latency.max)}`,
+          String(run.latency.failed),
+          safe(run.safePath),
+        ],
+      ],
+    ),
     '',
     serverLine,
     `A scheduling quantum is taken as ${SCHEDULING_QUANTUM_MS} ms (one tick at CONFIG_HZ=250, which bounds how far past its 1.5 ms EEVDF slice a runnable thread waits).`,
-    'Client-side times also hold the wait in the kernel\'s socket queues before the server reads a request, which',
+    "Client-side times also hold the wait in the kernel's socket queues before the server reads a request, which",
     `no server-side budget can see: when the server is saturated that wait is about ${OVERLOAD_CONNECTIONS} answers long.`,
   ].join('\n');
 }
@@ -280,13 +378,38 @@ function decisionSection(decisions: readonly DecisionReport[], chartPath: string
     '"replica" column is the other case, a Pod decided before but for its name and uid (the next replica of a',
     'workload): the whole-decision memo answers it (docs/engine.md, Cost).',
     '',
-    table(['nodes', 'policies', 'decisions/s', 'p50 µs', 'p99 µs', 'max µs', `vs ${count(baseline.nodes)} nodes (p50 / p99)`, 'structuredClone p50 / p99 µs', 'decision / clone (p50)', 'replica p50 / p99 µs', 'compile ms', 'waited for a CPU; GC pauses / ms'], rows),
+    table(
+      [
+        'nodes',
+        'policies',
+        'decisions/s',
+        'p50 µs',
+        'p99 µs',
+        'max µs',
+        `vs ${count(baseline.nodes)} nodes (p50 / p99)`,
+        'structuredClone p50 / p99 µs',
+        'decision / clone (p50)',
+        'replica p50 / p99 µs',
+        'compile ms',
+        'waited for a CPU; GC pauses / ms',
+      ],
+      rows,
+    ),
     '',
     `![Decision latency by model size](${chartPath})`,
     '',
     `What the Pods got at ${count(decisions.at(-1)!.nodes)} nodes and ${sample.policies} policies (the decisions timed above):`,
     '',
-    table(['namespace', 'allowed', 'policies applied', 'patch operations', 'warnings'], sample.outcomes.map((o) => [o.namespace, String(o.allowed), o.applied.join(', ') || '–', String(o.patchOps), String(o.warnings)])),
+    table(
+      ['namespace', 'allowed', 'policies applied', 'patch operations', 'warnings'],
+      sample.outcomes.map((o) => [
+        o.namespace,
+        String(o.allowed),
+        o.applied.join(', ') || '–',
+        String(o.patchOps),
+        String(o.warnings),
+      ]),
+    ),
   ].join('\n');
 }
 
@@ -296,9 +419,16 @@ function serveMemoryTable(serve: readonly ServeMemory[]): string {
     `RSS of \`topogate serve\`, its own process (\`--topology FILE\`, ${first.policies} policies), after ${count(first.requests)} \`/mutate\` requests one`,
     'after another and 2 s of rest, from `/proc/PID/status`: VmRSS, and VmHWM for the peak (start-up included). Heap used is from its `/metrics`.',
     '',
-    table(['nodes', 'topology file (MB)', 'RSS (MB)', 'peak RSS (MB)', 'heap used (MB)'], serve.map((report) => [
-      count(report.nodes), mb(report.topologyFileBytes), `**${mb(report.rssBytes)}**`, mb(report.peakRssBytes), mb(report.heapUsedBytes),
-    ])),
+    table(
+      ['nodes', 'topology file (MB)', 'RSS (MB)', 'peak RSS (MB)', 'heap used (MB)'],
+      serve.map((report) => [
+        count(report.nodes),
+        mb(report.topologyFileBytes),
+        `**${mb(report.rssBytes)}**`,
+        mb(report.peakRssBytes),
+        mb(report.heapUsedBytes),
+      ]),
+    ),
   ].join('\n');
 }
 
@@ -310,20 +440,34 @@ function benchProcessMemory(decisions: readonly DecisionReport[]): string {
     'building the snapshot and compiling the 1-, 10- and 100-policy sets, after a full GC (`--expose-gc`). "Before" is the same',
     'process with the modules loaded and nothing built.',
     '',
-    table(['nodes', 'RSS before (MB)', 'RSS with the model (MB)', 'model heap used (MB)', 'snapshot build ms'], decisions.map((report) => [
-      count(report.nodes), mb(report.rssBaseBytes), `**${mb(report.rssModelBytes)}**`, mb(report.heapModelBytes), ms(report.buildMs),
-    ])),
+    table(
+      ['nodes', 'RSS before (MB)', 'RSS with the model (MB)', 'model heap used (MB)', 'snapshot build ms'],
+      decisions.map((report) => [
+        count(report.nodes),
+        mb(report.rssBaseBytes),
+        `**${mb(report.rssModelBytes)}**`,
+        mb(report.heapModelBytes),
+        ms(report.buildMs),
+      ]),
+    ),
     '',
     heap && largest
       ? `Heap over ${count(heap.decisions)} decisions (${count(largest.nodes)} nodes, ${largest.results.at(-1)!.policies} policies, ${heap.seconds.toFixed(1)} s), GC before and after: ${count(heap.beforeBytes)} → ${count(heap.afterBytes)} bytes, **growth ${count(heap.afterBytes - heap.beforeBytes)} bytes** (${(
-          (heap.afterBytes - heap.beforeBytes) / heap.decisions
+          (heap.afterBytes - heap.beforeBytes) /
+          heap.decisions
         ).toFixed(3)} bytes per decision).`
       : 'Heap growth was not measured in this run.',
   ].join('\n');
 }
 
-function memorySection(serve: readonly ServeMemory[] | undefined, decisions: readonly DecisionReport[] | undefined): string {
-  const parts = [serve && serve.length > 0 ? serveMemoryTable(serve) : undefined, decisions ? benchProcessMemory(decisions) : undefined];
+function memorySection(
+  serve: readonly ServeMemory[] | undefined,
+  decisions: readonly DecisionReport[] | undefined,
+): string {
+  const parts = [
+    serve && serve.length > 0 ? serveMemoryTable(serve) : undefined,
+    decisions ? benchProcessMemory(decisions) : undefined,
+  ];
   return parts.filter((part) => part !== undefined).join('\n\n');
 }
 
@@ -333,17 +477,33 @@ function updatesSection(updates: UpdateReport): string {
     `${count(updates.endpoints)} endpoints (${count(updates.endpoints / 100)} EndpointSlices), ${count(updates.objects)} objects in all, then watch events one by one, each`,
     'followed by `publish()`: the time from an event to the snapshot that includes it.',
     '',
-    table(['first snapshot', 'model heap', 'RSS before → after'], [
-      [`${ms(updates.firstSnapshotMs)} ms`, `${mb(updates.heapModelBytes)} MB`, `${mb(updates.rssBeforeBytes)} → ${mb(updates.rssAfterBytes)} MB (the source objects stay in memory)`],
-    ]),
+    table(
+      ['first snapshot', 'model heap', 'RSS before → after'],
+      [
+        [
+          `${ms(updates.firstSnapshotMs)} ms`,
+          `${mb(updates.heapModelBytes)} MB`,
+          `${mb(updates.rssBeforeBytes)} → ${mb(updates.rssAfterBytes)} MB (the source objects stay in memory)`,
+        ],
+      ],
+    ),
     '',
-    table(['event', 'events', 'apply p50 / p99 µs', 'event → snapshot p50 / p99 / max µs', 'events/s (a snapshot after each)'], updates.kinds.map((kind) => [
-      kind.kind,
-      count(kind.events),
-      `${us(kind.applyUs.p50)} / ${us(kind.applyUs.p99)}`,
-      `${us(kind.toSnapshotUs.p50)} / **${us(kind.toSnapshotUs.p99)}** / ${us(kind.toSnapshotUs.max)}`,
-      count(kind.eventsPerSecond),
-    ])),
+    table(
+      [
+        'event',
+        'events',
+        'apply p50 / p99 µs',
+        'event → snapshot p50 / p99 / max µs',
+        'events/s (a snapshot after each)',
+      ],
+      updates.kinds.map((kind) => [
+        kind.kind,
+        count(kind.events),
+        `${us(kind.applyUs.p50)} / ${us(kind.applyUs.p99)}`,
+        `${us(kind.toSnapshotUs.p50)} / **${us(kind.toSnapshotUs.p99)}** / ${us(kind.toSnapshotUs.max)}`,
+        count(kind.eventsPerSecond),
+      ]),
+    ),
   ].join('\n');
 }
 
@@ -353,17 +513,26 @@ function profileSection(profiles: readonly Profile[]): string {
       [
         `### ${profile.what}`,
         profile.note ?? '',
-        table(['self %', 'self ms', 'function', 'where'], profile.hotspots.map((h) => [h.percent.toFixed(1), ms(h.selfMs), `\`${h.name}\``, `\`${h.where}\``])),
+        table(
+          ['self %', 'self ms', 'function', 'where'],
+          profile.hotspots.map((h) => [h.percent.toFixed(1), ms(h.selfMs), `\`${h.name}\``, `\`${h.where}\``]),
+        ),
       ].join('\n'),
     )
     .join('\n\n');
 }
 
-export function renderReport(results: BenchResults, chartPath = 'bench/results/decision-latency.svg'): { markdown: string; missed: { decisions: boolean; http: boolean } } {
+export function renderReport(
+  results: BenchResults,
+  chartPath = 'bench/results/decision-latency.svg',
+): { markdown: string; missed: { decisions: boolean; http: boolean } } {
   const list = verdicts(results);
   const missed = {
     decisions: list.some((v) => !v.met && v.target.startsWith('decision')),
-    http: list.some((v) => !v.met && (v.target.startsWith('throughput') || v.target.startsWith('p99') || v.target.startsWith('under 2×'))),
+    http: list.some(
+      (v) =>
+        !v.met && (v.target.startsWith('throughput') || v.target.startsWith('p99') || v.target.startsWith('under 2×')),
+    ),
   };
   const parts = [
     '# Benchmarks',
@@ -375,18 +544,33 @@ export function renderReport(results: BenchResults, chartPath = 'bench/results/d
     machineSection(results),
     '',
     '## Targets',
-    table(['target', 'measured', 'verdict'], list.map((v) => [v.target, v.measured, v.met ? 'met' : `**${v.by}**`])),
+    table(
+      ['target', 'measured', 'verdict'],
+      list.map((v) => [v.target, v.measured, v.met ? 'met' : `**${v.by}**`]),
+    ),
   ];
   if (results.failures.length > 0) {
-    parts.push('', '## Sections that failed', ...results.failures.map((f) => `- **${f.section}**: ${'`'}${f.message.split('\n')[0]!.slice(0, 600)}${'`'}`));
+    parts.push(
+      '',
+      '## Sections that failed',
+      ...results.failures.map((f) => `- **${f.section}**: ${'`'}${f.message.split('\n')[0]!.slice(0, 600)}${'`'}`),
+    );
   }
   if (results.http) parts.push('', '## 1. HTTP, side by side with a no-op webhook', httpSection(results.http));
-  if (results.decisions) parts.push('', '## 2. The decision core, in process', decisionSection(results.decisions, chartPath));
-  if (results.decisions || results.serveMemory) parts.push('', '## 3. Memory', memorySection(results.serveMemory, results.decisions));
+  if (results.decisions)
+    parts.push('', '## 2. The decision core, in process', decisionSection(results.decisions, chartPath));
+  if (results.decisions || results.serveMemory)
+    parts.push('', '## 3. Memory', memorySection(results.serveMemory, results.decisions));
   if (results.updates) parts.push('', '## 4. Topology updates', updatesSection(results.updates));
   if (results.http) parts.push('', '## 5. The latency budget under overload', budgetSection(results.http));
   if (results.profiles.length > 0) {
-    parts.push('', '## What is in the way (CPU profiles of the missed targets)', '`node --cpu-prof`, top self time (`bench/profile.ts`):', '', profileSection(results.profiles));
+    parts.push(
+      '',
+      '## What is in the way (CPU profiles of the missed targets)',
+      '`node --cpu-prof`, top self time (`bench/profile.ts`):',
+      '',
+      profileSection(results.profiles),
+    );
   }
   return { markdown: `${parts.join('\n')}\n`, missed };
 }

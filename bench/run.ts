@@ -99,7 +99,10 @@ async function profileDecisions(config: typeof FULL, dir: string): Promise<Profi
   log(`profile: decisions at ${job.nodes} nodes and ${job.policyCounts[0]} policies`);
   await runChild<DecisionReport>('./decisions.ts', job, ['--cpu-prof', '--cpu-prof-dir', dir], 15 * 60_000);
   const file = await newestProfile(dir);
-  return { what: `in-process decisions, ${job.nodes} nodes × ${job.policyCounts[0]} policies (the process's start-up and model build included)`, hotspots: file ? await hotspots(file) : [] };
+  return {
+    what: `in-process decisions, ${job.nodes} nodes × ${job.policyCounts[0]} policies (the process's start-up and model build included)`,
+    hotspots: file ? await hotspots(file) : [],
+  };
 }
 
 async function profileServe(setup: HttpSetup, seconds: number): Promise<Profile> {
@@ -124,7 +127,9 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });
   const quick = values.quick === true;
   const only = new Set<Section>(values.only ? (values.only.split(',') as Section[]) : SECTIONS);
-  for (const section of only) if (!SECTIONS.includes(section)) throw new Error(`--only: unknown section "${section}" (sections: ${SECTIONS.join(', ')})`);
+  for (const section of only)
+    if (!SECTIONS.includes(section))
+      throw new Error(`--only: unknown section "${section}" (sections: ${SECTIONS.join(', ')})`);
   const config = quick ? QUICK : FULL;
   const out = join(ROOT, 'bench', 'out');
   const resultsDir = quick ? out : join(ROOT, 'bench', 'results');
@@ -144,9 +149,12 @@ async function main(): Promise<void> {
       return undefined;
     }
   };
-  const attempt = <T>(section: Section, work: () => Promise<T>) => (only.has(section) ? guarded(section, work) : Promise.resolve(undefined));
+  const attempt = <T>(section: Section, work: () => Promise<T>) =>
+    only.has(section) ? guarded(section, work) : Promise.resolve(undefined);
   const decisions = await attempt('core', () => decisionSection(config));
-  const serveMemory = only.has('core') ? await guarded('serve memory', () => serveMemorySection(config, out)) : undefined;
+  const serveMemory = only.has('core')
+    ? await guarded('serve memory', () => serveMemorySection(config, out))
+    : undefined;
   const updates = await attempt('updates', () => {
     log(`topology updates: ${config.updates.nodes} nodes, ${config.updates.endpoints} endpoints`);
     return runChild<UpdateReport>('./updates.ts', config.updates satisfies UpdateJob, [], 15 * 60_000);
@@ -162,11 +170,28 @@ async function main(): Promise<void> {
   const profileDir = join(out, 'profiles');
   await rm(profileDir, { recursive: true, force: true });
   await mkdir(profileDir, { recursive: true });
-  const results: BenchResults = { machine, quick, tools, decisions, serveMemory, updates, http, profiles, failures, seconds: 0 };
+  const results: BenchResults = {
+    machine,
+    quick,
+    tools,
+    decisions,
+    serveMemory,
+    updates,
+    http,
+    profiles,
+    failures,
+    seconds: 0,
+  };
   const missed = renderReport(results).missed;
   const setup = httpSetup;
-  const decisionProfile = missed.decisions && decisions ? await guarded('decision profile', () => profileDecisions(config, profileDir)) : undefined;
-  const serveProfile = missed.http && setup ? await guarded('serve profile', () => profileServe(setup, config.http.seconds + 2)) : undefined;
+  const decisionProfile =
+    missed.decisions && decisions
+      ? await guarded('decision profile', () => profileDecisions(config, profileDir))
+      : undefined;
+  const serveProfile =
+    missed.http && setup
+      ? await guarded('serve profile', () => profileServe(setup, config.http.seconds + 2))
+      : undefined;
   for (const profile of [decisionProfile, serveProfile]) if (profile) profiles.push(profile);
 
   const final: BenchResults = { ...results, seconds: Math.round((Date.now() - started) / 1000) };
@@ -174,7 +199,10 @@ async function main(): Promise<void> {
   if (chart) await writeFile(join(resultsDir, 'decision-latency.svg'), chart);
   await writeFile(join(resultsDir, 'results.json'), `${JSON.stringify(final, null, 2)}\n`);
   const reportFile = quick ? join(out, 'BENCHMARKS.md') : join(ROOT, 'BENCHMARKS.md');
-  await writeFile(reportFile, renderReport(final, quick ? 'decision-latency.svg' : 'bench/results/decision-latency.svg').markdown);
+  await writeFile(
+    reportFile,
+    renderReport(final, quick ? 'decision-latency.svg' : 'bench/results/decision-latency.svg').markdown,
+  );
   log(`wrote ${reportFile} in ${final.seconds} s`);
 }
 

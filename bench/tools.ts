@@ -41,10 +41,14 @@ export async function ensureTools(log: (line: string) => void): Promise<Tools> {
   const missing: string[] = [];
   for (const [command, pkg] of Object.entries(PACKAGES)) if (!(await onPath(command))) missing.push(pkg);
   if (missing.length > 0) {
-    if (process.getuid?.() !== 0) throw new Error(`missing ${missing.join(', ')}: run apt-get install -y ${missing.join(' ')} as root`);
+    if (process.getuid?.() !== 0)
+      throw new Error(`missing ${missing.join(', ')}: run apt-get install -y ${missing.join(' ')} as root`);
     log(`setup: apt-get install -y ${missing.join(' ')}`);
     await run('apt-get', ['update', '-qq'], { timeout: 300_000 });
-    await run('apt-get', ['install', '-y', '-qq', ...missing], { timeout: 300_000, env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    await run('apt-get', ['install', '-y', '-qq', ...missing], {
+      timeout: 300_000,
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
   }
   return {
     installed: missing,

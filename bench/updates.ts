@@ -47,7 +47,11 @@ const NOW = Date.parse('2026-12-01T10:00:00Z');
 function relabelled(index: number, generation: number, rand: () => number): KubeObject {
   const object = node(index, rand);
   const metadata = object.metadata!;
-  metadata.labels = { ...metadata.labels, disk: generation % 2 === 0 ? 'nvme' : 'ebs', 'example.com/rollout': `wave-${generation}` };
+  metadata.labels = {
+    ...metadata.labels,
+    disk: generation % 2 === 0 ? 'nvme' : 'ebs',
+    'example.com/rollout': `wave-${generation}`,
+  };
   return object;
 }
 
@@ -81,8 +85,16 @@ function measure(job: UpdateJob): UpdateReport {
   const kinds: { kind: string; source: SourceName; make: (i: number) => KubeObject }[] = [
     { kind: 'Node relabelled', source: 'nodes', make: (i) => relabelled((i * 37) % job.nodes, i, rand) },
     { kind: 'Node cordoned / uncordoned', source: 'nodes', make: (i) => cordoned((i * 53) % job.nodes, i, rand) },
-    { kind: 'NodeResourceTopology changed', source: 'nodeResourceTopologies', make: (i) => nodeResourceTopology((i * 41) % job.nodes, rand) },
-    { kind: 'EndpointSlice changed', source: 'endpointSlices', make: (i) => endpointSlice((i * 17) % slices, job.nodes, i + 1) },
+    {
+      kind: 'NodeResourceTopology changed',
+      source: 'nodeResourceTopologies',
+      make: (i) => nodeResourceTopology((i * 41) % job.nodes, rand),
+    },
+    {
+      kind: 'EndpointSlice changed',
+      source: 'endpointSlices',
+      make: (i) => endpointSlice((i * 17) % slices, job.nodes, i + 1),
+    },
   ];
   // A watch event always carries a newer resourceVersion than the list it follows.
   let resourceVersion = 10_000_000;
@@ -105,9 +117,16 @@ function measure(job: UpdateJob): UpdateReport {
       toSnapshot[i] = Number(published - begin) / 1000;
       total += published - begin;
     }
-    return { kind, events: job.events, applyUs: percentiles(apply), toSnapshotUs: percentiles(toSnapshot), eventsPerSecond: job.events / (Number(total) / 1e9) };
+    return {
+      kind,
+      events: job.events,
+      applyUs: percentiles(apply),
+      toSnapshotUs: percentiles(toSnapshot),
+      eventsPerSecond: job.events / (Number(total) / 1e9),
+    };
   });
-  if (snapshot.nodes.count !== job.nodes) throw new Error(`the model lost nodes: ${snapshot.nodes.count} of ${job.nodes}`);
+  if (snapshot.nodes.count !== job.nodes)
+    throw new Error(`the model lost nodes: ${snapshot.nodes.count} of ${job.nodes}`);
   return {
     nodes: bySource.get('nodes')!.length,
     nrt: bySource.get('nodeResourceTopologies')!.length,

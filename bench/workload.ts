@@ -10,7 +10,13 @@ function env(prefix: string, count: number): { name: string; value: string }[] {
   return Array.from({ length: count }, (_, i) => ({ name: `${prefix}_${i}`, value: `value-${i}-${'x'.repeat(24)}` }));
 }
 
-function container(name: string, image: string, requests: Record<string, string>, limits: Record<string, string>, envCount: number) {
+function container(
+  name: string,
+  image: string,
+  requests: Record<string, string>,
+  limits: Record<string, string>,
+  envCount: number,
+) {
   return {
     name,
     image,
@@ -27,9 +33,27 @@ function container(name: string, image: string, requests: Record<string, string>
       { containerPort: 9090, name: 'metrics', protocol: 'TCP' },
     ],
     resources: { requests, limits },
-    readinessProbe: { httpGet: { path: '/readyz', port: 8080, scheme: 'HTTP' }, periodSeconds: 10, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3 },
-    livenessProbe: { httpGet: { path: '/healthz', port: 8080, scheme: 'HTTP' }, initialDelaySeconds: 30, periodSeconds: 10, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3 },
-    securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, runAsNonRoot: true, runAsUser: 1000 },
+    readinessProbe: {
+      httpGet: { path: '/readyz', port: 8080, scheme: 'HTTP' },
+      periodSeconds: 10,
+      timeoutSeconds: 1,
+      successThreshold: 1,
+      failureThreshold: 3,
+    },
+    livenessProbe: {
+      httpGet: { path: '/healthz', port: 8080, scheme: 'HTTP' },
+      initialDelaySeconds: 30,
+      periodSeconds: 10,
+      timeoutSeconds: 1,
+      successThreshold: 1,
+      failureThreshold: 3,
+    },
+    securityContext: {
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+      runAsNonRoot: true,
+      runAsUser: 1000,
+    },
     terminationMessagePath: '/dev/termination-log',
     terminationMessagePolicy: 'File',
     volumeMounts: [
@@ -56,7 +80,14 @@ function pod(name: string, namespace: string, labels: Record<string, string>, sp
         'checksum/config': 'f3b1c2d4e5a6978877665544332211ffeeddccbbaa99887766554433221100aa',
       },
       ownerReferences: [
-        { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `${name}-7d9f8b6c4`, uid: '5f0c8f2e-3b9a-4c1d-9e8f-7a6b5c4d3e2f', controller: true, blockOwnerDeletion: true },
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name: `${name}-7d9f8b6c4`,
+          uid: '5f0c8f2e-3b9a-4c1d-9e8f-7a6b5c4d3e2f',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
       ],
     },
     spec: {
@@ -85,7 +116,11 @@ function pod(name: string, namespace: string, labels: Record<string, string>, sp
             sources: [
               { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
               { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
-              { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+              {
+                downwardAPI: {
+                  items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }],
+                },
+              },
             ],
           },
         },
@@ -99,10 +134,30 @@ function pod(name: string, namespace: string, labels: Record<string, string>, sp
 export function trainerPod(): Pod {
   const labels = { 'app.kubernetes.io/name': 'trainer', 'app.kubernetes.io/instance': 'llm-finetune', app: 'trainer' };
   const trainer = pod('trainer', 'ml-training', labels, {
-    initContainers: [container('fetch-weights', 'registry.example.com/ml/fetcher:2.4.1', { cpu: '2', memory: '4Gi' }, { cpu: '2', memory: '4Gi' }, 6)],
+    initContainers: [
+      container(
+        'fetch-weights',
+        'registry.example.com/ml/fetcher:2.4.1',
+        { cpu: '2', memory: '4Gi' },
+        { cpu: '2', memory: '4Gi' },
+        6,
+      ),
+    ],
     containers: [
-      container('trainer', 'registry.example.com/ml/trainer:2025.11.3-cuda12.6', { cpu: '16', memory: '128Gi', 'nvidia.com/gpu': '2' }, { cpu: '16', memory: '128Gi', 'nvidia.com/gpu': '2' }, 40),
-      container('metrics-exporter', 'registry.example.com/observability/dcgm-exporter:3.3.9', { cpu: '500m', memory: '512Mi' }, { cpu: '500m', memory: '512Mi' }, 8),
+      container(
+        'trainer',
+        'registry.example.com/ml/trainer:2025.11.3-cuda12.6',
+        { cpu: '16', memory: '128Gi', 'nvidia.com/gpu': '2' },
+        { cpu: '16', memory: '128Gi', 'nvidia.com/gpu': '2' },
+        40,
+      ),
+      container(
+        'metrics-exporter',
+        'registry.example.com/observability/dcgm-exporter:3.3.9',
+        { cpu: '500m', memory: '512Mi' },
+        { cpu: '500m', memory: '512Mi' },
+        8,
+      ),
     ],
   });
   trainer.spec!.tolerations!.push({ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' });
@@ -111,22 +166,55 @@ export function trainerPod(): Pod {
 
 /** Pods cycled through by the in-process decision benchmark: each meets different policies. */
 export function decisionPods(): { pod: Pod; namespace: string }[] {
-  const web = pod('storefront', 'web', { 'app.kubernetes.io/name': 'storefront', app: 'storefront' }, {
-    containers: [container('storefront', 'registry.example.com/web/storefront:5.2.0', { cpu: '500m', memory: '1Gi' }, { memory: '2Gi' }, 12)],
-    affinity: {
-      nodeAffinity: {
-        requiredDuringSchedulingIgnoredDuringExecution: {
-          nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }] }],
+  const web = pod(
+    'storefront',
+    'web',
+    { 'app.kubernetes.io/name': 'storefront', app: 'storefront' },
+    {
+      containers: [
+        container(
+          'storefront',
+          'registry.example.com/web/storefront:5.2.0',
+          { cpu: '500m', memory: '1Gi' },
+          { memory: '2Gi' },
+          12,
+        ),
+      ],
+      affinity: {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: [
+              { matchExpressions: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }] },
+            ],
+          },
         },
       },
     },
-  });
-  const ledger = pod('ledger', 'payments', { 'app.kubernetes.io/name': 'ledger', app: 'ledger' }, {
-    containers: [container('ledger', 'registry.example.com/payments/ledger:1.19.0', { cpu: '4', memory: '8Gi' }, { cpu: '4', memory: '8Gi' }, 10)],
-  });
-  const batch = pod('report', 'batch', { app: 'report' }, {
-    containers: [container('report', 'registry.example.com/data/report:0.9.2', {}, {}, 4)],
-  });
+  );
+  const ledger = pod(
+    'ledger',
+    'payments',
+    { 'app.kubernetes.io/name': 'ledger', app: 'ledger' },
+    {
+      containers: [
+        container(
+          'ledger',
+          'registry.example.com/payments/ledger:1.19.0',
+          { cpu: '4', memory: '8Gi' },
+          { cpu: '4', memory: '8Gi' },
+          10,
+        ),
+      ],
+    },
+  );
+  const batch = pod(
+    'report',
+    'batch',
+    { app: 'report' },
+    {
+      containers: [container('report', 'registry.example.com/data/report:0.9.2', {}, {}, 4)],
+    },
+  );
   return [
     { pod: trainerPod(), namespace: 'ml-training' },
     { pod: web, namespace: 'web' },
@@ -171,7 +259,10 @@ export function policy(index: number): KubeObject {
       match: { namespaces: namespaces(['ml-*']), excludeNamespaces: ['ml-sandbox'], resources: ['nvidia.com/gpu'] },
       rules: {
         gpu: { products: ['NVIDIA-H100*', 'NVIDIA-A100*'], minMemoryMiB: 40000, mode: 'Required' },
-        nodeLabels: { required: [], preferred: [{ weight: 20, requirements: [{ key: 'disk', operator: 'In', values: ['nvme'] }] }] },
+        nodeLabels: {
+          required: [],
+          preferred: [{ weight: 20, requirements: [{ key: 'disk', operator: 'In', values: ['nvme'] }] }],
+        },
       },
     },
     {
@@ -191,13 +282,25 @@ export function policy(index: number): KubeObject {
     },
     {
       priority: 60,
-      match: { namespaces: namespaces(['web']), podSelector: { matchExpressions: [{ key: 'app', operator: 'In', values: ['storefront', 'checkout'] }] } },
+      match: {
+        namespaces: namespaces(['web']),
+        podSelector: { matchExpressions: [{ key: 'app', operator: 'In', values: ['storefront', 'checkout'] }] },
+      },
       rules: { latency: { to: { service: `payments/${serviceName(0)}` }, maxRttMs: 2, mode: 'Preferred' } },
     },
     {
       priority: 50,
       match: { namespaces: namespaces(['*']), excludeNamespaces: ['kube-system'] },
-      rules: { spread: [{ topologyKey: 'topology.kubernetes.io/zone', maxSkew: 1, whenUnsatisfiable: 'ScheduleAnyway', matchLabelKeys: ['pod-template-hash'] }] },
+      rules: {
+        spread: [
+          {
+            topologyKey: 'topology.kubernetes.io/zone',
+            maxSkew: 1,
+            whenUnsatisfiable: 'ScheduleAnyway',
+            matchLabelKeys: ['pod-template-hash'],
+          },
+        ],
+      },
     },
     {
       priority: 40,
@@ -209,8 +312,19 @@ export function policy(index: number): KubeObject {
       match: { namespaces: namespaces(['batch']), qosClasses: ['BestEffort'] },
       rules: {
         nodeLabels: {
-          required: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['m6i.4xlarge', 'c6i.8xlarge', 'r6i.4xlarge'] }],
-          preferred: [{ weight: 50, requirements: [{ key: 'topology.kubernetes.io/region', operator: 'In', values: ['us-west-2'] }] }],
+          required: [
+            {
+              key: 'node.kubernetes.io/instance-type',
+              operator: 'In',
+              values: ['m6i.4xlarge', 'c6i.8xlarge', 'r6i.4xlarge'],
+            },
+          ],
+          preferred: [
+            {
+              weight: 50,
+              requirements: [{ key: 'topology.kubernetes.io/region', operator: 'In', values: ['us-west-2'] }],
+            },
+          ],
         },
       },
     },

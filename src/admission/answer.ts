@@ -31,7 +31,12 @@ export function patched(patch: readonly PatchOperation[], details: AnswerDetails
   return answer(true, undefined, patch, details);
 }
 
-function answer(isAllowed: boolean, status: AdmissionStatus | undefined, patch: readonly PatchOperation[], details: AnswerDetails): AdmissionAnswer {
+function answer(
+  isAllowed: boolean,
+  status: AdmissionStatus | undefined,
+  patch: readonly PatchOperation[],
+  details: AnswerDetails,
+): AdmissionAnswer {
   return {
     allowed: isAllowed,
     ...(status && { status }),

@@ -8,13 +8,13 @@ import { isPodCreate } from './pod.ts';
 import { admissionApiVersions, isAdmissionApiVersion } from './review.ts';
 
 export type DecodeResult =
-  | { readonly ok: true; readonly review: AdmissionReviewRequest }
-  | { readonly ok: false; readonly message: string };
+  { readonly ok: true; readonly review: AdmissionReviewRequest } | { readonly ok: false; readonly message: string };
 
 export function decodeReview(body: unknown): DecodeResult {
   if (!isRecord(body)) return invalid(`the body must be a JSON object (an AdmissionReview), not ${describe(body)}`);
   const { apiVersion, kind, request } = body;
-  if (!isAdmissionApiVersion(apiVersion)) return invalid(unexpected('apiVersion', apiVersion, `one of ${admissionApiVersions.join(', ')}`));
+  if (!isAdmissionApiVersion(apiVersion))
+    return invalid(unexpected('apiVersion', apiVersion, `one of ${admissionApiVersions.join(', ')}`));
   if (kind !== 'AdmissionReview') return invalid(unexpected('kind', kind, 'AdmissionReview'));
   if (request === undefined || request === null) return invalid('request is missing');
   if (!isRecord(request)) return invalid(`request must be an object, not ${describe(request)}`);
@@ -24,15 +24,20 @@ export function decodeReview(body: unknown): DecodeResult {
 }
 
 function requestProblem(request: Record<string, unknown>): string | undefined {
-  if (typeof request.uid !== 'string' || request.uid === '') return 'request.uid is missing: it must be a non-empty string';
-  if (typeof request.operation !== 'string' || request.operation === '') return 'request.operation is missing: it must be CREATE, UPDATE, DELETE or CONNECT';
+  if (typeof request.uid !== 'string' || request.uid === '')
+    return 'request.uid is missing: it must be a non-empty string';
+  if (typeof request.operation !== 'string' || request.operation === '')
+    return 'request.operation is missing: it must be CREATE, UPDATE, DELETE or CONNECT';
   for (const field of ['subResource', 'name', 'namespace'] as const) {
-    if (request[field] !== undefined && typeof request[field] !== 'string') return `request.${field} must be a string, not ${describe(request[field])}`;
+    if (request[field] !== undefined && typeof request[field] !== 'string')
+      return `request.${field} must be a string, not ${describe(request[field])}`;
   }
-  if (request.dryRun !== undefined && request.dryRun !== null && typeof request.dryRun !== 'boolean') return `request.dryRun must be a boolean, not ${describe(request.dryRun)}`;
+  if (request.dryRun !== undefined && request.dryRun !== null && typeof request.dryRun !== 'boolean')
+    return `request.dryRun must be a boolean, not ${describe(request.dryRun)}`;
   const problem = groupProblem(request, 'kind') ?? groupProblem(request, 'resource');
   if (problem !== undefined) return problem;
-  if (isPodCreate(request as unknown as AdmissionRequest) && !isRecord(request.object)) return `request.object must be the Pod being created, not ${describe(request.object)}`;
+  if (isPodCreate(request as unknown as AdmissionRequest) && !isRecord(request.object))
+    return `request.object must be the Pod being created, not ${describe(request.object)}`;
   return undefined;
 }
 
@@ -42,13 +47,16 @@ function groupProblem(request: Record<string, unknown>, field: 'kind' | 'resourc
   if (value === undefined || value === null) return undefined;
   if (!isRecord(value)) return `request.${field} must be an object {group, version, ${field}}, not ${describe(value)}`;
   for (const part of ['group', 'version', field]) {
-    if (value[part] !== undefined && typeof value[part] !== 'string') return `request.${field}.${part} must be a string, not ${describe(value[part])}`;
+    if (value[part] !== undefined && typeof value[part] !== 'string')
+      return `request.${field}.${part} must be a string, not ${describe(value[part])}`;
   }
   return undefined;
 }
 
 function unexpected(field: string, value: unknown, expected: string): string {
-  return value === undefined ? `${field} is missing: expected ${expected}` : `${field} is ${preview(value)}: expected ${expected}`;
+  return value === undefined
+    ? `${field} is missing: expected ${expected}`
+    : `${field} is ${preview(value)}: expected ${expected}`;
 }
 
 function preview(value: unknown): string {

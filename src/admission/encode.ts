@@ -6,7 +6,10 @@ import type { PatchOperation } from '../kube/types.ts';
 import type { AdmissionAnswer } from './answer.ts';
 import type { AdmissionResponse, AdmissionReviewRequest, AdmissionReviewResponse } from './review.ts';
 
-export function encodeReview({ apiVersion, request }: AdmissionReviewRequest, answer: AdmissionAnswer): AdmissionReviewResponse {
+export function encodeReview(
+  { apiVersion, request }: AdmissionReviewRequest,
+  answer: AdmissionAnswer,
+): AdmissionReviewResponse {
   const response: AdmissionResponse = {
     uid: request.uid,
     allowed: answer.allowed,

@@ -36,7 +36,8 @@ export function handleAdmission(request: AdmissionRequest, { decide, skip }: Han
 
 function answerFor(decision: Decision): Pick<Handled, 'answer' | 'outcome'> {
   const details = { warnings: decision.warnings, auditAnnotations: decision.auditAnnotations };
-  if (!decision.allowed) return { answer: denied(decision.message ?? 'denied by a topogate SchedulingPolicy', details), outcome: 'denied' };
+  if (!decision.allowed)
+    return { answer: denied(decision.message ?? 'denied by a topogate SchedulingPolicy', details), outcome: 'denied' };
   if (decision.patch.length > 0) return { answer: patched(decision.patch, details), outcome: 'patched' };
   return { answer: allowed(details), outcome: 'allowed' };
 }

@@ -4,7 +4,8 @@
 // merges it key by key. This check bounds the depth for every later walk
 // and refuses "__proto__", which no Kubernetes field or label key can be.
 
-export type JsonResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly message: string };
+export type JsonResult =
+  { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly message: string };
 
 /** Far beyond any Pod (about 15 levels, 20 with managedFields). */
 export const maxJsonDepth = 128;
@@ -37,7 +38,8 @@ function hasProblem(value: unknown, depth: number, maxDepth: number): boolean {
     for (let index = 0; index < value.length; index++) if (hasProblem(value[index], depth + 1, maxDepth)) return true;
     return false;
   }
-  for (const key in value) if (key === '__proto__' || hasProblem((value as Record<string, unknown>)[key], depth + 1, maxDepth)) return true;
+  for (const key in value)
+    if (key === '__proto__' || hasProblem((value as Record<string, unknown>)[key], depth + 1, maxDepth)) return true;
   return false;
 }
 
@@ -48,14 +50,17 @@ function findProblem(root: unknown, maxDepth: number): string | undefined {
     if (frame.depth > maxDepth) return `the body nests deeper than ${maxDepth} levels (at ${pointer(frame)})`;
     if (Array.isArray(frame.value)) {
       frame.value.forEach((item: unknown, index) => {
-        if (typeof item === 'object' && item !== null) stack.push({ value: item, depth: frame.depth + 1, parent: frame, key: String(index) });
+        if (typeof item === 'object' && item !== null)
+          stack.push({ value: item, depth: frame.depth + 1, parent: frame, key: String(index) });
       });
       continue;
     }
     for (const key of Object.keys(frame.value)) {
-      if (key === '__proto__') return `the key "__proto__" is not allowed (at ${pointer({ value: frame.value, depth: frame.depth + 1, parent: frame, key })})`;
+      if (key === '__proto__')
+        return `the key "__proto__" is not allowed (at ${pointer({ value: frame.value, depth: frame.depth + 1, parent: frame, key })})`;
       const item: unknown = (frame.value as Record<string, unknown>)[key];
-      if (typeof item === 'object' && item !== null) stack.push({ value: item, depth: frame.depth + 1, parent: frame, key });
+      if (typeof item === 'object' && item !== null)
+        stack.push({ value: item, depth: frame.depth + 1, parent: frame, key });
     }
   }
   return undefined;
@@ -64,6 +69,7 @@ function findProblem(root: unknown, maxDepth: number): string | undefined {
 /** The JSON Pointer (RFC 6901) of a frame, for messages. */
 function pointer(frame: Frame): string {
   const keys: string[] = [];
-  for (let at: Frame | undefined = frame; at?.parent !== undefined; at = at.parent) keys.push(at.key.replaceAll('~', '~0').replaceAll('/', '~1'));
+  for (let at: Frame | undefined = frame; at?.parent !== undefined; at = at.parent)
+    keys.push(at.key.replaceAll('~', '~0').replaceAll('/', '~1'));
   return keys.length === 0 ? '/' : `/${keys.reverse().join('/')}`;
 }

@@ -42,7 +42,9 @@ export const certs: Command = {
     const problem =
       (service === undefined ? '--service is required' : nameProblem('--service', service)) ??
       (namespace === undefined ? '--namespace is required' : nameProblem('--namespace', namespace)) ??
-      (Number.isInteger(validDays) && validDays > 0 ? undefined : `--days must be a positive whole number, not "${days}"`);
+      (Number.isInteger(validDays) && validDays > 0
+        ? undefined
+        : `--days must be a positive whole number, not "${days}"`);
     if (problem !== undefined || service === undefined || namespace === undefined) {
       io.stderr.write(`topogate certs: ${problem}\n\n${usage}`);
       return EXIT.usage;
@@ -55,7 +57,9 @@ export const certs: Command = {
       return EXIT.failed;
     }
     const { dns, ips } = subjectAltNames({ service, namespace, localhost });
-    io.stdout.write(`wrote ${Object.values(certificateFiles).join(', ')} to ${dir}\nserving certificate for ${[...dns, ...ips].join(', ')}\n`);
+    io.stdout.write(
+      `wrote ${Object.values(certificateFiles).join(', ')} to ${dir}\nserving certificate for ${[...dns, ...ips].join(', ')}\n`,
+    );
     return EXIT.ok;
   },
 };

@@ -23,7 +23,12 @@ export interface Command {
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 /** node:util parseArgs for a command; on bad flags it prints the error and usage, and answers undefined (exit EXIT.usage). */
-export function parseFlags<T extends ParseArgsConfig>(command: string, usage: string, io: CommandIO, config: T): ReturnType<typeof parseArgs<T>> | undefined {
+export function parseFlags<T extends ParseArgsConfig>(
+  command: string,
+  usage: string,
+  io: CommandIO,
+  config: T,
+): ReturnType<typeof parseArgs<T>> | undefined {
   try {
     return parseArgs(config);
   } catch (error) {

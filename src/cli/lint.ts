@@ -29,7 +29,8 @@ export const lint: Command = {
     if (paths === undefined) return EXIT.usage;
     const { policies, errors, files } = await loadPolicies(paths, { cwd: io.cwd });
     const problems: PolicyError[] = [...errors];
-    if (files.length === 0 && errors.length === 0) problems.push({ file: paths.join(' '), line: 0, col: 0, message: 'no policy files (.yaml, .yml, .json) found' });
+    if (files.length === 0 && errors.length === 0)
+      problems.push({ file: paths.join(' '), line: 0, col: 0, message: 'no policy files (.yaml, .yml, .json) found' });
     for (const problem of problems) io.stdout.write(`${formatPolicyError(problem)}\n`);
     const counted = `${plural(policies.length, 'policy', 'policies')} in ${plural(files.length, 'file', 'files')}`;
     if (problems.length === 0) {
@@ -44,7 +45,12 @@ export const lint: Command = {
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
 
 /** The positional paths of a command that takes one or more and no flags; undefined once usage is printed. */
-export function pathArguments(command: string, args: readonly string[], io: CommandIO, usage: string): string[] | undefined {
+export function pathArguments(
+  command: string,
+  args: readonly string[],
+  io: CommandIO,
+  usage: string,
+): string[] | undefined {
   const parsed = parseFlags(command, usage, io, { args: [...args], options: {}, allowPositionals: true });
   if (parsed === undefined) return undefined;
   const paths = parsed.positionals;

@@ -15,7 +15,12 @@ const commands: Record<string, () => Promise<Command>> = {
   snapshot: async () => (await import('./snapshot.ts')).snapshot,
 };
 
-const processIO: CommandIO = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, cwd: process.cwd() };
+const processIO: CommandIO = {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: process.stdin,
+  cwd: process.cwd(),
+};
 
 export async function main(argv: readonly string[], io: CommandIO = processIO): Promise<number> {
   const [name, ...args] = argv;

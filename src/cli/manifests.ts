@@ -69,14 +69,18 @@ export const manifests: Command = {
 
 const flagOptions = { ca: { type: 'string' }, url: { type: 'string' }, namespace: { type: 'string' } } as const;
 
-function parseFlags(args: readonly string[]): { flags: { ca?: string; url?: string; namespace?: string } } | { problem: string } {
+function parseFlags(
+  args: readonly string[],
+): { flags: { ca?: string; url?: string; namespace?: string } } | { problem: string } {
   let flags;
   try {
     flags = parseArgs({ args: [...args], options: flagOptions, strict: true, allowPositionals: false }).values;
   } catch (error) {
     return { problem: `${(error as Error).message}\n\n${usage}` };
   }
-  const problem = (flags.url === undefined ? undefined : checkWebhookUrl(flags.url)) ?? (flags.namespace === undefined ? undefined : checkNamespace(flags.namespace));
+  const problem =
+    (flags.url === undefined ? undefined : checkWebhookUrl(flags.url)) ??
+    (flags.namespace === undefined ? undefined : checkNamespace(flags.namespace));
   return problem === undefined ? { flags } : { problem };
 }
 
@@ -146,7 +150,8 @@ function checkWebhookUrl(text: string): string | undefined {
   } catch {
     return `--url ${JSON.stringify(text)} is not a URL`;
   }
-  if (url.protocol !== 'https:') return `--url must use https (the API server calls webhooks over TLS only), got ${url.protocol}`;
+  if (url.protocol !== 'https:')
+    return `--url must use https (the API server calls webhooks over TLS only), got ${url.protocol}`;
   if (url.username !== '' || url.password !== '') return '--url must not carry user information';
   if (url.search !== '' || url.hash !== '') return '--url must not have a query or fragment';
   return undefined;
@@ -160,7 +165,10 @@ function checkNamespace(name: string): string | undefined {
 /** The objects as an install needs them; the input is left as it was. */
 export function customize(objects: readonly KubeObject[], options: Customization): KubeObject[] {
   return objects.map((object) => {
-    const moved = options.namespace === undefined ? structuredClone(object) : (renamed(object, defaultNamespace, options.namespace) as KubeObject);
+    const moved =
+      options.namespace === undefined
+        ? structuredClone(object)
+        : (renamed(object, defaultNamespace, options.namespace) as KubeObject);
     if (webhookKinds.has(moved.kind ?? '')) pointWebhooks(moved, options);
     return moved;
   });
@@ -179,7 +187,9 @@ function renamed(value: unknown, from: string, to: string): unknown {
 }
 
 function pointWebhooks(configuration: KubeObject, { caPem, url }: Customization): void {
-  const webhooks = Array.isArray(configuration.webhooks) ? (configuration.webhooks as { clientConfig?: Record<string, unknown> }[]) : [];
+  const webhooks = Array.isArray(configuration.webhooks)
+    ? (configuration.webhooks as { clientConfig?: Record<string, unknown> }[])
+    : [];
   for (const webhook of webhooks) {
     const clientConfig = { ...webhook.clientConfig };
     if (url !== undefined) {

@@ -105,11 +105,15 @@ async function run(mode: Mode, args: readonly string[], io: CommandIO): Promise<
     const compiled = await load(parsed, io);
     const inputs = inputsOf(await readInput(parsed.input, io));
     const outcomes = inputs.map((input) => {
-      if (input.passThrough === undefined) return decideInput(input, compiled, { ...parsed.options, explain: mode === 'explain' });
-      io.stderr.write(`topogate ${mode}: ${input.label}: ${input.passThrough}; ${mode === 'mutate' ? 'printed unchanged' : 'skipped'}\n`);
+      if (input.passThrough === undefined)
+        return decideInput(input, compiled, { ...parsed.options, explain: mode === 'explain' });
+      io.stderr.write(
+        `topogate ${mode}: ${input.label}: ${input.passThrough}; ${mode === 'mutate' ? 'printed unchanged' : 'skipped'}\n`,
+      );
       return { object: input.object, subject: input.label };
     });
-    for (const { decision } of outcomes) for (const warning of decision?.warnings ?? []) io.stderr.write(`Warning: ${warning}\n`);
+    for (const { decision } of outcomes)
+      for (const warning of decision?.warnings ?? []) io.stderr.write(`Warning: ${warning}\n`);
     io.stdout.write(mode === 'explain' ? renderExplain(outcomes, parsed.json) : renderMutate(outcomes, parsed));
     const denials = outcomes.flatMap(({ decision }) => (decision && !decision.allowed ? [decision.message] : []));
     for (const message of denials) io.stderr.write(`Error: admission denied the request: ${message}\n`);
@@ -137,7 +141,8 @@ function parse(mode: Mode, args: readonly string[]): Parsed {
   if (!values.policies?.length) throw new Error('--policies DIR is required');
   if (!values.topology?.length) throw new Error('--topology PATH is required');
   if (positionals.length === 0) throw new Error('give the input FILE, or - for stdin');
-  if (values.output !== 'yaml' && values.output !== 'json') throw new Error(`--output must be yaml or json, not ${values.output}`);
+  if (values.output !== 'yaml' && values.output !== 'json')
+    throw new Error(`--output must be yaml or json, not ${values.output}`);
   if (values.patch && mode === 'explain') throw new Error('--patch is a mutate flag');
   const now = values.now === undefined ? Date.now() : Date.parse(values.now);
   if (Number.isNaN(now)) throw new Error(`--now must be an RFC 3339 time, not ${values.now}`);
@@ -154,7 +159,8 @@ function parse(mode: Mode, args: readonly string[]): Parsed {
 
 function maxSourceAge(text: string): number {
   const milliseconds = parseDuration(text);
-  if (milliseconds === undefined) throw new Error(`--max-source-age must be a duration such as 90s, 10m or 1h, not ${text}`);
+  if (milliseconds === undefined)
+    throw new Error(`--max-source-age must be a duration such as 90s, 10m or 1h, not ${text}`);
   return milliseconds;
 }
 
@@ -203,14 +209,19 @@ function inputsOf(text: string): Input[] {
   const documents = parseAllDocuments(text);
   documents.forEach((document, index) => {
     const label = documents.length > 1 ? `document ${index + 1}` : 'the input';
-    if (document.errors.length > 0) throw new BadInput(`${label} is not valid YAML or JSON: ${document.errors[0]!.message.split('\n')[0]!.replace(/:$/, '')}`);
+    if (document.errors.length > 0)
+      throw new BadInput(
+        `${label} is not valid YAML or JSON: ${document.errors[0]!.message.split('\n')[0]!.replace(/:$/, '')}`,
+      );
     const value: unknown = document.toJS({ maxAliasCount: 100 });
     if (value === null || value === undefined) return;
-    for (const object of isRecord(value) && value.kind === 'List' && Array.isArray(value.items) ? value.items : [value]) inputs.push(unwrap(object, label));
+    for (const object of isRecord(value) && value.kind === 'List' && Array.isArray(value.items) ? value.items : [value])
+      inputs.push(unwrap(object, label));
   });
   if (inputs.length === 0) throw new BadInput('the input holds no object');
   const undecidable = inputs.find((input) => input.passThrough !== undefined);
-  if (undecidable && inputs.every((input) => input.passThrough !== undefined)) throw new BadInput(`${undecidable.label}: ${undecidable.passThrough}`);
+  if (undecidable && inputs.every((input) => input.passThrough !== undefined))
+    throw new BadInput(`${undecidable.label}: ${undecidable.passThrough}`);
   return inputs;
 }
 
@@ -223,10 +234,14 @@ function unwrap(value: unknown, label: string): Input {
   const object = isRecord(request) ? request.object : value;
   if (!isRecord(object)) throw new BadInput(`${label}: the AdmissionReview's request.object is empty`);
   const fromRequest = isRecord(request) && typeof request.namespace === 'string' ? request.namespace : '';
-  const fromObject = isRecord(object.metadata) && typeof object.metadata.namespace === 'string' ? object.metadata.namespace : '';
+  const fromObject =
+    isRecord(object.metadata) && typeof object.metadata.namespace === 'string' ? object.metadata.namespace : '';
   const input = { object: object as KubeObject, namespace: fromRequest || fromObject || 'default', label };
   if (object.kind === 'Pod' || isWorkloadKind(object.kind)) return input;
-  return { ...input, passThrough: `kind ${JSON.stringify(object.kind)} is not a Pod or a workload with a pod template (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob)` };
+  return {
+    ...input,
+    passThrough: `kind ${JSON.stringify(object.kind)} is not a Pod or a workload with a pod template (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob)`,
+  };
 }
 
 function decideInput(input: Input, compiled: CompiledPolicySet, options: DecisionOptions): Outcome {
@@ -235,9 +250,17 @@ function decideInput(input: Input, compiled: CompiledPolicySet, options: Decisio
   if (!pod) throw new BadInput(`${label}: the ${String(object.kind)} has no pod template`);
   const decision = decide({ pod, namespace }, compiled, options);
   const name = object.metadata?.name ?? object.metadata?.generateName ?? '';
-  const subject = object.kind === 'Pod' ? `Pod ${namespace}/${name}` : `${String(object.kind)} ${namespace}/${name} (its pod template)`;
+  const subject =
+    object.kind === 'Pod'
+      ? `Pod ${namespace}/${name}`
+      : `${String(object.kind)} ${namespace}/${name} (its pod template)`;
   if (decision.patch.length === 0) return { object, decision, subject };
-  const mutated = fastJsonPatch.applyPatch(structuredClone(pod), structuredClone(decision.patch) as fastJsonPatch.Operation[], true, false).newDocument;
+  const mutated = fastJsonPatch.applyPatch(
+    structuredClone(pod),
+    structuredClone(decision.patch) as fastJsonPatch.Operation[],
+    true,
+    false,
+  ).newDocument;
   return { object: object.kind === 'Pod' ? mutated : withTemplatePod(object, mutated), decision, subject };
 }
 
@@ -249,12 +272,15 @@ function renderMutate(outcomes: readonly Outcome[], parsed: Parsed): string {
   }
   const objects = admitted.map(({ object }) => object);
   if (objects.length === 0) return '';
-  if (parsed.json) return `${JSON.stringify(objects.length === 1 ? objects[0] : { apiVersion: 'v1', kind: 'List', items: objects }, null, 2)}\n`;
+  if (parsed.json)
+    return `${JSON.stringify(objects.length === 1 ? objects[0] : { apiVersion: 'v1', kind: 'List', items: objects }, null, 2)}\n`;
   return objects.map((object) => stringify(object, { aliasDuplicateObjects: false })).join('---\n');
 }
 
 function renderExplain(outcomes: readonly Outcome[], json: boolean): string {
-  const traces = outcomes.flatMap(({ decision, subject }) => (decision ? [{ subject, ...(decision.trace as DecisionTrace), patch: decision.patch }] : []));
+  const traces = outcomes.flatMap(({ decision, subject }) =>
+    decision ? [{ subject, ...(decision.trace as DecisionTrace), patch: decision.patch }] : [],
+  );
   if (json) return `${JSON.stringify(traces.length === 1 ? traces[0] : traces, null, 2)}\n`;
   return traces.map((trace) => renderTrace(trace, trace.subject)).join('\n');
 }

@@ -77,7 +77,8 @@ export interface ServeConfig {
   readonly logLevel: string;
 }
 
-export type ParsedServeArgs = { readonly ok: true; readonly config: ServeConfig } | { readonly ok: false; readonly message: string };
+export type ParsedServeArgs =
+  { readonly ok: true; readonly config: ServeConfig } | { readonly ok: false; readonly message: string };
 
 export function parseServeArgs(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): ParsedServeArgs {
   let parsed;
@@ -116,24 +117,40 @@ export function parseServeArgs(args: readonly string[], cwd: string, env: NodeJS
   const inCluster = Boolean(env.KUBERNETES_SERVICE_HOST);
   const kube = topologyPaths.length === 0 ? inCluster : topologyPaths.includes('kube');
   if (kube && topologyPaths.length > 1) return { ok: false, message: '--topology kube cannot be combined with paths' };
-  if (!kube && (values.kubeconfig !== undefined || values['etcd-metrics'].length > 0)) return { ok: false, message: '--kubeconfig and --etcd-metrics need --topology kube' };
+  if (!kube && (values.kubeconfig !== undefined || values['etcd-metrics'].length > 0))
+    return { ok: false, message: '--kubeconfig and --etcd-metrics need --topology kube' };
   const badUrl = values['etcd-metrics'].find((url) => !/^https?:\/\/[^/]/.test(url));
   if (badUrl !== undefined) return { ok: false, message: `--etcd-metrics "${badUrl}" is not an http(s) URL` };
 
   const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) return { ok: false, message: `--port must be a whole number from 0 to 65535, not "${values.port}"` };
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    return { ok: false, message: `--port must be a whole number from 0 to 65535, not "${values.port}"` };
   const budgetMs = Number(values['budget-ms']);
-  if (!(budgetMs > 0) || !Number.isFinite(budgetMs)) return { ok: false, message: `--budget-ms must be a positive number of milliseconds, not "${values['budget-ms']}"` };
+  if (!(budgetMs > 0) || !Number.isFinite(budgetMs))
+    return {
+      ok: false,
+      message: `--budget-ms must be a positive number of milliseconds, not "${values['budget-ms']}"`,
+    };
   const maxSourceAgeMs = parseDuration(values['max-source-age']);
-  if (maxSourceAgeMs === undefined) return { ok: false, message: `--max-source-age must be a duration such as 90s, 10m or 1h, not "${values['max-source-age']}"` };
-  if (!logLevels.includes(values['log-level'])) return { ok: false, message: `--log-level must be one of ${logLevels.join(', ')}, not "${values['log-level']}"` };
+  if (maxSourceAgeMs === undefined)
+    return {
+      ok: false,
+      message: `--max-source-age must be a duration such as 90s, 10m or 1h, not "${values['max-source-age']}"`,
+    };
+  if (!logLevels.includes(values['log-level']))
+    return { ok: false, message: `--log-level must be one of ${logLevels.join(', ')}, not "${values['log-level']}"` };
 
-  const fromCwd = (path: string | undefined, fallback: string): string => (path === undefined ? fallback : resolve(cwd, path));
+  const fromCwd = (path: string | undefined, fallback: string): string =>
+    path === undefined ? fallback : resolve(cwd, path);
   return {
     ok: true,
     config: {
       policies: fromCwd(values.policies, join(packageRoot, 'policies')),
-      topology: kube ? 'kube' : topologyPaths.length > 0 ? topologyPaths.map((path) => resolve(cwd, path)) : [join(packageRoot, 'examples', 'cluster')],
+      topology: kube
+        ? 'kube'
+        : topologyPaths.length > 0
+          ? topologyPaths.map((path) => resolve(cwd, path))
+          : [join(packageRoot, 'examples', 'cluster')],
       host: values.host ?? (inCluster ? '0.0.0.0' : '127.0.0.1'),
       port,
       certDir: fromCwd(values['cert-dir'], join(packageRoot, 'certs')),
@@ -150,20 +167,44 @@ export function parseServeArgs(args: readonly string[], cwd: string, env: NodeJS
 /** First start: no key pair at all in the directory (a README may be there). A lone half is the user's, and left alone. */
 async function ensureCertificates(certDir: string, log: Logger): Promise<void> {
   const pair = [certificateFiles.tlsCert, certificateFiles.tlsKey];
-  const present = await Promise.all(pair.map((file) => access(join(certDir, file)).then(() => true, () => false)));
+  const present = await Promise.all(
+    pair.map((file) =>
+      access(join(certDir, file)).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
   if (present.every(Boolean)) return;
-  if (present.some(Boolean)) throw new Error(`${certDir} holds ${pair.filter((_, index) => present[index]).join('')} without ${pair.filter((_, index) => !present[index]).join('')}: give both, or neither to have them made`);
+  if (present.some(Boolean))
+    throw new Error(
+      `${certDir} holds ${pair.filter((_, index) => present[index]).join('')} without ${pair.filter((_, index) => !present[index]).join('')}: give both, or neither to have them made`,
+    );
   // node-forge (2-3 MB of RSS in serve) is needed only to make them.
   const { issueCertificates } = await import('../certs/issue.ts');
-  await writeCertificates(certDir, issueCertificates({ service: 'topogate', namespace: 'topogate-system', localhost: true }));
-  log.info({ certDir, ca: join(certDir, certificateFiles.caCert) }, 'no certificate found: made a CA and a serving certificate for localhost and the topogate Service');
+  await writeCertificates(
+    certDir,
+    issueCertificates({ service: 'topogate', namespace: 'topogate-system', localhost: true }),
+  );
+  log.info(
+    { certDir, ca: join(certDir, certificateFiles.caCert) },
+    'no certificate found: made a CA and a serving certificate for localhost and the topogate Service',
+  );
 }
 
-async function createTopology(config: ServeConfig, shell: { log: Logger; registry: Registry }): Promise<TopologyProvider | KubeTopology> {
+async function createTopology(
+  config: ServeConfig,
+  shell: { log: Logger; registry: Registry },
+): Promise<TopologyProvider | KubeTopology> {
   if (config.topology !== 'kube') return createFileTopology(config.topology, shell);
   // Loaded only here: @kubernetes/client-node brings every generated API model, ~80 MB of RSS that files do not need.
   const { createKubeTopology } = await import('../topology/sources/kube.ts');
-  return createKubeTopology({ ...(config.kubeconfig !== undefined && { kubeconfig: config.kubeconfig }), etcdMetrics: config.etcdMetrics, maxAgeMs: config.maxSourceAgeMs, ...shell });
+  return createKubeTopology({
+    ...(config.kubeconfig !== undefined && { kubeconfig: config.kubeconfig }),
+    etcdMetrics: config.etcdMetrics,
+    maxAgeMs: config.maxSourceAgeMs,
+    ...shell,
+  });
 }
 
 /**
@@ -188,7 +229,10 @@ export interface RunningTopogate {
 }
 
 /** Everything `serve` runs, without the signal handling: for tests and embedding. */
-export async function startTopogate(config: ServeConfig, shell: { log: Logger; registry: Registry }): Promise<RunningTopogate> {
+export async function startTopogate(
+  config: ServeConfig,
+  shell: { log: Logger; registry: Registry },
+): Promise<RunningTopogate> {
   await ensureCertificates(config.certDir, shell.log);
   const clientCa = config.clientCa === undefined ? undefined : await readClientCa(config.clientCa);
   const policies = await createPolicyStore({ dir: config.policies, ...shell });
@@ -197,7 +241,8 @@ export async function startTopogate(config: ServeConfig, shell: { log: Logger; r
     throw error;
   });
   // In a cluster, SchedulingPolicy objects join the files (the combined provider stops the store).
-  const inForce = 'objects' in topology ? createClusterPolicies({ directory: policies, cluster: topology, ...shell }) : policies;
+  const inForce =
+    'objects' in topology ? createClusterPolicies({ directory: policies, cluster: topology, ...shell }) : policies;
   const decider = createDecider({ policies: inForce, topology, maxSourceAgeMs: config.maxSourceAgeMs, log: shell.log });
   // The decider has compiled the policies against the topology: what start-up allocates once is all done.
   releaseStartUpGarbage();

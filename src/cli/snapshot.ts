@@ -34,13 +34,19 @@ export const snapshot: Command = {
   async run(args, io) {
     const parsed = parseFlags('snapshot', usage, io, {
       args: [...args],
-      options: { kubeconfig: { type: 'string' }, 'etcd-metrics': { type: 'string', multiple: true }, timeout: { type: 'string', default: '30' } },
+      options: {
+        kubeconfig: { type: 'string' },
+        'etcd-metrics': { type: 'string', multiple: true },
+        timeout: { type: 'string', default: '30' },
+      },
     });
     if (parsed === undefined) return EXIT.usage;
     const { values } = parsed;
     const timeoutSeconds = Number(values.timeout);
     if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
-      io.stderr.write(`topogate snapshot: --timeout must be a positive number of seconds, not "${values.timeout}"\n\n${usage}`);
+      io.stderr.write(
+        `topogate snapshot: --timeout must be a positive number of seconds, not "${values.timeout}"\n\n${usage}`,
+      );
       return EXIT.usage;
     }
     let topology;

@@ -81,7 +81,9 @@ export const test: Command = {
         for (const line of await runSuite(file, io.cwd, tally)) io.stdout.write(`${line}\n`);
       }
     }
-    io.stdout.write(`\n${tally.passed} passed, ${tally.failed} failed (${suites} ${suites === 1 ? 'suite' : 'suites'})\n`);
+    io.stdout.write(
+      `\n${tally.passed} passed, ${tally.failed} failed (${suites} ${suites === 1 ? 'suite' : 'suites'})\n`,
+    );
     return tally.failed === 0 ? EXIT.ok : EXIT.failed;
   },
 };
@@ -123,32 +125,48 @@ async function runSuite(file: string, cwd: string, tally: { passed: number; fail
       lines.push(`PASS ${label}`);
     } else {
       tally.failed++;
-      lines.push(`FAIL ${label}  (${name})`, ...differences.map((difference) => `     - ${difference.replaceAll('\n', '\n       ')}`));
+      lines.push(
+        `FAIL ${label}  (${name})`,
+        ...differences.map((difference) => `     - ${difference.replaceAll('\n', '\n       ')}`),
+      );
     }
   }
   return lines;
 }
 
-async function prepare(file: string, cwd: string): Promise<{ suite: TestSuite; compiled: CompiledPolicySet; now: number }> {
-  const { documents, errors } = readYamlDocuments(await readFile(file, 'utf8').catch((error) => Promise.reject(new Error(readError(error)))), shown(file, cwd));
+async function prepare(
+  file: string,
+  cwd: string,
+): Promise<{ suite: TestSuite; compiled: CompiledPolicySet; now: number }> {
+  const { documents, errors } = readYamlDocuments(
+    await readFile(file, 'utf8').catch((error) => Promise.reject(new Error(readError(error)))),
+    shown(file, cwd),
+  );
   const [document, extra] = documents;
   if (errors.length > 0) throw new Error(`invalid suite:\n${errors.map(formatPolicyError).join('\n')}`);
-  if (document === undefined || extra !== undefined) throw new Error('a suite file holds exactly one PolicyTest document');
+  if (document === undefined || extra !== undefined)
+    throw new Error('a suite file holds exactly one PolicyTest document');
   const issues: Issue[] = [];
   const suite = testSuite.check(document.value, [], issues);
-  if (suite === undefined) throw new Error(`invalid suite:\n${locatedErrors(issues, document.locate).map(formatPolicyError).join('\n')}`);
+  if (suite === undefined)
+    throw new Error(`invalid suite:\n${locatedErrors(issues, document.locate).map(formatPolicyError).join('\n')}`);
 
   return { suite, compiled: await compileSuite(suite, dirname(file), cwd), now: Date.now() };
 }
 
 async function compileSuite(suite: TestSuite, base: string, cwd: string): Promise<CompiledPolicySet> {
-  const { policies, errors, files } = await loadPolicies(suite.policies.map((path) => shown(resolve(base, path), cwd)), { cwd });
+  const { policies, errors, files } = await loadPolicies(
+    suite.policies.map((path) => shown(resolve(base, path), cwd)),
+    { cwd },
+  );
   const problems = errors.map(formatPolicyError);
   if (files.length === 0 && errors.length === 0) problems.push(`no policy files in ${suite.policies.join(', ')}`);
   if (problems.length > 0) throw new Error(`invalid policies:\n${problems.join('\n')}`);
   let snapshot: TopologySnapshot;
   try {
-    snapshot = buildSnapshot(await loadTopologyPaths(suite.topology.map((path) => resolve(base, path))), { now: Date.now() });
+    snapshot = buildSnapshot(await loadTopologyPaths(suite.topology.map((path) => resolve(base, path))), {
+      now: Date.now(),
+    });
   } catch (error) {
     throw new Error(`invalid topology: ${(error as Error).message}`);
   }
@@ -157,30 +175,48 @@ async function compileSuite(suite: TestSuite, base: string, cwd: string): Promis
 
 /** What differs from the expectation (empty: the case passes). */
 async function runCase(testCase: TestCase, base: string, compiled: CompiledPolicySet, now: number): Promise<string[]> {
-  const object = typeof testCase.pod === 'string' ? await objectFromFile(resolve(base, testCase.pod)) : (testCase.pod as KubeObject);
+  const object =
+    typeof testCase.pod === 'string' ? await objectFromFile(resolve(base, testCase.pod)) : (testCase.pod as KubeObject);
   const pod = object.kind === 'Pod' ? object : isWorkloadKind(object.kind) ? templatePod(object) : undefined;
-  if (pod === undefined) throw new Error(`pod: kind ${JSON.stringify(object.kind)} is not a Pod or a workload with a pod template`);
+  if (pod === undefined)
+    throw new Error(`pod: kind ${JSON.stringify(object.kind)} is not a Pod or a workload with a pod template`);
   const namespace = testCase.namespace ?? object.metadata?.namespace ?? 'default';
   // A fixed topology from files never goes stale.
   const decision = decide({ pod, namespace }, compiled, { now, maxSourceAgeMs: Number.POSITIVE_INFINITY });
-  const mutated = decision.patch.length === 0 ? pod : (fastJsonPatch.applyPatch(structuredClone(pod), structuredClone(decision.patch) as fastJsonPatch.Operation[], false, false).newDocument as Pod);
+  const mutated =
+    decision.patch.length === 0
+      ? pod
+      : (fastJsonPatch.applyPatch(
+          structuredClone(pod),
+          structuredClone(decision.patch) as fastJsonPatch.Operation[],
+          false,
+          false,
+        ).newDocument as Pod);
   return differences(testCase.expect, decision, mutated, compiled.snapshot);
 }
 
 async function objectFromFile(file: string): Promise<KubeObject> {
-  const objects = parseObjects(await readFile(file, 'utf8').catch((error) => Promise.reject(new Error(`pod: ${file}: ${readError(error)}`))), file);
+  const objects = parseObjects(
+    await readFile(file, 'utf8').catch((error) => Promise.reject(new Error(`pod: ${file}: ${readError(error)}`))),
+    file,
+  );
   const [object] = objects;
-  if (object === undefined || objects.length > 1) throw new Error(`pod: ${file} must hold exactly one object, not ${objects.length}`);
+  if (object === undefined || objects.length > 1)
+    throw new Error(`pod: ${file} must hold exactly one object, not ${objects.length}`);
   return object;
 }
 
 function differences(expect: Expectation, decision: Decision, mutated: Pod, snapshot: TopologySnapshot): string[] {
   const found: string[] = [];
   if (decision.allowed !== expect.allowed) {
-    found.push(`allowed: expected ${expect.allowed}, got ${decision.allowed}${decision.message ? ` (${decision.message})` : ''}`);
+    found.push(
+      `allowed: expected ${expect.allowed}, got ${decision.allowed}${decision.message ? ` (${decision.message})` : ''}`,
+    );
   }
   if (expect.message !== undefined && !(decision.message ?? '').includes(expect.message)) {
-    found.push(`message: expected to contain ${JSON.stringify(expect.message)}, got ${JSON.stringify(decision.message ?? '')}`);
+    found.push(
+      `message: expected to contain ${JSON.stringify(expect.message)}, got ${JSON.stringify(decision.message ?? '')}`,
+    );
   }
   if (expect.applied !== undefined && !isDeepStrictEqual(expect.applied, decision.applied)) {
     found.push(`applied: expected ${show(expect.applied)}, got ${show(decision.applied)}`);
@@ -202,9 +238,11 @@ function differences(expect: Expectation, decision: Decision, mutated: Pod, snap
     if (!same) found.push(`${pointer}: expected ${show(expected)}, got ${got === undefined ? '(absent)' : show(got)}`);
   }
   if (expect.warnings !== undefined) {
-    if (expect.warnings.length === 0 && decision.warnings.length > 0) found.push(`warnings: expected none, got ${show(decision.warnings)}`);
+    if (expect.warnings.length === 0 && decision.warnings.length > 0)
+      found.push(`warnings: expected none, got ${show(decision.warnings)}`);
     for (const wanted of expect.warnings) {
-      if (!decision.warnings.some((warning) => warning.includes(wanted))) found.push(`warnings: none contains ${JSON.stringify(wanted)}; got ${show(decision.warnings)}`);
+      if (!decision.warnings.some((warning) => warning.includes(wanted)))
+        found.push(`warnings: none contains ${JSON.stringify(wanted)}; got ${show(decision.warnings)}`);
     }
   }
   return found;
@@ -213,7 +251,10 @@ function differences(expect: Expectation, decision: Decision, mutated: Pod, snap
 /** The schedulable nodes (not cordoned, Ready, taints tolerated) that the Pod's node selector and required affinity allow. */
 function allowedNodes(pod: Pod, snapshot: TopologySnapshot): string[] {
   const { nodes } = snapshot;
-  const allowed = nodes.schedulable().and(toleratedNodes(nodes, recordsOf(pod.spec?.tolerations) as Toleration[])).and(podPlacementNodes(nodes, pod));
+  const allowed = nodes
+    .schedulable()
+    .and(toleratedNodes(nodes, recordsOf(pod.spec?.tolerations) as Toleration[]))
+    .and(podPlacementNodes(nodes, pod));
   return [...allowed.slots()].map((slot) => nodes.bySlot(slot)?.name ?? `#${slot}`).sort();
 }
 

@@ -58,7 +58,8 @@ export function podPlacementNodes(nodes: NodeIndex, pod: Pod): NodeSet {
   let matching = nodes.all();
   const selector = pod.spec?.nodeSelector;
   if (isRecord(selector)) {
-    for (const [key, value] of Object.entries(selector)) matching = matching.and(nodes.withLabelValue(key, String(value)));
+    for (const [key, value] of Object.entries(selector))
+      matching = matching.and(nodes.withLabelValue(key, String(value)));
   }
   const required = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
   if (isRecord(required)) {

@@ -17,7 +17,10 @@ export function qosClass(pod: Pod, parse: QuantityParser = parseQuantity): QosCl
     return classify([podLevel], parse);
   }
   const containers = [...recordsOf(pod.spec?.containers), ...recordsOf(pod.spec?.initContainers)];
-  return classify(containers.map((container) => (isRecord(container.resources) ? container.resources : {})), parse);
+  return classify(
+    containers.map((container) => (isRecord(container.resources) ? container.resources : {})),
+    parse,
+  );
 }
 
 function classify(resources: readonly ResourceRequirements[], parse: QuantityParser): QosClass {

@@ -16,7 +16,8 @@ export function parseQuantity(value: unknown): number | undefined {
   const [, sign = '', whole = '', fraction = '', suffix, exponent] = match;
   if (whole === '' && fraction === '') return undefined;
   let numerator = BigInt(whole + fraction || '0');
-  const power10 = 3 - fraction.length + (exponent !== undefined ? Number(exponent) : (DECIMAL_POWER[suffix ?? ''] ?? 0));
+  const power10 =
+    3 - fraction.length + (exponent !== undefined ? Number(exponent) : (DECIMAL_POWER[suffix ?? ''] ?? 0));
   if (suffix !== undefined && suffix in BINARY_POWER) numerator <<= BINARY_POWER[suffix]!;
   if (Math.abs(power10) > 40) return undefined;
   let milli: bigint;

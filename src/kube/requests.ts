@@ -16,7 +16,10 @@ export type QuantityParser = (value: unknown) => number | undefined;
 type MutableResources = Record<string, number>;
 
 /** Requests with missing ones taken from limits, as API defaulting does, in milli-units. */
-export function containerRequests(resources: ResourceRequirements | undefined, parse: QuantityParser = parseQuantity): ResourceList {
+export function containerRequests(
+  resources: ResourceRequirements | undefined,
+  parse: QuantityParser = parseQuantity,
+): ResourceList {
   const requests: MutableResources = {};
   addQuantities(requests, resources?.limits, parse);
   const explicit: MutableResources = {};
@@ -46,7 +49,11 @@ export function effectiveRequests(pod: Pod, parse: QuantityParser = parseQuantit
   maxList(total, initPeak);
 
   const podLevel: MutableResources = {};
-  addQuantities(podLevel, isRecord(spec?.resources) ? { ...spec.resources.limits, ...spec.resources.requests } : undefined, parse);
+  addQuantities(
+    podLevel,
+    isRecord(spec?.resources) ? { ...spec.resources.limits, ...spec.resources.requests } : undefined,
+    parse,
+  );
   for (const name of ['cpu', 'memory']) if (podLevel[name] !== undefined) total[name] = podLevel[name];
 
   addQuantities(total, spec?.overhead, parse);

@@ -24,7 +24,9 @@ export function blocksScheduling(taint: Taint): boolean {
 }
 
 export function toleratesAll(tolerations: readonly Toleration[], taints: readonly Taint[]): boolean {
-  return taints.every((taint) => !blocksScheduling(taint) || tolerations.some((toleration) => toleratesTaint(toleration, taint)));
+  return taints.every(
+    (taint) => !blocksScheduling(taint) || tolerations.some((toleration) => toleratesTaint(toleration, taint)),
+  );
 }
 
 /** Nodes whose NoSchedule/NoExecute taints the tolerations all tolerate: one check per taint group. */

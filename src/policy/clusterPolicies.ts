@@ -45,14 +45,18 @@ export function createClusterPolicies({ directory, cluster, log, registry }: Clu
     metrics.loaded.set(combined.policies.length - files.length);
     if (samePolicies(combined.policies, current.policies)) return;
     current = { version: current.version + 1, policies: combined.policies };
-    log.info({ version: current.version, policies: current.policies.map((policy) => policy.name) }, 'policy set in force (files and SchedulingPolicy objects)');
+    log.info(
+      { version: current.version, policies: current.policies.map((policy) => policy.name) },
+      'policy set in force (files and SchedulingPolicy objects)',
+    );
     for (const listener of listeners) notify(listener);
   }
 
   function reportErrors(now: readonly PolicyError[]): void {
     const known = new Set(errors.map(formatPolicyError));
     const fresh = now.map(formatPolicyError).filter((error) => !known.has(error));
-    if (fresh.length > 0) log.error({ errors: fresh }, 'SchedulingPolicy objects refused; the last good version of each stays in force');
+    if (fresh.length > 0)
+      log.error({ errors: fresh }, 'SchedulingPolicy objects refused; the last good version of each stays in force');
     if (now.length === 0 && errors.length > 0) log.info('no SchedulingPolicy object is refused any more');
     errors = now;
   }
@@ -75,9 +79,17 @@ export function createClusterPolicies({ directory, cluster, log, registry }: Clu
       if (!files.ready) return files;
       const status = cluster.current().sources.get(SOURCE);
       if (status !== undefined && !status.synced && status.disabled === undefined) {
-        return { ready: false, reason: `waiting for the first sync of SchedulingPolicy objects${status.error ? ` (${status.error})` : ''}` };
+        return {
+          ready: false,
+          reason: `waiting for the first sync of SchedulingPolicy objects${status.error ? ` (${status.error})` : ''}`,
+        };
       }
-      const reasons = [files.reason, errors.length > 0 ? `invalid SchedulingPolicy objects, their last good versions stay in force: ${summarizePolicyErrors(errors)}` : undefined];
+      const reasons = [
+        files.reason,
+        errors.length > 0
+          ? `invalid SchedulingPolicy objects, their last good versions stay in force: ${summarizePolicyErrors(errors)}`
+          : undefined,
+      ];
       const reason = reasons.filter((text) => text !== undefined).join('; ');
       return reason === '' ? { ready: true } : { ready: true, reason };
     },
@@ -104,12 +116,21 @@ function readObjects(cluster: PolicyObjectSource, previous: ObjectReadings): Obj
   return readPolicyObjects(cluster.objects().get(SOURCE) ?? [], previous);
 }
 
-const inContact = (status: SourceStatus | undefined): boolean => status !== undefined && status.synced && status.staleSince === undefined;
+const inContact = (status: SourceStatus | undefined): boolean =>
+  status !== undefined && status.synced && status.staleSince === undefined;
 
 function objectMetrics(registry: Registry) {
   const registers = [registry];
   return {
-    loaded: new Gauge({ name: 'topogate_policy_objects_loaded', help: 'SchedulingPolicy objects whose policy is in force (their current version, or their last good one).', registers }),
-    invalid: new Gauge({ name: 'topogate_policy_objects_invalid', help: 'SchedulingPolicy objects refused (invalid, or named like a file policy).', registers }),
+    loaded: new Gauge({
+      name: 'topogate_policy_objects_loaded',
+      help: 'SchedulingPolicy objects whose policy is in force (their current version, or their last good one).',
+      registers,
+    }),
+    invalid: new Gauge({
+      name: 'topogate_policy_objects_invalid',
+      help: 'SchedulingPolicy objects refused (invalid, or named like a file policy).',
+      registers,
+    }),
   };
 }

@@ -28,18 +28,27 @@ export const objectOrigin = (name: string): string => `SchedulingPolicy/${name}`
  * object of an unchanged spec (so that an unchanged set compares equal by reference).
  * Objects no longer present are gone, their policies with them.
  */
-export function readPolicyObjects(objects: readonly KubeObject[], previous: ObjectReadings): Map<string, ObjectReading> {
+export function readPolicyObjects(
+  objects: readonly KubeObject[],
+  previous: ObjectReadings,
+): Map<string, ObjectReading> {
   const readings = new Map<string, ObjectReading>();
   for (const object of objects) {
     const name = typeof object.metadata?.name === 'string' ? object.metadata.name : '';
     const before = previous.get(name);
-    const revision = typeof object.metadata?.resourceVersion === 'string' ? object.metadata.resourceVersion : JSON.stringify(object);
+    const revision =
+      typeof object.metadata?.resourceVersion === 'string' ? object.metadata.resourceVersion : JSON.stringify(object);
     readings.set(name, before?.revision === revision ? before : read(object, name, revision, before?.policy));
   }
   return readings;
 }
 
-function read(object: KubeObject, name: string, revision: string, lastGood: SchedulingPolicy | undefined): ObjectReading {
+function read(
+  object: KubeObject,
+  name: string,
+  revision: string,
+  lastGood: SchedulingPolicy | undefined,
+): ObjectReading {
   const { policy, errors } = policyFromObject(object, objectOrigin(name));
   if (policy === undefined) return { revision, errors, ...(lastGood && { policy: lastGood }) };
   const unchanged = lastGood !== undefined && JSON.stringify(lastGood) === JSON.stringify(policy);

@@ -35,7 +35,9 @@ export interface CompiledPolicySet {
 }
 
 export function compile(policies: readonly SchedulingPolicy[], snapshot: TopologySnapshot): CompiledPolicySet {
-  const ordered = [...policies].sort((a, b) => b.priority - a.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const ordered = [...policies].sort(
+    (a, b) => b.priority - a.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  );
   const compiled = ordered.map((policy) => compilePolicy(policy, snapshot));
   // Namespace labels come from this snapshot, so the answer per namespace holds as long as the set does.
   const byNamespace = new Map<string, readonly CompiledPolicy[]>();
@@ -43,7 +45,11 @@ export function compile(policies: readonly SchedulingPolicy[], snapshot: Topolog
     let found = byNamespace.get(namespace);
     if (found === undefined) {
       const facts = { namespace, namespaceLabels: namespaceLabels(snapshot, namespace) };
-      remember(byNamespace, namespace, (found = compiled.filter((candidate) => candidate.match.namespaceMatches(facts))));
+      remember(
+        byNamespace,
+        namespace,
+        (found = compiled.filter((candidate) => candidate.match.namespaceMatches(facts))),
+      );
     }
     return found;
   };

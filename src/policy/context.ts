@@ -19,7 +19,13 @@ export class PodContext {
   #namespaceLabels: Labels | undefined;
   readonly #parse: QuantityParser;
 
-  constructor(pod: Pod, namespace: string, snapshot: TopologySnapshot, options: DecisionOptions, parse: QuantityParser) {
+  constructor(
+    pod: Pod,
+    namespace: string,
+    snapshot: TopologySnapshot,
+    options: DecisionOptions,
+    parse: QuantityParser,
+  ) {
     this.pod = pod;
     this.namespace = namespace;
     this.snapshot = snapshot;
@@ -48,5 +54,7 @@ export function namespaceLabels(snapshot: TopologySnapshot, namespace: string): 
 
 function stringLabels(labels: unknown): Labels {
   if (!isRecord(labels)) return {};
-  return Object.fromEntries(Object.entries(labels).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  return Object.fromEntries(
+    Object.entries(labels).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
 }

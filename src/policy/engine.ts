@@ -11,7 +11,14 @@ import type { TopologySnapshot } from '../topology/model.ts';
 import type { CompiledPolicy, CompiledPolicySet } from './compiler.ts';
 import { PodContext } from './context.ts';
 import type { DecisionTrace, PolicyTrace, RuleTrace } from './explain.ts';
-import { buildPatch, NUMA_HINT_ANNOTATION, PodChanges, POLICIES_ANNOTATION, SKIP_ANNOTATION, type MergeResult } from './merge.ts';
+import {
+  buildPatch,
+  NUMA_HINT_ANNOTATION,
+  PodChanges,
+  POLICIES_ANNOTATION,
+  SKIP_ANNOTATION,
+  type MergeResult,
+} from './merge.ts';
 import { freshUntil } from './rules/latency.ts';
 import { describeRequirement, type RuleOutput } from './rules/rule.ts';
 import type { DecisionMemo } from './memo.ts';
@@ -19,7 +26,8 @@ import type { Decision, DecisionOptions, PodRequest } from './types.ts';
 
 export function decide(request: PodRequest, compiled: CompiledPolicySet, options: DecisionOptions): Decision {
   // While every source is fresh a decision depends on the Pod and the compiled set alone; explain always walks.
-  if (options.explain || options.now > freshUntil(compiled.snapshot, options.maxSourceAgeMs)) return decideNow(request, compiled, options);
+  if (options.explain || options.now > freshUntil(compiled.snapshot, options.maxSourceAgeMs))
+    return decideNow(request, compiled, options);
   return compiled.memo.decision(request, () => decideNow(request, compiled, options));
 }
 
@@ -30,9 +38,26 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
   const skipped = skipReason(pod);
   if (skipped !== undefined) {
     const trace: DecisionTrace | undefined = options.explain
-      ? { pod: podName, namespace, skipped, nodes: { total: snapshot.nodes.count, schedulable: 0, podPlacement: 0 }, policies: [], finalNodes: 0, allowed: true, warnings: [] }
+      ? {
+          pod: podName,
+          namespace,
+          skipped,
+          nodes: { total: snapshot.nodes.count, schedulable: 0, podPlacement: 0 },
+          policies: [],
+          finalNodes: 0,
+          allowed: true,
+          warnings: [],
+        }
       : undefined;
-    return { allowed: true, patch: [], warnings: [], auditAnnotations: {}, applied: [], matched: [], ...(trace ? { trace } : {}) };
+    return {
+      allowed: true,
+      patch: [],
+      warnings: [],
+      auditAnnotations: {},
+      applied: [],
+      matched: [],
+      ...(trace ? { trace } : {}),
+    };
   }
 
   const context = new PodContext(pod, namespace, snapshot, options, compiled.memo.quantity);
@@ -42,9 +67,13 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
   // the schedulable nodes alone, and when nothing is schedulable for the Pod, against every node.
   const base = !own.isEmpty() ? own : !schedulable.isEmpty() ? schedulable : snapshot.nodes.all();
   if (schedulable.isEmpty()) {
-    warnings.push(`no node in the model is schedulable for this Pod (of ${snapshot.nodes.count}: cordoned, NotReady, with taints it does not tolerate, or without the key of its own DoNotSchedule spread constraints)`);
+    warnings.push(
+      `no node in the model is schedulable for this Pod (of ${snapshot.nodes.count}: cordoned, NotReady, with taints it does not tolerate, or without the key of its own DoNotSchedule spread constraints)`,
+    );
   } else if (own.isEmpty()) {
-    warnings.push(`the Pod's own nodeSelector and required node affinity allow none of the ${schedulable.size} nodes schedulable for it`);
+    warnings.push(
+      `the Pod's own nodeSelector and required node affinity allow none of the ${schedulable.size} nodes schedulable for it`,
+    );
   }
 
   const changes = new PodChanges(pod);
@@ -57,9 +86,23 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
   for (const compiledPolicy of candidates) {
     const { policy } = compiledPolicy;
     // Explain looks at every policy and says why one does not match; candidates already hold for the namespace.
-    const whyNot = options.explain ? compiledPolicy.match.whyNot(context) : compiledPolicy.match.podMatches(context) ? undefined : 'does not match';
+    const whyNot = options.explain
+      ? compiledPolicy.match.whyNot(context)
+      : compiledPolicy.match.podMatches(context)
+        ? undefined
+        : 'does not match';
     if (whyNot !== undefined) {
-      if (options.explain) traces.push({ policy: policy.name, priority: policy.priority, matched: false, reason: whyNot, outcome: 'not matched', rules: [], nodesBefore: allowed.size, nodesAfter: allowed.size });
+      if (options.explain)
+        traces.push({
+          policy: policy.name,
+          priority: policy.priority,
+          matched: false,
+          reason: whyNot,
+          outcome: 'not matched',
+          rules: [],
+          nodesBefore: allowed.size,
+          nodesAfter: allowed.size,
+        });
       continue;
     }
     matched.push(policy.name);
@@ -68,8 +111,24 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
       const { rule, modelHolds, conflict } = attempt.unsatisfiable;
       if (!conflict && policy.onUnsatisfiable === 'Reject') {
         const message = `policy ${policy.name}, rule ${rule}: no schedulable node satisfies the Pod's placement; the model holds: ${modelHolds}`;
-        if (options.explain) traces.push({ policy: policy.name, priority: policy.priority, matched: true, outcome: 'rejected', rules: attempt.rules, nodesBefore: allowed.size, nodesAfter: 0 });
-        return denied(message, warnings, matched, options.explain ? trace(podName, namespace, snapshot, schedulable, own, traces, 0, false, message, warnings) : undefined);
+        if (options.explain)
+          traces.push({
+            policy: policy.name,
+            priority: policy.priority,
+            matched: true,
+            outcome: 'rejected',
+            rules: attempt.rules,
+            nodesBefore: allowed.size,
+            nodesAfter: 0,
+          });
+        return denied(
+          message,
+          warnings,
+          matched,
+          options.explain
+            ? trace(podName, namespace, snapshot, schedulable, own, traces, 0, false, message, warnings)
+            : undefined,
+        );
       }
       const why = conflict
         ? `rule ${rule} conflicts with higher-priority policies (${applied.join(', ')}); the model holds: ${modelHolds}`
@@ -86,13 +145,29 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
     for (const step of attempt.steps) {
       if ('dropped' in step) {
         if (!step.withPolicy) warnings.push(`policy ${policy.name}: ${step.rule} dropped: ${step.dropped}`);
-        if (options.explain) ruleTraces.push({ rule: step.rule, outcome: 'dropped', detail: [step.dropped], nodesBefore: step.before.size, nodesAfter: step.before.size });
+        if (options.explain)
+          ruleTraces.push({
+            rule: step.rule,
+            outcome: 'dropped',
+            detail: [step.dropped],
+            nodesBefore: step.before.size,
+            nodesAfter: step.before.size,
+          });
         continue;
       }
-      const { added, details } = merge(changes, step.output, options.explain === true, (why) => warnings.push(`policy ${policy.name}: ${step.rule}: ${why}`));
+      const { added, details } = merge(changes, step.output, options.explain === true, (why) =>
+        warnings.push(`policy ${policy.name}: ${step.rule}: ${why}`),
+      );
       for (const warning of step.output.warnings) warnings.push(`policy ${policy.name}: ${warning}`);
       changed ||= added;
-      if (options.explain) ruleTraces.push({ rule: step.rule, outcome: added ? 'added' : 'unchanged', detail: details, nodesBefore: step.before.size, nodesAfter: step.after.size });
+      if (options.explain)
+        ruleTraces.push({
+          rule: step.rule,
+          outcome: added ? 'added' : 'unchanged',
+          detail: details,
+          nodesBefore: step.before.size,
+          nodesAfter: step.after.size,
+        });
     }
     if (changed) {
       applied.push(policy.name);
@@ -100,7 +175,16 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
     } else {
       warnings.push(`policy ${policy.name} matched but changed nothing`);
     }
-    if (options.explain) traces.push({ policy: policy.name, priority: policy.priority, matched: true, outcome: changed ? 'applied' : 'unchanged', rules: ruleTraces, nodesBefore: before.size, nodesAfter: allowed.size });
+    if (options.explain)
+      traces.push({
+        policy: policy.name,
+        priority: policy.priority,
+        matched: true,
+        outcome: changed ? 'applied' : 'unchanged',
+        rules: ruleTraces,
+        nodesBefore: before.size,
+        nodesAfter: allowed.size,
+      });
   }
 
   const annotations: Record<string, string> = {};
@@ -109,7 +193,8 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
     if (changes.numaHint) annotations[NUMA_HINT_ANNOTATION] = JSON.stringify(changes.numaHint);
   }
   const patch = applied.length > 0 ? buildPatch(pod, changes, annotations) : [];
-  const auditAnnotations: Record<string, string> = applied.length > 0 ? { policies: applied.join(','), placement: summarize(changes) } : {};
+  const auditAnnotations: Record<string, string> =
+    applied.length > 0 ? { policies: applied.join(','), placement: summarize(changes) } : {};
   return {
     allowed: true,
     patch,
@@ -117,16 +202,22 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
     auditAnnotations,
     applied,
     matched,
-    ...(options.explain ? { trace: trace(podName, namespace, snapshot, schedulable, own, traces, allowed.size, true, undefined, warnings) } : {}),
+    ...(options.explain
+      ? {
+          trace: trace(podName, namespace, snapshot, schedulable, own, traces, allowed.size, true, undefined, warnings),
+        }
+      : {}),
   };
 }
 
 /** Why the Pod is admitted unchanged without looking at any policy (merge rule 5). */
 export function skipReason(pod: Pod): string | undefined {
   const annotations = pod.metadata?.annotations;
-  if (typeof pod.spec?.nodeName === 'string' && pod.spec.nodeName !== '') return `spec.nodeName is set (${pod.spec.nodeName})`;
+  if (typeof pod.spec?.nodeName === 'string' && pod.spec.nodeName !== '')
+    return `spec.nodeName is set (${pod.spec.nodeName})`;
   if (annotations?.[SKIP_ANNOTATION] === 'true') return `annotation ${SKIP_ANNOTATION}: "true"`;
-  if (annotations && Object.hasOwn(annotations, POLICIES_ANNOTATION)) return `already decided (annotation ${POLICIES_ANNOTATION}: ${String(annotations[POLICIES_ANNOTATION])})`;
+  if (annotations && Object.hasOwn(annotations, POLICIES_ANNOTATION))
+    return `already decided (annotation ${POLICIES_ANNOTATION}: ${String(annotations[POLICIES_ANNOTATION])})`;
   return undefined;
 }
 
@@ -138,21 +229,36 @@ type Step =
 
 type Attempt =
   | { readonly steps: readonly Step[]; readonly nodes: NodeSet }
-  | { readonly unsatisfiable: { readonly rule: string; readonly modelHolds: string; readonly conflict: boolean }; readonly rules: RuleTrace[] };
+  | {
+      readonly unsatisfiable: { readonly rule: string; readonly modelHolds: string; readonly conflict: boolean };
+      readonly rules: RuleTrace[];
+    };
 
 /**
  * Runs a policy's rules. `own` tracks the Pod's placement with this policy
  * alone, `combined` with the higher-priority policies too: the first empty
  * one says whose fault an unsatisfiable placement is.
  */
-function evaluate(compiledPolicy: CompiledPolicy, pod: PodContext, base: NodeSet, allowed: NodeSet, memo: DecisionMemo, requiredDropped: string | undefined): Attempt {
+function evaluate(
+  compiledPolicy: CompiledPolicy,
+  pod: PodContext,
+  base: NodeSet,
+  allowed: NodeSet,
+  memo: DecisionMemo,
+  requiredDropped: string | undefined,
+): Attempt {
   let own = base;
   let combined = allowed;
   const steps: Step[] = [];
   for (const rule of compiledPolicy.rules) {
     const before = combined;
     if (requiredDropped !== undefined && rule.hard) {
-      steps.push({ rule: rule.name, dropped: `required placement dropped: ${requiredDropped}`, before, withPolicy: true });
+      steps.push({
+        rule: rule.name,
+        dropped: `required placement dropped: ${requiredDropped}`,
+        before,
+        withPolicy: true,
+      });
       continue;
     }
     const result = rule.evaluate({ pod, allowed: combined });
@@ -165,12 +271,41 @@ function evaluate(compiledPolicy: CompiledPolicy, pod: PodContext, base: NodeSet
       const ownNext = memo.and(own, output.nodes);
       const combinedNext = memo.and(combined, output.nodes);
       if (ownNext.isEmpty() || combinedNext.isEmpty()) {
-        const unsatisfiable = { rule: rule.name, modelHolds: output.modelHolds ?? 'no schedulable node', conflict: !ownNext.isEmpty() };
+        const unsatisfiable = {
+          rule: rule.name,
+          modelHolds: output.modelHolds ?? 'no schedulable node',
+          conflict: !ownNext.isEmpty(),
+        };
         const earlier: RuleTrace[] = steps.map((step) =>
           'dropped' in step
-            ? { rule: step.rule, outcome: 'dropped', detail: [step.dropped], nodesBefore: step.before.size, nodesAfter: step.before.size }
-            : { rule: step.rule, outcome: 'unchanged', detail: [`not written: rule ${rule.name} is unsatisfiable`], nodesBefore: step.before.size, nodesAfter: step.after.size });
-        return { unsatisfiable, rules: [...earlier, { rule: rule.name, outcome: 'dropped', detail: [`unsatisfiable: ${unsatisfiable.modelHolds}`], nodesBefore: before.size, nodesAfter: 0 }] };
+            ? {
+                rule: step.rule,
+                outcome: 'dropped',
+                detail: [step.dropped],
+                nodesBefore: step.before.size,
+                nodesAfter: step.before.size,
+              }
+            : {
+                rule: step.rule,
+                outcome: 'unchanged',
+                detail: [`not written: rule ${rule.name} is unsatisfiable`],
+                nodesBefore: step.before.size,
+                nodesAfter: step.after.size,
+              },
+        );
+        return {
+          unsatisfiable,
+          rules: [
+            ...earlier,
+            {
+              rule: rule.name,
+              outcome: 'dropped',
+              detail: [`unsatisfiable: ${unsatisfiable.modelHolds}`],
+              nodesBefore: before.size,
+              nodesAfter: 0,
+            },
+          ],
+        };
       }
       own = ownNext;
       combined = combinedNext;
@@ -181,7 +316,12 @@ function evaluate(compiledPolicy: CompiledPolicy, pod: PodContext, base: NodeSet
 }
 
 /** Merges one rule's output; `details` (what was written, for explain) are only written when asked. */
-function merge(changes: PodChanges, output: RuleOutput, explain: boolean, drop: (why: string) => void): { added: boolean; details: string[] } {
+function merge(
+  changes: PodChanges,
+  output: RuleOutput,
+  explain: boolean,
+  drop: (why: string) => void,
+): { added: boolean; details: string[] } {
   const details: string[] = [];
   let added = false;
   const record = (result: MergeResult, what: () => string) => {
@@ -193,29 +333,69 @@ function merge(changes: PodChanges, output: RuleOutput, explain: boolean, drop: 
       if (explain) details.push(result.added ? what() : `already present: ${what()}`);
     }
   };
-  for (const requirement of output.requirements) record(changes.addRequirement(requirement), () => `required ${describeRequirement(requirement)}`);
+  for (const requirement of output.requirements)
+    record(changes.addRequirement(requirement), () => `required ${describeRequirement(requirement)}`);
   for (const term of output.preferred) {
-    record(changes.addPreferred(term), () => `preferred (weight ${term.weight}) ${(term.preference.matchExpressions ?? []).map(describeRequirement).join(', ')}`);
+    record(
+      changes.addPreferred(term),
+      () =>
+        `preferred (weight ${term.weight}) ${(term.preference.matchExpressions ?? []).map(describeRequirement).join(', ')}`,
+    );
   }
   const { spread, schedulerName, numaHint } = output;
-  if (spread) record(changes.addSpread(spread), () => `topologySpreadConstraint ${spread.topologyKey} maxSkew ${spread.maxSkew} ${spread.whenUnsatisfiable}`);
-  if (schedulerName !== undefined) record(changes.setSchedulerName(schedulerName), () => `schedulerName ${schedulerName}`);
-  if (numaHint && Object.keys(numaHint).length > 0) record(changes.setNumaHint(numaHint), () => `numa-hint ${JSON.stringify(numaHint)}`);
+  if (spread)
+    record(
+      changes.addSpread(spread),
+      () => `topologySpreadConstraint ${spread.topologyKey} maxSkew ${spread.maxSkew} ${spread.whenUnsatisfiable}`,
+    );
+  if (schedulerName !== undefined)
+    record(changes.setSchedulerName(schedulerName), () => `schedulerName ${schedulerName}`);
+  if (numaHint && Object.keys(numaHint).length > 0)
+    record(changes.setNumaHint(numaHint), () => `numa-hint ${JSON.stringify(numaHint)}`);
   return { added, details };
 }
 
 function summarize(changes: PodChanges): string {
-  const parts = [`${changes.requirements.length} required`, `${changes.preferred.length} preferred`, `${changes.spreads.length} spread`];
+  const parts = [
+    `${changes.requirements.length} required`,
+    `${changes.preferred.length} preferred`,
+    `${changes.spreads.length} spread`,
+  ];
   if (changes.schedulerName) parts.push(`schedulerName ${changes.schedulerName}`);
   if (changes.numaHint) parts.push(`numa-hint on ${Object.keys(changes.numaHint).length} nodes`);
   return parts.join(', ');
 }
 
-function denied(message: string, warnings: readonly string[], matched: readonly string[], trace: DecisionTrace | undefined): Decision {
-  return { allowed: false, message, patch: [], warnings, auditAnnotations: { denied: message }, applied: [], matched, ...(trace ? { trace } : {}) };
+function denied(
+  message: string,
+  warnings: readonly string[],
+  matched: readonly string[],
+  trace: DecisionTrace | undefined,
+): Decision {
+  return {
+    allowed: false,
+    message,
+    patch: [],
+    warnings,
+    auditAnnotations: { denied: message },
+    applied: [],
+    matched,
+    ...(trace ? { trace } : {}),
+  };
 }
 
-function trace(pod: string, namespace: string, snapshot: TopologySnapshot, schedulable: NodeSet, own: NodeSet, policies: PolicyTrace[], finalNodes: number, allowed: boolean, message: string | undefined, warnings: readonly string[]): DecisionTrace {
+function trace(
+  pod: string,
+  namespace: string,
+  snapshot: TopologySnapshot,
+  schedulable: NodeSet,
+  own: NodeSet,
+  policies: PolicyTrace[],
+  finalNodes: number,
+  allowed: boolean,
+  message: string | undefined,
+  warnings: readonly string[],
+): DecisionTrace {
   return {
     pod,
     namespace,

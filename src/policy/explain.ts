@@ -44,16 +44,27 @@ export function renderTrace(trace: DecisionTrace, subject = `Pod ${trace.namespa
     return `${lines.join('\n')}\n`;
   }
   const { total, schedulable, podPlacement } = trace.nodes;
-  lines.push(`  nodes: ${total} in the model, ${schedulable} schedulable for this Pod, ${podPlacement} allowed by its own placement`);
+  lines.push(
+    `  nodes: ${total} in the model, ${schedulable} schedulable for this Pod, ${podPlacement} allowed by its own placement`,
+  );
   for (const policy of trace.policies) {
-    lines.push('', `policy ${policy.policy} (priority ${policy.priority}): ${policy.matched ? policy.outcome : `not matched: ${policy.reason}`}`);
+    lines.push(
+      '',
+      `policy ${policy.policy} (priority ${policy.priority}): ${policy.matched ? policy.outcome : `not matched: ${policy.reason}`}`,
+    );
     for (const rule of policy.rules) {
-      const counts = rule.nodesBefore === rule.nodesAfter ? `${rule.nodesAfter} nodes` : `${rule.nodesBefore} → ${rule.nodesAfter} nodes`;
+      const counts =
+        rule.nodesBefore === rule.nodesAfter
+          ? `${rule.nodesAfter} nodes`
+          : `${rule.nodesBefore} → ${rule.nodesAfter} nodes`;
       lines.push(`  ${rule.rule}: ${rule.outcome} (${counts})`);
       for (const detail of rule.detail) lines.push(`    ${detail}`);
     }
   }
-  lines.push('', trace.allowed ? `admitted: ${trace.finalNodes} schedulable nodes allowed` : `denied: ${trace.message}`);
+  lines.push(
+    '',
+    trace.allowed ? `admitted: ${trace.finalNodes} schedulable nodes allowed` : `denied: ${trace.message}`,
+  );
   for (const warning of trace.warnings) lines.push(`  warning: ${warning}`);
   return `${lines.join('\n')}\n`;
 }

@@ -38,9 +38,15 @@ export function parsePolicies(text: string, file: string): PolicySet {
 }
 
 /** A SchedulingPolicy object from the API server (the CRD source); errors name `origin` and the field. */
-export function policyFromObject(object: unknown, origin: string): { policy?: SchedulingPolicy; errors: PolicyError[] } {
+export function policyFromObject(
+  object: unknown,
+  origin: string,
+): { policy?: SchedulingPolicy; errors: PolicyError[] } {
   const checked = check(object, []);
-  if ('issues' in checked) return { errors: checked.issues.map((issue) => ({ file: origin, line: 0, col: 0, message: describeIssue(issue) })) };
+  if ('issues' in checked)
+    return {
+      errors: checked.issues.map((issue) => ({ file: origin, line: 0, col: 0, message: describeIssue(issue) })),
+    };
   return { policy: toPolicy(checked.document, { file: origin, line: 0, col: 0 }), errors: [] };
 }
 
@@ -49,7 +55,10 @@ export function policyFromObject(object: unknown, origin: string): { policy?: Sc
  * not its subdirectories nor hidden files). Names must be unique across all.
  * Relative paths are read from `cwd` and reported as given.
  */
-export async function loadPolicies(paths: readonly string[], options: { cwd?: string } = {}): Promise<PolicySet & { files: string[] }> {
+export async function loadPolicies(
+  paths: readonly string[],
+  options: { cwd?: string } = {},
+): Promise<PolicySet & { files: string[] }> {
   const at = (path: string) => resolve(options.cwd ?? '.', path);
   const errors: PolicyError[] = [];
   const files: string[] = [];
@@ -63,7 +72,8 @@ export async function loadPolicies(paths: readonly string[], options: { cwd?: st
   const policies: SchedulingPolicy[] = [];
   for (const file of new Set(files)) {
     try {
-      if ((await stat(at(file))).size > MAX_POLICY_FILE_BYTES) throw new Error(`larger than ${MAX_POLICY_FILE_BYTES} bytes`);
+      if ((await stat(at(file))).size > MAX_POLICY_FILE_BYTES)
+        throw new Error(`larger than ${MAX_POLICY_FILE_BYTES} bytes`);
       const parsed = parsePolicies(await readFile(at(file), 'utf8'), file);
       policies.push(...parsed.policies);
       errors.push(...parsed.errors);
@@ -86,7 +96,10 @@ export function uniqueNames(policies: readonly SchedulingPolicy[]): PolicySet {
       continue;
     }
     const where = first.source ? ` (first defined at ${formatLocation(first.source)})` : '';
-    errors.push({ ...(policy.source ?? { file: '', line: 0, col: 0 }), message: `metadata.name: duplicate policy name ${JSON.stringify(policy.name)}${where}` });
+    errors.push({
+      ...(policy.source ?? { file: '', line: 0, col: 0 }),
+      message: `metadata.name: duplicate policy name ${JSON.stringify(policy.name)}${where}`,
+    });
   }
   return { policies: [...seen.values()], errors };
 }
@@ -129,4 +142,3 @@ function toPolicy(document: PolicyDocument, source: SourceLocation): SchedulingP
   const { priority, match, onUnsatisfiable, rules } = document.spec;
   return { name: document.metadata.name, priority, ...(match ? { match } : {}), onUnsatisfiable, rules, source };
 }
-

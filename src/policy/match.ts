@@ -44,18 +44,31 @@ function firstFailure<Facts>(checks: readonly Check<Facts>[], facts: Facts): str
   return checks.find((check) => !check.holds(facts))?.reason(facts);
 }
 
-function compileNamespaceChecks({ namespaces, excludeNamespaces, namespaceSelector }: PolicyMatch): Check<NamespaceFacts>[] {
+function compileNamespaceChecks({
+  namespaces,
+  excludeNamespaces,
+  namespaceSelector,
+}: PolicyMatch): Check<NamespaceFacts>[] {
   const checks: Check<NamespaceFacts>[] = [];
   if (namespaces) {
     const included = globMatcher(namespaces);
-    checks.push({ holds: (facts) => included(facts.namespace), reason: (facts) => `namespace ${facts.namespace} is not in namespaces [${namespaces.join(', ')}]` });
+    checks.push({
+      holds: (facts) => included(facts.namespace),
+      reason: (facts) => `namespace ${facts.namespace} is not in namespaces [${namespaces.join(', ')}]`,
+    });
   }
   if (excludeNamespaces) {
     const excluded = globMatcher(excludeNamespaces);
-    checks.push({ holds: (facts) => !excluded(facts.namespace), reason: (facts) => `namespace ${facts.namespace} is in excludeNamespaces` });
+    checks.push({
+      holds: (facts) => !excluded(facts.namespace),
+      reason: (facts) => `namespace ${facts.namespace} is in excludeNamespaces`,
+    });
   }
   if (namespaceSelector) {
-    checks.push({ holds: (facts) => matchesLabelSelector(namespaceSelector, facts.namespaceLabels), reason: (facts) => `namespace ${facts.namespace}'s labels do not match namespaceSelector` });
+    checks.push({
+      holds: (facts) => matchesLabelSelector(namespaceSelector, facts.namespaceLabels),
+      reason: (facts) => `namespace ${facts.namespace}'s labels do not match namespaceSelector`,
+    });
   }
   return checks;
 }
@@ -63,13 +76,22 @@ function compileNamespaceChecks({ namespaces, excludeNamespaces, namespaceSelect
 function compilePodChecks({ podSelector, resources, qosClasses }: PolicyMatch): Check<PodContext>[] {
   const checks: Check<PodContext>[] = [];
   if (podSelector) {
-    checks.push({ holds: (pod) => matchesLabelSelector(podSelector, pod.labels), reason: () => "the Pod's labels do not match podSelector" });
+    checks.push({
+      holds: (pod) => matchesLabelSelector(podSelector, pod.labels),
+      reason: () => "the Pod's labels do not match podSelector",
+    });
   }
   if (resources) {
-    checks.push({ holds: (pod) => resources.some((name) => (pod.requests[name] ?? 0) > 0), reason: () => `the Pod requests none of [${resources.join(', ')}]` });
+    checks.push({
+      holds: (pod) => resources.some((name) => (pod.requests[name] ?? 0) > 0),
+      reason: () => `the Pod requests none of [${resources.join(', ')}]`,
+    });
   }
   if (qosClasses) {
-    checks.push({ holds: (pod) => qosClasses.includes(pod.qos), reason: (pod) => `QoS class ${pod.qos} is not in qosClasses [${qosClasses.join(', ')}]` });
+    checks.push({
+      holds: (pod) => qosClasses.includes(pod.qos),
+      reason: (pod) => `QoS class ${pod.qos} is not in qosClasses [${qosClasses.join(', ')}]`,
+    });
   }
   return checks;
 }

@@ -88,7 +88,14 @@ function placementKey(pod: Pod): string {
   const spreadKeys = recordsOf(spec?.topologySpreadConstraints)
     .filter((spread) => spread.whenUnsatisfiable === 'DoNotSchedule' && typeof spread.topologyKey === 'string')
     .map((spread) => spread.topologyKey);
-  return JSON.stringify([spec?.nodeSelector, spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution, spec?.tolerations, spreadKeys]) ?? '';
+  return (
+    JSON.stringify([
+      spec?.nodeSelector,
+      spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution,
+      spec?.tolerations,
+      spreadKeys,
+    ]) ?? ''
+  );
 }
 
 /**

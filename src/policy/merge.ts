@@ -2,7 +2,13 @@
 // wrote (policy.md, merge rules 1–4), and the JSON Patch that says it.
 
 import { isRecord, recordsOf } from '../kube/json.ts';
-import type { NodeSelectorRequirement, PatchOperation, Pod, PreferredSchedulingTerm, TopologySpreadConstraint } from '../kube/types.ts';
+import type {
+  NodeSelectorRequirement,
+  PatchOperation,
+  Pod,
+  PreferredSchedulingTerm,
+  TopologySpreadConstraint,
+} from '../kube/types.ts';
 import { PatchWriter, type Path } from './patch.ts';
 
 export const POLICIES_ANNOTATION = 'topogate.dev/policies';
@@ -41,7 +47,9 @@ export class PodChanges {
     const key = requirementKey(requirement);
     if (this.#requirementKeys.has(key)) return { added: false };
     if (this.#existingTerms === null) {
-      this.#existingTerms = existingTerms(this.#pod)?.filter(matchesSomething).map((term) => new Set(recordsOf(term.matchExpressions).map(requirementKey)));
+      this.#existingTerms = existingTerms(this.#pod)
+        ?.filter(matchesSomething)
+        .map((term) => new Set(recordsOf(term.matchExpressions).map(requirementKey)));
     }
     if (this.#existingTerms?.every((term) => term.has(key))) return { added: false };
     this.#requirementKeys.add(key);
@@ -57,10 +65,17 @@ export class PodChanges {
 
   /** Rule 3: one constraint per (topologyKey, whenUnsatisfiable), the Pod's own first. */
   addSpread(spread: TopologySpreadConstraint): MergeResult {
-    const same = (other: Record<string, any>) => other.topologyKey === spread.topologyKey && other.whenUnsatisfiable === spread.whenUnsatisfiable;
+    const same = (other: Record<string, any>) =>
+      other.topologyKey === spread.topologyKey && other.whenUnsatisfiable === spread.whenUnsatisfiable;
     const ownSpreads = recordsOf(this.#pod.spec?.topologySpreadConstraints);
-    if (ownSpreads.some(same)) return { dropped: `the Pod already has a ${spread.whenUnsatisfiable} spread constraint on ${spread.topologyKey}` };
-    if (this.spreads.some(same)) return { dropped: `a higher-priority policy already adds a ${spread.whenUnsatisfiable} spread constraint on ${spread.topologyKey}` };
+    if (ownSpreads.some(same))
+      return {
+        dropped: `the Pod already has a ${spread.whenUnsatisfiable} spread constraint on ${spread.topologyKey}`,
+      };
+    if (this.spreads.some(same))
+      return {
+        dropped: `a higher-priority policy already adds a ${spread.whenUnsatisfiable} spread constraint on ${spread.topologyKey}`,
+      };
     this.spreads.push(spread);
     return { added: true };
   }
@@ -69,13 +84,17 @@ export class PodChanges {
   setSchedulerName(name: string): MergeResult {
     const own = this.#pod.spec?.schedulerName;
     if (typeof own === 'string' && own !== '' && own !== DEFAULT_SCHEDULER) {
-      return own === name ? { added: false } : { dropped: `schedulerName ${name} not set: the Pod already uses ${own}` };
+      return own === name
+        ? { added: false }
+        : { dropped: `schedulerName ${name} not set: the Pod already uses ${own}` };
     }
     if (this.schedulerName === undefined) {
       this.schedulerName = name;
       return { added: true };
     }
-    return this.schedulerName === name ? { added: false } : { dropped: `schedulerName ${name} not set: a higher-priority policy sets ${this.schedulerName}` };
+    return this.schedulerName === name
+      ? { added: false }
+      : { dropped: `schedulerName ${name} not set: a higher-priority policy sets ${this.schedulerName}` };
   }
 
   setNumaHint(hint: Readonly<Record<string, string>>): MergeResult {
@@ -86,7 +105,11 @@ export class PodChanges {
 }
 
 /** The patch that writes the changes and annotations onto the Pod: built from them, not by diffing. */
-export function buildPatch(pod: Pod, changes: PodChanges, annotations: Readonly<Record<string, string>>): PatchOperation[] {
+export function buildPatch(
+  pod: Pod,
+  changes: PodChanges,
+  annotations: Readonly<Record<string, string>>,
+): PatchOperation[] {
   const writer = new PatchWriter(pod);
   if (changes.requirements.length > 0) writeRequirements(writer, changes.requirements);
   writer.append(PREFERRED, changes.preferred);
@@ -106,14 +129,22 @@ function writeRequirements(writer: PatchWriter, requirements: readonly NodeSelec
   terms.forEach((term: unknown, index) => {
     if (!isRecord(term) || !matchesSomething(term)) return;
     const present = new Set(recordsOf(term.matchExpressions).map(requirementKey));
-    writer.append([...REQUIRED_TERMS, index, 'matchExpressions'], requirements.filter((requirement) => !present.has(requirementKey(requirement))));
+    writer.append(
+      [...REQUIRED_TERMS, index, 'matchExpressions'],
+      requirements.filter((requirement) => !present.has(requirementKey(requirement))),
+    );
   });
 }
 
 function existingTerms(pod: Pod): readonly Record<string, any>[] | undefined {
   const affinity = pod.spec?.affinity;
-  const required = isRecord(affinity) && isRecord(affinity.nodeAffinity) ? affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution : undefined;
-  return isRecord(required) && Array.isArray(required.nodeSelectorTerms) ? recordsOf(required.nodeSelectorTerms) : undefined;
+  const required =
+    isRecord(affinity) && isRecord(affinity.nodeAffinity)
+      ? affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution
+      : undefined;
+  return isRecord(required) && Array.isArray(required.nodeSelectorTerms)
+    ? recordsOf(required.nodeSelectorTerms)
+    : undefined;
 }
 
 /** A term with neither expressions nor fields matches no node in the scheduler. */

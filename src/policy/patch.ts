@@ -79,7 +79,8 @@ export class PatchWriter {
 
 export function pointer(path: Path): string {
   let result = '';
-  for (const segment of path) result += `/${typeof segment === 'number' ? segment : segment.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+  for (const segment of path)
+    result += `/${typeof segment === 'number' ? segment : segment.replaceAll('~', '~0').replaceAll('/', '~1')}`;
   return result;
 }
 

@@ -11,15 +11,21 @@ import type { NodeSet } from '../topology/nodeset.ts';
 
 /** Nodes the Pod may land on at all: not cordoned, Ready not False, every NoSchedule/NoExecute taint tolerated, and carrying the key of each of its own DoNotSchedule spread constraints. */
 export function schedulableFor(pod: Pod, snapshot: TopologySnapshot): NodeSet {
-  let nodes = snapshot.nodes.schedulable().and(toleratedNodes(snapshot.nodes, recordsOf(pod.spec?.tolerations) as Toleration[]));
+  let nodes = snapshot.nodes
+    .schedulable()
+    .and(toleratedNodes(snapshot.nodes, recordsOf(pod.spec?.tolerations) as Toleration[]));
   for (const spread of recordsOf(pod.spec?.topologySpreadConstraints)) {
-    if (spread.whenUnsatisfiable === 'DoNotSchedule' && typeof spread.topologyKey === 'string') nodes = nodes.and(snapshot.nodes.withLabel(spread.topologyKey));
+    if (spread.whenUnsatisfiable === 'DoNotSchedule' && typeof spread.topologyKey === 'string')
+      nodes = nodes.and(snapshot.nodes.withLabel(spread.topologyKey));
   }
   return nodes;
 }
 
-
 /** The schedulable nodes the Pod's own nodeSelector and required node affinity allow. */
-export function placementNodes(pod: Pod, snapshot: TopologySnapshot, schedulable = schedulableFor(pod, snapshot)): NodeSet {
+export function placementNodes(
+  pod: Pod,
+  snapshot: TopologySnapshot,
+  schedulable = schedulableFor(pod, snapshot),
+): NodeSet {
   return schedulable.and(podPlacementNodes(snapshot.nodes, pod));
 }

@@ -62,7 +62,10 @@ export async function createPolicyStore(options: PolicyStoreOptions): Promise<Po
       failure = summarizePolicyErrors(errors);
       metrics.errors.inc();
       metrics.successful.set(0);
-      log.error({ dir, errors: errors.map(formatPolicyError), version: current.version }, current.version > 0 ? 'policy reload failed; the last good set stays in force' : 'policies not loaded');
+      log.error(
+        { dir, errors: errors.map(formatPolicyError), version: current.version },
+        current.version > 0 ? 'policy reload failed; the last good set stays in force' : 'policies not loaded',
+      );
       return;
     }
     failure = undefined;
@@ -73,7 +76,10 @@ export async function createPolicyStore(options: PolicyStoreOptions): Promise<Po
     current = { version: current.version + 1, policies };
     currentText = text;
     metrics.loaded.set(policies.length);
-    log.info({ dir, version: current.version, policies: policies.map((policy) => policy.name), files: files.length }, 'policies loaded');
+    log.info(
+      { dir, version: current.version, policies: policies.map((policy) => policy.name), files: files.length },
+      'policies loaded',
+    );
     for (const listener of listeners) notify(listener, current);
   }
 
@@ -144,7 +150,9 @@ export async function createPolicyStore(options: PolicyStoreOptions): Promise<Po
     current: () => current,
     readiness(): Readiness {
       if (current.version === 0) return { ready: false, reason: `policies not loaded: ${failure ?? 'loading'}` };
-      return failure === undefined ? { ready: true } : { ready: true, reason: `last reload failed: ${failure}; serving policy set version ${current.version}` };
+      return failure === undefined
+        ? { ready: true }
+        : { ready: true, reason: `last reload failed: ${failure}; serving policy set version ${current.version}` };
     },
     onChange(listener) {
       listeners.add(listener);
@@ -165,9 +173,21 @@ export async function createPolicyStore(options: PolicyStoreOptions): Promise<Po
 function policyMetrics(registry: Registry) {
   const registers = [registry];
   return {
-    errors: new Counter({ name: 'topogate_policy_reload_errors_total', help: 'Policy reloads refused because of errors (the last good set stayed in force).', registers }),
+    errors: new Counter({
+      name: 'topogate_policy_reload_errors_total',
+      help: 'Policy reloads refused because of errors (the last good set stayed in force).',
+      registers,
+    }),
     loaded: new Gauge({ name: 'topogate_policies_loaded', help: 'Policies in the set in force.', registers }),
-    successful: new Gauge({ name: 'topogate_policy_last_reload_successful', help: '1 when the last policy reload succeeded, else 0.', registers }),
-    loadedAt: new Gauge({ name: 'topogate_policy_last_reload_success_timestamp_seconds', help: 'When the policies were last loaded without error (Unix seconds).', registers }),
+    successful: new Gauge({
+      name: 'topogate_policy_last_reload_successful',
+      help: '1 when the last policy reload succeeded, else 0.',
+      registers,
+    }),
+    loadedAt: new Gauge({
+      name: 'topogate_policy_last_reload_success_timestamp_seconds',
+      help: 'When the policies were last loaded without error (Unix seconds).',
+      registers,
+    }),
   };
 }

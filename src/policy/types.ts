@@ -43,10 +43,7 @@ export interface NumaRule {
   readonly schedulerName?: string;
 }
 
-export type LatencyTarget =
-  | { readonly zone: string }
-  | { readonly service: string }
-  | { readonly etcdLeader: true };
+export type LatencyTarget = { readonly zone: string } | { readonly service: string } | { readonly etcdLeader: true };
 
 export interface LatencyRule {
   readonly to: LatencyTarget;

@@ -22,19 +22,38 @@ export interface AppOptions {
   readonly requireClientCertificate?: boolean;
 }
 
-export function createApp({ mutate, checks, registry, log, maxInFlight = defaultMaxInFlight, requireClientCertificate: clientCertificateRequired = false }: AppOptions): Hono<WebhookEnv> {
+export function createApp({
+  mutate,
+  checks,
+  registry,
+  log,
+  maxInFlight = defaultMaxInFlight,
+  requireClientCertificate: clientCertificateRequired = false,
+}: AppOptions): Hono<WebhookEnv> {
   const app = new Hono<WebhookEnv>();
   if (clientCertificateRequired) app.use('/mutate', requireClientCertificate({ registry, log }));
   app.post('/mutate', limitInFlight({ max: maxInFlight, registry }), markArrival, mutateHandler({ ...mutate, log }));
-  app.all('/mutate', (c) => c.json(failure(405, `${c.req.method} is not allowed: POST an AdmissionReview to /mutate`), 405, { Allow: 'POST' }));
+  app.all('/mutate', (c) =>
+    c.json(failure(405, `${c.req.method} is not allowed: POST an AdmissionReview to /mutate`), 405, { Allow: 'POST' }),
+  );
   app.get('/healthz', (c) => c.text('ok\n'));
   app.get('/readyz', (c) => {
     const report = checkReadiness(checks);
     const code = report.ready ? 200 : 503;
-    return c.req.header('accept')?.includes('application/json') ? c.json(report, code) : c.text(readinessText(report), code);
+    return c.req.header('accept')?.includes('application/json')
+      ? c.json(report, code)
+      : c.text(readinessText(report), code);
   });
   app.get('/metrics', async (c) => c.body(await registry.metrics(), 200, { 'Content-Type': registry.contentType }));
-  app.notFound((c) => c.json(failure(404, `no route for ${c.req.method} ${c.req.path}: the webhook serves POST /mutate, GET /healthz, /readyz and /metrics`), 404));
+  app.notFound((c) =>
+    c.json(
+      failure(
+        404,
+        `no route for ${c.req.method} ${c.req.path}: the webhook serves POST /mutate, GET /healthz, /readyz and /metrics`,
+      ),
+      404,
+    ),
+  );
   app.onError((error, c) => {
     log.error({ err: error, method: c.req.method, path: c.req.path }, 'request failed');
     return c.json(failure(500, `internal error: ${error.message}`), 500);

@@ -12,7 +12,9 @@ export function isJson(contentType: string | undefined): boolean {
   return mediaType === 'application/json';
 }
 
-export type BodyResult = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly code: 400 | 413; readonly message: string };
+export type BodyResult =
+  | { readonly ok: true; readonly text: string }
+  | { readonly ok: false; readonly code: 400 | 413; readonly message: string };
 
 export function declaredTooLarge(contentLength: string | undefined, maxBytes: number): BodyResult | undefined {
   if (contentLength === undefined || Number(contentLength) <= maxBytes) return undefined;
@@ -62,7 +64,8 @@ export function readIncoming(incoming: Readable, maxBytes: number): Promise<Body
     };
     const onEnd = (): void => finish(decode(chunks));
     // The client went away mid-body: nobody will read the answer, but it is no server error.
-    const onError = (error: Error): void => finish({ ok: false, code: 400, message: `the body could not be read: ${error.message}` });
+    const onError = (error: Error): void =>
+      finish({ ok: false, code: 400, message: `the body could not be read: ${error.message}` });
     const onAborted = (): void => onError(new Error('the client aborted the request'));
     incoming.on('data', onData).on('end', onEnd).on('error', onError).on('aborted', onAborted);
   });
@@ -79,5 +82,9 @@ function decode(chunks: readonly Uint8Array[]): BodyResult {
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 function tooLarge(size: string, maxBytes: number): BodyResult {
-  return { ok: false, code: 413, message: `the body is ${size}; the limit is ${maxBytes} bytes (${(maxBytes / 1048576).toFixed(1)} MiB)` };
+  return {
+    ok: false,
+    code: 413,
+    message: `the body is ${size}; the limit is ${maxBytes} bytes (${(maxBytes / 1048576).toFixed(1)} MiB)`,
+  };
 }

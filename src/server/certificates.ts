@@ -25,9 +25,26 @@ export interface CertificateWatch {
   stop(): void;
 }
 
-export function watchCertificates({ dir, initial, apply, log, registry, settleMs = 100, recheckMs = 60_000 }: CertificateWatchOptions): CertificateWatch {
-  const reloads = new Counter({ name: 'topogate_certificate_reloads_total', help: 'Serving certificate reloads from --cert-dir, by result (applied, rejected).', labelNames: ['result'] as const, registers: [registry] });
-  const expiry = new Gauge({ name: 'topogate_certificate_expiry_timestamp_seconds', help: 'When the serving certificate in use expires (Unix time).', registers: [registry] });
+export function watchCertificates({
+  dir,
+  initial,
+  apply,
+  log,
+  registry,
+  settleMs = 100,
+  recheckMs = 60_000,
+}: CertificateWatchOptions): CertificateWatch {
+  const reloads = new Counter({
+    name: 'topogate_certificate_reloads_total',
+    help: 'Serving certificate reloads from --cert-dir, by result (applied, rejected).',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
+  const expiry = new Gauge({
+    name: 'topogate_certificate_expiry_timestamp_seconds',
+    help: 'When the serving certificate in use expires (Unix time).',
+    registers: [registry],
+  });
   expiry.set(expiresAt(initial));
   let current = initial;
   let settling: NodeJS.Timeout | undefined;
@@ -62,7 +79,9 @@ export function watchCertificates({ dir, initial, apply, log, registry, settleMs
   let watcher: FSWatcher | undefined;
   try {
     watcher = watch(dir, schedule);
-    watcher.on('error', (error) => log.warn({ err: error, dir }, 'watching the certificate directory failed; re-reading it periodically'));
+    watcher.on('error', (error) =>
+      log.warn({ err: error, dir }, 'watching the certificate directory failed; re-reading it periodically'),
+    );
   } catch (error) {
     log.warn({ err: error, dir }, 'cannot watch the certificate directory; re-reading it periodically');
   }

@@ -45,16 +45,27 @@ export interface ClientCertificateOptions {
 }
 
 export function requireClientCertificate({ registry, log }: ClientCertificateOptions): MiddlewareHandler {
-  const refused = new Counter({ name: 'topogate_client_certificate_refused_total', help: 'Requests to /mutate refused with 401: no client certificate, or one not signed by --client-ca.', registers: [registry] });
+  const refused = new Counter({
+    name: 'topogate_client_certificate_refused_total',
+    help: 'Requests to /mutate refused with 401: no client certificate, or one not signed by --client-ca.',
+    registers: [registry],
+  });
   return async (c, next) => {
     const socket = (c.env as { incoming?: { socket?: Partial<TLSSocket> } } | undefined)?.incoming?.socket;
     if (socket?.authorized === true) return next();
     // Without a certificate the handshake still reports an authorizationError (no issuer to check).
     const presented = Object.keys(socket?.getPeerCertificate?.() ?? {}).length > 0;
-    const why = presented ? `the client certificate was refused: ${String(socket?.authorizationError)}` : 'no client certificate was presented';
+    const why = presented
+      ? `the client certificate was refused: ${String(socket?.authorizationError)}`
+      : 'no client certificate was presented';
     refused.inc();
-    log.warn({ remoteAddress: socket?.remoteAddress, reason: why }, 'request without a valid client certificate refused');
+    log.warn(
+      { remoteAddress: socket?.remoteAddress, reason: why },
+      'request without a valid client certificate refused',
+    );
     // Its body is left unread, and a caller without a certificate gets no second try on this connection.
-    return c.json(failure(401, `${why}; /mutate needs a certificate signed by the --client-ca of this webhook`), 401, { Connection: 'close' });
+    return c.json(failure(401, `${why}; /mutate needs a certificate signed by the --client-ca of this webhook`), 401, {
+      Connection: 'close',
+    });
   };
 }

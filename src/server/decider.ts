@@ -30,7 +30,11 @@ export function createDecider({ policies, topology, maxSourceAgeMs, log, now = D
     const policySet = policies.current();
     const snapshot = topology.current();
     if (memo?.policyVersion !== policySet.version || memo.snapshotVersion !== snapshot.version) {
-      memo = { policyVersion: policySet.version, snapshotVersion: snapshot.version, compiled: compile(policySet.policies, snapshot) };
+      memo = {
+        policyVersion: policySet.version,
+        snapshotVersion: snapshot.version,
+        compiled: compile(policySet.policies, snapshot),
+      };
     }
     return memo.compiled;
   }

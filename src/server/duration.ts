@@ -1,7 +1,15 @@
 // Go-style durations ("1.5s", "300ms", "1m30s", "10s"), as the API server
 // writes ?timeout= and as Kubernetes users write flags.
 
-const unitMs: Readonly<Record<string, number>> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const unitMs: Readonly<Record<string, number>> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
 const part = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/y;
 
 /** Milliseconds, or undefined when the text is not a duration. */

@@ -7,7 +7,9 @@ import type { Outcome } from '../admission/handler.ts';
  * Buckets from 50 µs to 1 s: fine enough to tell a 100 µs decision from a 250 µs one, and around the default
  * 5 ms budget (7.5 ms) to tell an answer a little past it from one twice as late.
  */
-export const latencyBuckets = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
+export const latencyBuckets = [
+  0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+];
 
 /** What became of an AdmissionReview; error: the decision threw (a 500). */
 export type RequestOutcome = Outcome | 'error';
@@ -38,11 +40,42 @@ export function createWebhookMetrics(registry: Registry): WebhookMetrics {
 function registerMetrics(registry: Registry): WebhookMetrics {
   const registers = [registry];
   return {
-    requests: new Counter({ name: 'topogate_admission_requests_total', help: 'AdmissionReviews answered, by outcome (allowed, patched, denied, skipped, error) and whether they were dry runs.', labelNames: ['outcome', 'dry_run'], registers }),
-    latency: new Histogram({ name: 'topogate_admission_duration_seconds', help: 'From a request\'s arrival to its answer, by outcome.', labelNames: ['outcome'], buckets: latencyBuckets, registers }),
-    budgetExceeded: new Counter({ name: 'topogate_budget_exceeded_total', help: 'Requests over the latency budget: stage "before_decision" were admitted unchanged without deciding; stage "decision" were decided but answered late.', labelNames: ['stage'], registers }),
-    rejected: new Counter({ name: 'topogate_rejected_requests_total', help: 'Requests refused before decoding an AdmissionReview, by HTTP status (400, 413, 415).', labelNames: ['code'], registers }),
-    policyMatches: new Counter({ name: 'topogate_policy_matches_total', help: 'Pods a SchedulingPolicy matched (dry runs not counted).', labelNames: ['policy'], registers }),
-    policyApplied: new Counter({ name: 'topogate_policy_applied_total', help: 'Pods a SchedulingPolicy changed (dry runs not counted).', labelNames: ['policy'], registers }),
+    requests: new Counter({
+      name: 'topogate_admission_requests_total',
+      help: 'AdmissionReviews answered, by outcome (allowed, patched, denied, skipped, error) and whether they were dry runs.',
+      labelNames: ['outcome', 'dry_run'],
+      registers,
+    }),
+    latency: new Histogram({
+      name: 'topogate_admission_duration_seconds',
+      help: "From a request's arrival to its answer, by outcome.",
+      labelNames: ['outcome'],
+      buckets: latencyBuckets,
+      registers,
+    }),
+    budgetExceeded: new Counter({
+      name: 'topogate_budget_exceeded_total',
+      help: 'Requests over the latency budget: stage "before_decision" were admitted unchanged without deciding; stage "decision" were decided but answered late.',
+      labelNames: ['stage'],
+      registers,
+    }),
+    rejected: new Counter({
+      name: 'topogate_rejected_requests_total',
+      help: 'Requests refused before decoding an AdmissionReview, by HTTP status (400, 413, 415).',
+      labelNames: ['code'],
+      registers,
+    }),
+    policyMatches: new Counter({
+      name: 'topogate_policy_matches_total',
+      help: 'Pods a SchedulingPolicy matched (dry runs not counted).',
+      labelNames: ['policy'],
+      registers,
+    }),
+    policyApplied: new Counter({
+      name: 'topogate_policy_applied_total',
+      help: 'Pods a SchedulingPolicy changed (dry runs not counted).',
+      labelNames: ['policy'],
+      registers,
+    }),
   };
 }

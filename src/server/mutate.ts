@@ -36,8 +36,17 @@ export function mutateHandler({ decide, budgetMs, maxBodyBytes, cost, metrics, l
   return async (c: Context<WebhookEnv>): Promise<Response> => {
     const arrival = c.get('arrival');
     const contentType = c.req.header('content-type');
-    if (!isJson(contentType)) return refuse(c, 415, contentType === undefined ? 'Content-Type is missing: send application/json' : `Content-Type must be application/json, not ${JSON.stringify(contentType)}`);
-    const body = declaredTooLarge(c.req.header('content-length'), maxBodyBytes) ?? (await (c.env?.incoming ? readIncoming(c.env.incoming, maxBodyBytes) : readBody(c.req.raw.body, maxBodyBytes)));
+    if (!isJson(contentType))
+      return refuse(
+        c,
+        415,
+        contentType === undefined
+          ? 'Content-Type is missing: send application/json'
+          : `Content-Type must be application/json, not ${JSON.stringify(contentType)}`,
+      );
+    const body =
+      declaredTooLarge(c.req.header('content-length'), maxBodyBytes) ??
+      (await (c.env?.incoming ? readIncoming(c.env.incoming, maxBodyBytes) : readBody(c.req.raw.body, maxBodyBytes)));
     if (!body.ok) return refuse(c, body.code, body.message);
     const parsed = parseJson(body.text);
     if (!parsed.ok) return refuse(c, 400, parsed.message);
@@ -82,7 +91,16 @@ export function mutateHandler({ decide, budgetMs, maxBodyBytes, cost, metrics, l
     }
     if (log.isLevelEnabled('debug')) {
       log.debug(
-        { uid: request.uid, ...describe(request), dryRun, outcome: handled.outcome, patchOps: handled.answer.patch.length, matched: handled.decision?.matched, warnings: handled.answer.warnings.length, ms: elapsedMs },
+        {
+          uid: request.uid,
+          ...describe(request),
+          dryRun,
+          outcome: handled.outcome,
+          patchOps: handled.answer.patch.length,
+          matched: handled.decision?.matched,
+          warnings: handled.answer.warnings.length,
+          ms: elapsedMs,
+        },
         'admission request',
       );
     }
@@ -99,6 +117,13 @@ export function mutateHandler({ decide, budgetMs, maxBodyBytes, cost, metrics, l
 
 /** Which object a request is about, for logs: never its body. */
 function describe(request: AdmissionRequest): Record<string, unknown> {
-  const metadata = (request.object as { metadata?: { name?: unknown; generateName?: unknown } } | null | undefined)?.metadata;
-  return { operation: request.operation, kind: request.kind?.kind, subResource: request.subResource, namespace: request.namespace, name: request.name || metadata?.name || metadata?.generateName };
+  const metadata = (request.object as { metadata?: { name?: unknown; generateName?: unknown } } | null | undefined)
+    ?.metadata;
+  return {
+    operation: request.operation,
+    kind: request.kind?.kind,
+    subResource: request.subResource,
+    namespace: request.namespace,
+    name: request.name || metadata?.name || metadata?.generateName,
+  };
 }

@@ -29,13 +29,24 @@ export function limitInFlight({ max, registry }: InFlightLimitOptions): Middlewa
       this.set(inFlight);
     },
   });
-  const refused = new Counter({ name: 'topogate_in_flight_refused_total', help: `Requests to /mutate refused with 429 because ${max} were already in flight.`, registers: [registry] });
+  const refused = new Counter({
+    name: 'topogate_in_flight_refused_total',
+    help: `Requests to /mutate refused with 429 because ${max} were already in flight.`,
+    registers: [registry],
+  });
 
   return async (c, next) => {
     if (inFlight >= max) {
       refused.inc();
       // The body is left unread, so the connection cannot carry another request.
-      return c.json(failure(429, `topogate is overloaded: ${max} AdmissionReviews are already in flight; the API server applies the webhook's failurePolicy`), 429, { Connection: 'close' });
+      return c.json(
+        failure(
+          429,
+          `topogate is overloaded: ${max} AdmissionReviews are already in flight; the API server applies the webhook's failurePolicy`,
+        ),
+        429,
+        { Connection: 'close' },
+      );
     }
     inFlight++;
     try {

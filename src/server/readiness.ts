@@ -26,6 +26,9 @@ function safely(check: () => Readiness): Readiness {
 
 /** As Kubernetes' own /readyz?verbose: one [+] or [-] line per check. */
 export function readinessText({ ready, checks }: ReadinessReport): string {
-  const lines = Object.entries(checks).map(([name, { ready: ok, reason }]) => `[${ok ? '+' : '-'}]${name} ${ok ? 'ok' : 'not ready'}${reason ? `: ${reason}` : ''}`);
+  const lines = Object.entries(checks).map(
+    ([name, { ready: ok, reason }]) =>
+      `[${ok ? '+' : '-'}]${name} ${ok ? 'ok' : 'not ready'}${reason ? `: ${reason}` : ''}`,
+  );
   return `${[...lines, ready ? 'readyz check passed' : 'readyz check failed'].join('\n')}\n`;
 }

@@ -63,7 +63,13 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
 
   const appFor = (metricsRegistry: Registry, appLog: Logger, budgetMs: number, requireClientCertificate = false) =>
     createApp({
-      mutate: { decide: options.decide, budgetMs, maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes, cost: createDecisionCost(), metrics: createWebhookMetrics(metricsRegistry) },
+      mutate: {
+        decide: options.decide,
+        budgetMs,
+        maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes,
+        cost: createDecisionCost(),
+        metrics: createWebhookMetrics(metricsRegistry),
+      },
       checks: options.checks,
       registry: metricsRegistry,
       log: appLog,
@@ -74,14 +80,30 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   let warmUpToken: string | undefined = randomUUID();
   const clientAuth = options.clientCa === undefined ? {} : clientCertificateSettings(options.clientCa);
   const server = createAdaptorServer({
-    fetch: (request, env) => (warmUpToken !== undefined && request.headers.get(warmUpHeader) === warmUpToken ? twin : app).fetch(request, env),
+    fetch: (request, env) =>
+      (warmUpToken !== undefined && request.headers.get(warmUpHeader) === warmUpToken ? twin : app).fetch(request, env),
     createServer,
-    serverOptions: { ...tlsSettings, ...clientAuth, ...pair, handshakeTimeout: handshakeTimeoutMs, headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, keepAliveTimeout: keepAliveTimeoutMs, connectionsCheckingInterval: connectionsCheckingIntervalMs },
+    serverOptions: {
+      ...tlsSettings,
+      ...clientAuth,
+      ...pair,
+      handshakeTimeout: handshakeTimeoutMs,
+      headersTimeout: headersTimeoutMs,
+      requestTimeout: requestTimeoutMs,
+      keepAliveTimeout: keepAliveTimeoutMs,
+      connectionsCheckingInterval: connectionsCheckingIntervalMs,
+    },
   }) as Server;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, log));
   server.on('tlsClientError', (error) => log.debug({ err: error }, 'TLS handshake failed'));
 
-  const certificates = watchCertificates({ dir: certDir, initial: pair, apply: (next) => server.setSecureContext({ ...tlsSettings, ...clientAuth, ...next }), log, registry });
+  const certificates = watchCertificates({
+    dir: certDir,
+    initial: pair,
+    apply: (next) => server.setSecureContext({ ...tlsSettings, ...clientAuth, ...next }),
+    log,
+    registry,
+  });
   try {
     await listen(server, port, host);
   } catch (error) {
@@ -91,8 +113,11 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const address = server.address();
   const boundPort = typeof address === 'object' && address !== null ? address.port : port;
   const url = `https://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
-  const warmUpStatus = await warmUp(host, boundPort, warmUpToken).catch((error: unknown) => (log.warn({ err: error }, 'the warm-up request failed'), 0));
-  if (warmUpStatus !== 200) log.warn({ status: warmUpStatus }, 'the warm-up review was not answered: the first requests may be slow');
+  const warmUpStatus = await warmUp(host, boundPort, warmUpToken).catch(
+    (error: unknown) => (log.warn({ err: error }, 'the warm-up request failed'), 0),
+  );
+  if (warmUpStatus !== 200)
+    log.warn({ status: warmUpStatus }, 'the warm-up review was not answered: the first requests may be slow');
   warmUpToken = undefined;
   log.info({ url, certDir, budgetMs: options.budgetMs }, 'webhook serving');
 
@@ -130,6 +155,11 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, log: Lo
     socket.destroy();
     return;
   }
-  const status = error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
+  const status =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? '431 Request Header Fields Too Large'
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? '408 Request Timeout'
+        : '400 Bad Request';
   socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }

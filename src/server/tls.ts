@@ -27,7 +27,10 @@ export interface KeyPair {
 }
 
 export async function readKeyPair(dir: string): Promise<KeyPair> {
-  const [cert, key] = await Promise.all([readFile(join(dir, certificateFiles.tlsCert), 'utf8'), readFile(join(dir, certificateFiles.tlsKey), 'utf8')]);
+  const [cert, key] = await Promise.all([
+    readFile(join(dir, certificateFiles.tlsCert), 'utf8'),
+    readFile(join(dir, certificateFiles.tlsKey), 'utf8'),
+  ]);
   return { cert, key };
 }
 

@@ -18,7 +18,12 @@ const review = JSON.stringify({
     namespace: 'default',
     operation: 'CREATE',
     dryRun: true,
-    object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'warm-up', labels: { app: 'warm-up' } }, spec: { containers: [{ name: 'c', image: 'warm-up', resources: { requests: { cpu: '1', memory: '1Gi' } } }] } },
+    object: {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'warm-up', labels: { app: 'warm-up' } },
+      spec: { containers: [{ name: 'c', image: 'warm-up', resources: { requests: { cpu: '1', memory: '1Gi' } } }] },
+    },
   },
 });
 
@@ -44,10 +49,21 @@ export async function warmUp(host: string, port: number, token: string): Promise
 function send(host: string, port: number, token: string): Promise<number> {
   return new Promise((resolve, reject) => {
     // The server's own certificate, on a loopback call it makes itself: nothing to verify.
-    const req = request({ host: loopbackFor(host), port, path: '/mutate', method: 'POST', agent: false, rejectUnauthorized: false, headers: { 'content-type': 'application/json', [warmUpHeader]: token } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      {
+        host: loopbackFor(host),
+        port,
+        path: '/mutate',
+        method: 'POST',
+        agent: false,
+        rejectUnauthorized: false,
+        headers: { 'content-type': 'application/json', [warmUpHeader]: token },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end(review);
   });

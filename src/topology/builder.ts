@@ -6,7 +6,16 @@
 import type { KubeObject, Labels } from '../kube/types.ts';
 import { CowMap } from './cow/map.ts';
 import { objectKey } from './kinds.ts';
-import type { ControlPlanePod, EtcdMember, EtcdModel, NetworkModel, NodeResourceTopology, SourceName, SourceStatus, TopologySnapshot } from './model.ts';
+import type {
+  ControlPlanePod,
+  EtcdMember,
+  EtcdModel,
+  NetworkModel,
+  NodeResourceTopology,
+  SourceName,
+  SourceStatus,
+  TopologySnapshot,
+} from './model.ts';
 import { createNetworkModel } from './network.ts';
 import { NodeTable } from './nodes.ts';
 import { NumaMemo } from './numa.ts';
@@ -113,7 +122,8 @@ export class TopologyBuilder {
     const hadError = status.error;
     delete status.error;
     for (const object of objects) this.apply(source, 'ADDED', object, now);
-    if (!status.synced || status.staleSince !== undefined || status.disabled !== undefined || hadError !== status.error) this.#dirty = true;
+    if (!status.synced || status.staleSince !== undefined || status.disabled !== undefined || hadError !== status.error)
+      this.#dirty = true;
     status.synced = true;
     if (now !== undefined) status.updatedAt = now;
     delete status.staleSince;

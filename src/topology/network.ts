@@ -42,7 +42,11 @@ export function createNetworkModel(facts: NetworkFacts): NetworkModel {
     const key = `${maxRttMs}\u0000${target}`;
     let domains = withinMemo.get(key);
     if (!domains) {
-      domains = new Set(nearest(target).filter((d) => d.rttMs <= maxRttMs).map((d) => d.domain));
+      domains = new Set(
+        nearest(target)
+          .filter((d) => d.rttMs <= maxRttMs)
+          .map((d) => d.domain),
+      );
       withinMemo.set(key, domains);
     }
     return domains;

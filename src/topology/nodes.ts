@@ -68,10 +68,14 @@ export class NodeTable {
       }
     }
     // The outer map is copied (one entry per label key) only when a key changed.
-    const labelValues = this.#changedKeys.size > 0 || !this.#frozen ? new Map(this.#labelValues) : this.#frozen.labelValueMaps;
+    const labelValues =
+      this.#changedKeys.size > 0 || !this.#frozen ? new Map(this.#labelValues) : this.#frozen.labelValueMaps;
     this.#changedKeys.clear();
     const taintSets = this.#taints.freeze();
-    const taintGroups = this.#frozen && this.#frozen.taintSets === taintSets ? this.#frozen.taintGroupList : groupsOf(taintSets, this.#taintLists);
+    const taintGroups =
+      this.#frozen && this.#frozen.taintSets === taintSets
+        ? this.#frozen.taintGroupList
+        : groupsOf(taintSets, this.#taintLists);
     const base = this.#base.freeze();
     this.#frozen = new FrozenNodes({
       byName: this.#byName.freeze(),
@@ -233,7 +237,10 @@ function sameNode(a: NodeInfo, b: NodeFacts): boolean {
   );
 }
 
-function sameRecord(a: Labels | Readonly<Record<string, number>>, b: Labels | Readonly<Record<string, number>>): boolean {
+function sameRecord(
+  a: Labels | Readonly<Record<string, number>>,
+  b: Labels | Readonly<Record<string, number>>,
+): boolean {
   const keys = Object.keys(a);
   if (keys.length !== Object.keys(b).length) return false;
   for (const key of keys) if (a[key] !== b[key]) return false;

@@ -63,7 +63,8 @@ export class NodeSet {
   }
 
   or(other: NodeSet): NodeSet {
-    const [long, short] = this.#words.length >= other.#words.length ? [this.#words, other.#words] : [other.#words, this.#words];
+    const [long, short] =
+      this.#words.length >= other.#words.length ? [this.#words, other.#words] : [other.#words, this.#words];
     const words = long.slice();
     for (let i = 0; i < short.length; i++) words[i]! |= short[i]!;
     return new NodeSet(words);

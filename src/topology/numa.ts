@@ -4,7 +4,15 @@
 // changed (drop them, merge their new candidates in), instead of scanning
 // and sorting every NodeResourceTopology again.
 
-import type { NodeIndex, NodeResourceTopology, NumaCandidate, NumaFit, NumaIndex, NumaZone, ResourceList } from './model.ts';
+import type {
+  NodeIndex,
+  NodeResourceTopology,
+  NumaCandidate,
+  NumaFit,
+  NumaIndex,
+  NumaZone,
+  ResourceList,
+} from './model.ts';
 import { NodeSet } from './nodeset.ts';
 
 type Request = ReadonlyArray<readonly [string, number]>;
@@ -26,7 +34,12 @@ export class NumaMemo implements NumaIndex {
   #parent: Parent | undefined;
   #known: NodeSet | undefined;
 
-  constructor(topologies: ReadonlyMap<string, NodeResourceTopology>, nodes: NodeIndex, parent?: NumaMemo, changed?: ReadonlySet<string>) {
+  constructor(
+    topologies: ReadonlyMap<string, NodeResourceTopology>,
+    nodes: NodeIndex,
+    parent?: NumaMemo,
+    changed?: ReadonlySet<string>,
+  ) {
     this.#topologies = topologies;
     this.#nodes = nodes;
     if (parent && changed) {
@@ -40,13 +53,18 @@ export class NumaMemo implements NumaIndex {
     if (!this.#known) {
       const parent = this.#parent;
       const inherited = parent ? parent.memo.#known : undefined;
-      this.#known = parent && inherited ? this.#patch(inherited, parent, (name) => this.#topologies.has(name)) : this.#slotsOf(this.#topologies.keys());
+      this.#known =
+        parent && inherited
+          ? this.#patch(inherited, parent, (name) => this.#topologies.has(name))
+          : this.#slotsOf(this.#topologies.keys());
     }
     return this.#known;
   }
 
   fit(request: ResourceList): NumaFit {
-    const entries = Object.entries(request).filter(([, amount]) => amount > 0).sort(([a], [b]) => (a < b ? -1 : 1));
+    const entries = Object.entries(request)
+      .filter(([, amount]) => amount > 0)
+      .sort(([a], [b]) => (a < b ? -1 : 1));
     const key = entries.map(([name, amount]) => `${name}=${amount}`).join(',');
     let fit = this.#fits.get(key);
     if (!fit) {
@@ -67,7 +85,10 @@ export class NumaMemo implements NumaIndex {
     // Nothing changed for NUMA: slots and zones are the parent's, and so is the answer.
     if (parent.changed.size === 0) return inherited;
     const fresh = this.#candidates(parent.changed, request).sort(byFit);
-    const ranked = merge(inherited.ranked.filter((c) => !parent.changed.has(c.node)), fresh);
+    const ranked = merge(
+      inherited.ranked.filter((c) => !parent.changed.has(c.node)),
+      fresh,
+    );
     return { ranked, nodes: this.#patch(inherited.nodes, parent, (name) => fresh.some((c) => c.node === name)) };
   }
 
@@ -136,6 +157,7 @@ function merge(a: readonly NumaCandidate[], b: readonly NumaCandidate[]): NumaCa
   const out: NumaCandidate[] = new Array(a.length + b.length);
   let i = 0;
   let j = 0;
-  for (let k = 0; k < out.length; k++) out[k] = j >= b.length || (i < a.length && byFit(a[i]!, b[j]!) <= 0) ? a[i++]! : b[j++]!;
+  for (let k = 0; k < out.length; k++)
+    out[k] = j >= b.length || (i < a.length && byFit(a[i]!, b[j]!) <= 0) ? a[i++]! : b[j++]!;
   return out;
 }

@@ -37,7 +37,8 @@ spec:
 
 /** The CRD's schema takes it (a label value, an integer by its CEL rule); topogate does not (not an int64). */
 const tooBig = { key: 'gpus', operator: 'Gt', values: ['99999999999999999999'] };
-const tooBigError = 'SchedulingPolicy/crd-disk: spec.rules.nodeLabels.required[1].values[0]: "99999999999999999999" is not an integer (operator Gt)';
+const tooBigError =
+  'SchedulingPolicy/crd-disk: spec.rules.nodeLabels.required[1].values[0]: "99999999999999999999" is not an integer (operator Gt)';
 
 const pod = (name: string): V1Pod => ({
   apiVersion: 'v1',
@@ -57,32 +58,50 @@ describe('SchedulingPolicy objects behind a real API server', { timeout: 300_000
   let topogate: Topogate;
 
   const create = async (namespace: string, name: string, ...flags: string[]) => {
-    const result = await kubectl(cluster, ['create', '-n', namespace, '-o', 'json', ...flags, '-f', '-'], JSON.stringify(pod(name)));
+    const result = await kubectl(
+      cluster,
+      ['create', '-n', namespace, '-o', 'json', ...flags, '-f', '-'],
+      JSON.stringify(pod(name)),
+    );
     assert.equal(result.code, 0, result.stderr);
     return JSON.parse(result.stdout) as V1Pod;
   };
 
   /** Polls a server-side dry run until the webhook gives a Pod of the namespace the policies named (none: ''). */
   const untilApplied = (namespace: string, policies: string) =>
-    waitFor(async () => ((await create(namespace, 'probe', '--dry-run=server')).metadata?.annotations?.[appliedAnnotation] ?? '') === policies, {
-      what: `Pods in ${namespace} placed by "${policies}"`,
-      timeoutMs: 30_000,
-      intervalMs: 250,
-    });
+    waitFor(
+      async () =>
+        ((await create(namespace, 'probe', '--dry-run=server')).metadata?.annotations?.[appliedAnnotation] ?? '') ===
+        policies,
+      {
+        what: `Pods in ${namespace} placed by "${policies}"`,
+        timeoutMs: 30_000,
+        intervalMs: 250,
+      },
+    );
 
   const readyz = () => httpsGet(`${topogate.url}/readyz`, { ca: topogate.caPem });
 
   const untilReadyz = (holds: (body: string) => boolean, what: string) =>
-    waitFor(async () => {
-      const answer = await readyz();
-      return answer.status === 200 && holds(answer.body);
-    }, { what, timeoutMs: 30_000, intervalMs: 250 });
+    waitFor(
+      async () => {
+        const answer = await readyz();
+        return answer.status === 200 && holds(answer.body);
+      },
+      { what, timeoutMs: 30_000, intervalMs: 250 },
+    );
 
   before(async () => {
     cluster = await startCluster();
     await installTopogateCrds(cluster);
-    await createNodes(coreApi(cluster), ['nvme', 'ssd', 'hdd'].map((kind) => ({ name: `${kind}-1`, labels: { disk: kind } })));
-    await applyAll(cluster, ['crd-team', 'file-team'].map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })));
+    await createNodes(
+      coreApi(cluster),
+      ['nvme', 'ssd', 'hdd'].map((kind) => ({ name: `${kind}-1`, labels: { disk: kind } })),
+    );
+    await applyAll(
+      cluster,
+      ['crd-team', 'file-team'].map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })),
+    );
     const policies = join(cluster.dir, 'policies');
     mkdirSync(policies);
     writeFileSync(join(policies, 'from-file.yaml'), filePolicy);
@@ -92,7 +111,8 @@ describe('SchedulingPolicy objects behind a real API server', { timeout: 300_000
   });
 
   afterEach((t) => {
-    if (!t.passed && topogate) process.stderr.write(`--- ${t.name}: the end of topogate's output\n${topogate.output().slice(-4000)}\n`);
+    if (!t.passed && topogate)
+      process.stderr.write(`--- ${t.name}: the end of topogate's output\n${topogate.output().slice(-4000)}\n`);
   });
 
   after(async () => {
@@ -112,10 +132,15 @@ describe('SchedulingPolicy objects behind a real API server', { timeout: 300_000
 
   test('edited into a spec the CRD accepts but topogate refuses, its last good version stays and /readyz says why', async () => {
     await applyAll(cluster, [schedulingPolicy('crd-disk', 'crd-team', [disk('ssd'), tooBig])]);
-    const stored = JSON.parse(await kubectlOk(cluster, ['get', 'schedulingpolicy', 'crd-disk', '-o', 'json'])) as { spec: { rules: { nodeLabels: { required: unknown[] } } } };
+    const stored = JSON.parse(await kubectlOk(cluster, ['get', 'schedulingpolicy', 'crd-disk', '-o', 'json'])) as {
+      spec: { rules: { nodeLabels: { required: unknown[] } } };
+    };
     assert.deepEqual(stored.spec.rules.nodeLabels.required, [disk('ssd'), tooBig]);
     await untilReadyz((body) => body.includes(tooBigError), 'the invalid object in /readyz');
-    assert.match((await readyz()).body, /\[\+\]policies ok: invalid SchedulingPolicy objects, their last good versions stay in force: /);
+    assert.match(
+      (await readyz()).body,
+      /\[\+\]policies ok: invalid SchedulingPolicy objects, their last good versions stay in force: /,
+    );
     assert.match(topogate.output(), /SchedulingPolicy objects refused; the last good version of each stays in force/);
 
     const created = await create('crd-team', 'app-2');
@@ -136,7 +161,10 @@ describe('SchedulingPolicy objects behind a real API server', { timeout: 300_000
     const created = await create('crd-team', 'app-restart');
     assert.equal(created.metadata?.annotations?.[appliedAnnotation], 'crd-disk');
     assert.deepEqual(diskValues(created), [['ssd']]);
-    await untilReadyz((body) => body.includes('[+]policies ok\n') && body.includes('readyz check passed'), 'topogate ready again');
+    await untilReadyz(
+      (body) => body.includes('[+]policies ok\n') && body.includes('readyz check passed'),
+      'topogate ready again',
+    );
     assert.match(topogate.output(), /topology source schedulingPolicies: .*keeping its last objects and listing again/);
     await applyAll(cluster, [schedulingPolicy('crd-disk', 'crd-team', [disk('hdd')])]);
     await waitFor(async () => diskValues(await create('crd-team', 'probe', '--dry-run=server'))?.[0]?.[0] === 'hdd', {
@@ -156,7 +184,10 @@ describe('SchedulingPolicy objects behind a real API server', { timeout: 300_000
 
   test("an object named like a file policy is reported, and the file's policy is the one applied", async () => {
     await applyAll(cluster, [schedulingPolicy('from-file', 'crd-team', [disk('ssd')])]);
-    await untilReadyz((body) => body.includes('SchedulingPolicy/from-file: metadata.name: duplicate policy name "from-file"'), 'the duplicate in /readyz');
+    await untilReadyz(
+      (body) => body.includes('SchedulingPolicy/from-file: metadata.name: duplicate policy name "from-file"'),
+      'the duplicate in /readyz',
+    );
     assert.deepEqual(diskValues(await create('file-team', 'app-5')), [['hdd']]);
     const other = await create('crd-team', 'app-6');
     assert.equal(other.spec?.affinity, undefined);

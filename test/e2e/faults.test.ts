@@ -29,7 +29,13 @@ const PRODUCT = 'nvidia.com/gpu.product';
 const zone = (name: string) => ({ [ZONE]: name });
 const gpuNode = (name: string, zoneName: string, product: string): FakeNode => ({
   name,
-  labels: { ...zone(zoneName), 'nvidia.com/gpu.present': 'true', [PRODUCT]: product, 'nvidia.com/gpu.count': '8', 'nvidia.com/gpu.memory': '81559' },
+  labels: {
+    ...zone(zoneName),
+    'nvidia.com/gpu.present': 'true',
+    [PRODUCT]: product,
+    'nvidia.com/gpu.count': '8',
+    'nvidia.com/gpu.memory': '81559',
+  },
   allocatable: { 'nvidia.com/gpu': '8' },
 });
 const controlPlaneZones = ['zone-a', 'zone-b', 'zone-c'];
@@ -37,7 +43,11 @@ const nodes: FakeNode[] = [
   ...controlPlaneZones.map((name, index) => ({ name: `web-${index}`, labels: zone(name) })),
   gpuNode('gpu-0', 'zone-a', 'NVIDIA-H100-80GB-HBM3'),
   // Each etcd member runs on a control-plane node of its own zone, so the leader's zone says which member leads.
-  ...controlPlaneZones.map((name, index) => ({ name: `cp-${index}`, labels: { ...zone(name), 'node-role.kubernetes.io/control-plane': '' }, taints: [{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }] })),
+  ...controlPlaneZones.map((name, index) => ({
+    name: `cp-${index}`,
+    labels: { ...zone(name), 'node-role.kubernetes.io/control-plane': '' },
+    taints: [{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }],
+  })),
 ];
 
 /** Every zone is 5 ms from the others: within 1 ms of the etcd leader is its own zone only. */
@@ -45,7 +55,14 @@ const networkTopology = {
   apiVersion: 'topogate.dev/v1alpha1',
   kind: 'NetworkTopology',
   metadata: { name: 'default' },
-  spec: { domainLabel: ZONE, links: [{ from: 'zone-a', to: 'zone-b', rttMs: 5 }, { from: 'zone-a', to: 'zone-c', rttMs: 5 }, { from: 'zone-b', to: 'zone-c', rttMs: 5 }] },
+  spec: {
+    domainLabel: ZONE,
+    links: [
+      { from: 'zone-a', to: 'zone-b', rttMs: 5 },
+      { from: 'zone-a', to: 'zone-c', rttMs: 5 },
+      { from: 'zone-b', to: 'zone-c', rttMs: 5 },
+    ],
+  },
 };
 
 const policy = (name: string, match: string, rules: string) => `apiVersion: topogate.dev/v1alpha1
@@ -60,13 +77,28 @@ ${match}
 ${rules}
 `;
 const policies: Record<string, string> = {
-  'web.yaml': policy('web', '    podSelector: {matchLabels: {tier: web}}', '    nodeLabels:\n      required: [{key: topology.kubernetes.io/zone, operator: In, values: [zone-b]}]'),
+  'web.yaml': policy(
+    'web',
+    '    podSelector: {matchLabels: {tier: web}}',
+    '    nodeLabels:\n      required: [{key: topology.kubernetes.io/zone, operator: In, values: [zone-b]}]',
+  ),
   'gpu.yaml': policy('gpu', '    resources: [nvidia.com/gpu]', '    gpu:\n      products: ["NVIDIA-H100*"]'),
-  'near-leader.yaml': policy('near-leader', '    podSelector: {matchLabels: {near: etcd-leader}}', '    latency:\n      to: {etcdLeader: true}\n      maxRttMs: 1\n      mode: Required'),
+  'near-leader.yaml': policy(
+    'near-leader',
+    '    podSelector: {matchLabels: {near: etcd-leader}}',
+    '    latency:\n      to: {etcdLeader: true}\n      maxRttMs: 1\n      mode: Required',
+  ),
 };
 
 function pod(name: string, labels: Record<string, string>, limits?: Record<string, string>): V1Pod {
-  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, labels }, spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10', ...(limits && { resources: { limits } }) }] } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, labels },
+    spec: {
+      containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10', ...(limits && { resources: { limits } }) }],
+    },
+  };
 }
 const webPod = (name: string) => pod(name, { tier: 'web' });
 const gpuPod = (name: string) => pod(name, { app: 'train' }, { 'nvidia.com/gpu': '1' });
@@ -99,10 +131,11 @@ async function startRelay(port: number): Promise<{ port: number; cut(): number; 
       for (const socket of open) socket.destroy();
       return cut;
     },
-    close: () => new Promise((resolve) => {
-      for (const socket of open) socket.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of open) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -156,11 +189,18 @@ describe('topogate under faults of a real control plane', { timeout: 900_000 }, 
   const dryRun = (body: V1Pod) => api.createNamespacedPod({ namespace, body, dryRun: 'All' });
   const topogateMetric = async (name: string, labels: Record<string, string> = {}) => {
     const samples = metricSamples((await httpsGet(`${topogate.url}/metrics`, { ca: topogate.caPem })).body, name);
-    return samples.filter((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((sum, s) => sum + s.value, 0);
+    return samples
+      .filter((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+      .reduce((sum, s) => sum + s.value, 0);
   };
   const readyz = () => httpsGet(`${topogate.url}/readyz`, { ca: topogate.caPem });
   /** Polls until `probe` holds; the last value is in the error. */
-  const until = async <T>(what: string, probe: () => Promise<T>, holds: (value: T) => boolean, timeoutMs = 60_000): Promise<T> => {
+  const until = async <T>(
+    what: string,
+    probe: () => Promise<T>,
+    holds: (value: T) => boolean,
+    timeoutMs = 60_000,
+  ): Promise<T> => {
     const deadline = Date.now() + timeoutMs;
     let last: unknown;
     for (;;) {
@@ -170,7 +210,10 @@ describe('topogate under faults of a real control plane', { timeout: 900_000 }, 
       } catch (error) {
         last = error;
       }
-      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms (last: ${last instanceof Error ? last.message : JSON.stringify(last)?.slice(0, 500)})`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `${what}: not within ${timeoutMs} ms (last: ${last instanceof Error ? last.message : JSON.stringify(last)?.slice(0, 500)})`,
+        );
       await sleep(250);
     }
   };
@@ -181,15 +224,19 @@ describe('topogate under faults of a real control plane', { timeout: 900_000 }, 
   };
   /** How often the API server admitted a Pod because calling topogate failed (failurePolicy Ignore). */
   const apiServerFailOpen = async () =>
-    metricSamples((await cluster.get('/metrics')).body, 'apiserver_admission_webhook_fail_open_count').filter((s) => s.labels.name === 'pods.topogate.dev').reduce((sum, s) => sum + s.value, 0);
+    metricSamples((await cluster.get('/metrics')).body, 'apiserver_admission_webhook_fail_open_count')
+      .filter((s) => s.labels.name === 'pods.topogate.dev')
+      .reduce((sum, s) => sum + s.value, 0);
   const etcdLeaderIndex = async (): Promise<number> => {
-    const leaders = await Promise.all(cluster.etcdMetricsUrls.map(async (url) => {
-      try {
-        return metricSamples(await (await fetch(url)).text(), 'etcd_server_is_leader')[0]?.value ?? 0;
-      } catch {
-        return 0;
-      }
-    }));
+    const leaders = await Promise.all(
+      cluster.etcdMetricsUrls.map(async (url) => {
+        try {
+          return metricSamples(await (await fetch(url)).text(), 'etcd_server_is_leader')[0]?.value ?? 0;
+        } catch {
+          return 0;
+        }
+      }),
+    );
     return leaders.indexOf(1);
   };
 
@@ -207,10 +254,21 @@ describe('topogate under faults of a real control plane', { timeout: 900_000 }, 
     // topogate reaches the API server through the relay; the API server calls topogate directly.
     relay = await startRelay(Number(new URL(cluster.server).port));
     const relayedKubeconfig = join(cluster.dir, 'topogate-relayed.kubeconfig');
-    writeFileSync(relayedKubeconfig, readFileSync(cluster.kubeconfig, 'utf8').replace(cluster.server, `https://127.0.0.1:${relay.port}`));
-    topogate = await startTopogate({ cluster: { kubeconfig: relayedKubeconfig, dir: cluster.dir }, policies: policyDir, etcdMetrics: cluster.etcdMetricsUrls });
+    writeFileSync(
+      relayedKubeconfig,
+      readFileSync(cluster.kubeconfig, 'utf8').replace(cluster.server, `https://127.0.0.1:${relay.port}`),
+    );
+    topogate = await startTopogate({
+      cluster: { kubeconfig: relayedKubeconfig, dir: cluster.dir },
+      policies: policyDir,
+      etcdMetrics: cluster.etcdMetricsUrls,
+    });
     await registerWebhook(cluster, topogate);
-    await until('the webhook configuration in force', () => dryRun(webPod('probe')), (p) => p.metadata?.annotations?.[appliedAnnotation] === 'web');
+    await until(
+      'the webhook configuration in force',
+      () => dryRun(webPod('probe')),
+      (p) => p.metadata?.annotations?.[appliedAnnotation] === 'web',
+    );
   });
 
   after(async () => {
@@ -221,30 +279,55 @@ describe('topogate under faults of a real control plane', { timeout: 900_000 }, 
 
   test('the API server restarted under load: every Pod it admits is placed, and later topology changes still reach the decisions', async () => {
     const load = startLoad(api, 'restart');
-    await until('load before the restart', async () => load.answered, (n) => n >= 5);
+    await until(
+      'load before the restart',
+      async () => load.answered,
+      (n) => n >= 5,
+    );
     await cluster.restartApiServer();
     const answeredAtRestart = load.answered;
-    await until('load after the restart', async () => load.answered, (n) => n >= answeredAtRestart + 10);
+    await until(
+      'load after the restart',
+      async () => load.answered,
+      (n) => n >= answeredAtRestart + 10,
+    );
     await load.stop();
 
-    assert.deepEqual(load.unplaced, [], 'admitted without topogate\'s placement');
-    assert.ok(load.failed.every((why) => !/webhook/.test(why)), `failures other than the API server being down:\n${load.failed.join('\n')}`);
+    assert.deepEqual(load.unplaced, [], "admitted without topogate's placement");
+    assert.ok(
+      load.failed.every((why) => !/webhook/.test(why)),
+      `failures other than the API server being down:\n${load.failed.join('\n')}`,
+    );
     await createNodes(api, [gpuNode('gpu-after-restart', 'zone-b', 'NVIDIA-H100-PCIe')]);
-    const placed = await until('a Node created after the restart in the GPU decision', () => dryRun(gpuPod('gpu-after-restart')), (p) => requiredValues(p, PRODUCT).includes('NVIDIA-H100-PCIe'));
+    const placed = await until(
+      'a Node created after the restart in the GPU decision',
+      () => dryRun(gpuPod('gpu-after-restart')),
+      (p) => requiredValues(p, PRODUCT).includes('NVIDIA-H100-PCIe'),
+    );
     assert.deepEqual(requiredValues(placed, PRODUCT).sort(), ['NVIDIA-H100-80GB-HBM3', 'NVIDIA-H100-PCIe']);
     assert.equal((await readyz()).status, 200);
-    assert.ok((await topogateMetric('topogate_topology_source_relists_total', { source: 'nodes' })) >= 1, 'the Node watch relisted');
+    assert.ok(
+      (await topogateMetric('topogate_topology_source_relists_total', { source: 'nodes' })) >= 1,
+      'the Node watch relisted',
+    );
     await assertNothingFailed();
   });
 
-  test('topogate\'s watches cut mid-stream: it reconnects, and a Node created after the cut reaches the decisions; no request fails meanwhile', async () => {
+  test("topogate's watches cut mid-stream: it reconnects, and a Node created after the cut reaches the decisions; no request fails meanwhile", async () => {
     const load = startLoad(api, 'cut');
     assert.ok(relay.cut() > 0, 'topogate had connections open to the API server');
     await createNodes(api, [gpuNode('gpu-after-cut', 'zone-c', 'NVIDIA-H100-NVL')]);
-    const placed = await until('a Node created after the cut in the GPU decision', () => dryRun(gpuPod('gpu-after-cut')), (p) => requiredValues(p, PRODUCT).includes('NVIDIA-H100-NVL'));
+    const placed = await until(
+      'a Node created after the cut in the GPU decision',
+      () => dryRun(gpuPod('gpu-after-cut')),
+      (p) => requiredValues(p, PRODUCT).includes('NVIDIA-H100-NVL'),
+    );
     await load.stop();
 
-    assert.ok(requiredValues(placed, PRODUCT).includes('NVIDIA-H100-80GB-HBM3'), 'nothing was lost in the reconnection');
+    assert.ok(
+      requiredValues(placed, PRODUCT).includes('NVIDIA-H100-80GB-HBM3'),
+      'nothing was lost in the reconnection',
+    );
     assert.deepEqual(load.failed, []);
     assert.deepEqual(load.unplaced, []);
     assert.ok(load.answered > 0);
@@ -254,13 +337,22 @@ describe('topogate under faults of a real control plane', { timeout: 900_000 }, 
 
   test('the etcd leader stopped (3 members): the leader moves and latency.to.etcdLeader follows it', async () => {
     const leader = await until('an etcd leader', etcdLeaderIndex, (index) => index >= 0);
-    const before = await until('the leader\'s zone in the decision', () => dryRun(nearLeaderPod('near-before')), (p) => requiredValues(p, ZONE).length === 1);
+    const before = await until(
+      "the leader's zone in the decision",
+      () => dryRun(nearLeaderPod('near-before')),
+      (p) => requiredValues(p, ZONE).length === 1,
+    );
     assert.deepEqual(requiredValues(before, ZONE), [controlPlaneZones[leader]]);
 
     await cluster.stopEtcdMember(leader);
     try {
       const next = await until('a new etcd leader', etcdLeaderIndex, (index) => index >= 0 && index !== leader);
-      const after = await until('the new leader\'s zone in the decision', () => dryRun(nearLeaderPod('near-after')), (p) => requiredValues(p, ZONE)[0] === controlPlaneZones[next], 60_000);
+      const after = await until(
+        "the new leader's zone in the decision",
+        () => dryRun(nearLeaderPod('near-after')),
+        (p) => requiredValues(p, ZONE)[0] === controlPlaneZones[next],
+        60_000,
+      );
       assert.deepEqual(requiredValues(after, ZONE), [controlPlaneZones[next]]);
     } finally {
       await cluster.startEtcdMember(leader);
@@ -292,49 +384,120 @@ describe('topogate under faults of a real control plane', { timeout: 900_000 }, 
     const ignored = await dryRun(webPod('while-killed'));
     assert.equal(ignored.metadata?.annotations?.[appliedAnnotation], undefined, 'Ignore: admitted as written');
 
-    await kubectlOk(cluster, ['patch', 'mutatingwebhookconfiguration', 'topogate', '--type=json', '-p', '[{"op":"replace","path":"/webhooks/0/failurePolicy","value":"Fail"}]']);
+    await kubectlOk(cluster, [
+      'patch',
+      'mutatingwebhookconfiguration',
+      'topogate',
+      '--type=json',
+      '-p',
+      '[{"op":"replace","path":"/webhooks/0/failurePolicy","value":"Fail"}]',
+    ]);
     try {
-      const refused = await until('failurePolicy Fail in force', () => dryRun(webPod('while-killed-fail')).then(() => 'admitted', (error: Error) => error.message), (why) => why !== 'admitted');
+      const refused = await until(
+        'failurePolicy Fail in force',
+        () =>
+          dryRun(webPod('while-killed-fail')).then(
+            () => 'admitted',
+            (error: Error) => error.message,
+          ),
+        (why) => why !== 'admitted',
+      );
       assert.match(refused, /failed calling webhook \W*pods\.topogate\.dev\W.*connection refused/);
 
       // start() returns at the first 200 from /readyz: the very next decisions must see the whole model.
       await topogate.start();
-      const [gpu, near, web] = await Promise.all([dryRun(gpuPod('gpu-after-kill')), dryRun(nearLeaderPod('near-after-kill')), dryRun(webPod('web-after-kill'))]);
-      assert.deepEqual(requiredValues(gpu, PRODUCT).sort(), ['NVIDIA-H100-80GB-HBM3', 'NVIDIA-H100-NVL', 'NVIDIA-H100-PCIe']);
+      const [gpu, near, web] = await Promise.all([
+        dryRun(gpuPod('gpu-after-kill')),
+        dryRun(nearLeaderPod('near-after-kill')),
+        dryRun(webPod('web-after-kill')),
+      ]);
+      assert.deepEqual(requiredValues(gpu, PRODUCT).sort(), [
+        'NVIDIA-H100-80GB-HBM3',
+        'NVIDIA-H100-NVL',
+        'NVIDIA-H100-PCIe',
+      ]);
       assert.deepEqual(requiredValues(near, ZONE), [controlPlaneZones[await etcdLeaderIndex()]]);
       assert.equal(web.metadata?.annotations?.[appliedAnnotation], 'web');
       assert.match((await readyz()).body, /\[\+\]topology ok/);
     } finally {
-      await kubectlOk(cluster, ['patch', 'mutatingwebhookconfiguration', 'topogate', '--type=json', '-p', '[{"op":"replace","path":"/webhooks/0/failurePolicy","value":"Ignore"}]']);
+      await kubectlOk(cluster, [
+        'patch',
+        'mutatingwebhookconfiguration',
+        'topogate',
+        '--type=json',
+        '-p',
+        '[{"op":"replace","path":"/webhooks/0/failurePolicy","value":"Ignore"}]',
+      ]);
     }
   });
 
   // Last: the harness restarts topogate trusting only the first CA.
   test('the serving certificate rotated under load (to a new CA the webhook already trusts): no request fails or goes unplaced', async () => {
     const staged = join(cluster.dir, 'rotated-certs');
-    await topogateCli(['certs', '--service', 'topogate', '--namespace', 'topogate-system', '--localhost', '--out', staged]);
+    await topogateCli([
+      'certs',
+      '--service',
+      'topogate',
+      '--namespace',
+      'topogate-system',
+      '--localhost',
+      '--out',
+      staged,
+    ]);
     const nextCa = readFileSync(join(staged, 'ca.crt'), 'utf8');
     // First the API server trusts both CAs (and skips Pods labelled rotation=trusting, so we can tell when it has the change)…
     const bundle = Buffer.from(`${topogate.caPem}${nextCa}`).toString('base64');
-    await kubectlOk(cluster, ['patch', 'mutatingwebhookconfiguration', 'topogate', '--type=json', '-p', JSON.stringify([
-      { op: 'replace', path: '/webhooks/0/clientConfig/caBundle', value: bundle },
-      { op: 'add', path: '/webhooks/0/objectSelector/matchExpressions/-', value: { key: 'rotation', operator: 'NotIn', values: ['trusting'] } },
-    ])]);
-    await until('the API server trusting both CAs', () => dryRun(pod('marker', { tier: 'web', rotation: 'trusting' })), (p) => p.metadata?.annotations?.[appliedAnnotation] === undefined);
+    await kubectlOk(cluster, [
+      'patch',
+      'mutatingwebhookconfiguration',
+      'topogate',
+      '--type=json',
+      '-p',
+      JSON.stringify([
+        { op: 'replace', path: '/webhooks/0/clientConfig/caBundle', value: bundle },
+        {
+          op: 'add',
+          path: '/webhooks/0/objectSelector/matchExpressions/-',
+          value: { key: 'rotation', operator: 'NotIn', values: ['trusting'] },
+        },
+      ]),
+    ]);
+    await until(
+      'the API server trusting both CAs',
+      () => dryRun(pod('marker', { tier: 'web', rotation: 'trusting' })),
+      (p) => p.metadata?.annotations?.[appliedAnnotation] === undefined,
+    );
 
     // …then the files change under load, as cert-manager or a Secret update changes them.
     const failOpenBefore = await apiServerFailOpen();
     const load = startLoad(api, 'rotate');
-    await until('load before the rotation', async () => load.answered, (n) => n >= 5);
-    for (const file of ['tls.key', 'tls.crt']) writeFileSync(join(topogate.certDir, file), readFileSync(join(staged, file)));
-    await until('the new certificate served', () => topogateMetric('topogate_certificate_reloads_total', { result: 'applied' }), (n) => n >= 1);
+    await until(
+      'load before the rotation',
+      async () => load.answered,
+      (n) => n >= 5,
+    );
+    for (const file of ['tls.key', 'tls.crt'])
+      writeFileSync(join(topogate.certDir, file), readFileSync(join(staged, file)));
+    await until(
+      'the new certificate served',
+      () => topogateMetric('topogate_certificate_reloads_total', { result: 'applied' }),
+      (n) => n >= 1,
+    );
     const answeredAtRotation = load.answered;
-    await until('load after the rotation', async () => load.answered, (n) => n >= answeredAtRotation + 10);
+    await until(
+      'load after the rotation',
+      async () => load.answered,
+      (n) => n >= answeredAtRotation + 10,
+    );
     await load.stop();
 
     assert.deepEqual(load.failed, []);
     assert.deepEqual(load.unplaced, []);
-    assert.equal((await httpsGet(`${topogate.url}/healthz`, { ca: nextCa })).status, 200, 'the new certificate is the one served');
+    assert.equal(
+      (await httpsGet(`${topogate.url}/healthz`, { ca: nextCa })).status,
+      200,
+      'the new certificate is the one served',
+    );
     assert.equal(await apiServerFailOpen(), failOpenBefore, 'the API server never failed open on topogate');
     await assertNothingFailed();
   });

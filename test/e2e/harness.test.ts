@@ -25,7 +25,9 @@ describe('a three-member control plane', { timeout: 240_000 }, () => {
   });
 
   test('serves the version it was built at, through the written kubeconfig', async () => {
-    const version = JSON.parse(await kubectlOk(cluster, ['version', '-o', 'json'])) as { serverVersion: { gitVersion: string } };
+    const version = JSON.parse(await kubectlOk(cluster, ['version', '-o', 'json'])) as {
+      serverVersion: { gitVersion: string };
+    };
     assert.equal(version.serverVersion.gitVersion, 'v1.37.2');
     assert.match(await kubectlOk(cluster, ['get', 'namespace', 'default', '-o', 'name']), /^namespace\/default$/m);
   });
@@ -42,7 +44,10 @@ describe('a three-member control plane', { timeout: 240_000 }, () => {
         namespace: 'default',
         body: {
           metadata: { name },
-          spec: { nodeSelector: { 'topology.kubernetes.io/zone': 'zone-b' }, containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] },
+          spec: {
+            nodeSelector: { 'topology.kubernetes.io/zone': 'zone-b' },
+            containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }],
+          },
         },
       });
     }
@@ -52,11 +57,13 @@ describe('a three-member control plane', { timeout: 240_000 }, () => {
 
   test('each etcd member serves its metrics, and exactly one is leader', async () => {
     assert.equal(cluster.etcdMetricsUrls.length, 3);
-    const leaders = await Promise.all(cluster.etcdMetricsUrls.map(async (url) => {
-      const samples = metricSamples(await (await fetch(url)).text(), 'etcd_server_is_leader');
-      assert.equal(samples.length, 1, url);
-      return samples[0]?.value;
-    }));
+    const leaders = await Promise.all(
+      cluster.etcdMetricsUrls.map(async (url) => {
+        const samples = metricSamples(await (await fetch(url)).text(), 'etcd_server_is_leader');
+        assert.equal(samples.length, 1, url);
+        return samples[0]?.value;
+      }),
+    );
     assert.deepEqual(leaders.toSorted(), [0, 0, 1]);
   });
 
@@ -64,7 +71,10 @@ describe('a three-member control plane', { timeout: 240_000 }, () => {
     await cluster.stopEtcdMember(2);
     await kubectlOk(cluster, ['create', 'configmap', 'while-member-down', '--from-literal=k=v']);
     await cluster.startEtcdMember(2);
-    assert.match(await kubectlOk(cluster, ['get', 'configmap', 'while-member-down', '-o', 'jsonpath={.data.k}']), /^v$/);
+    assert.match(
+      await kubectlOk(cluster, ['get', 'configmap', 'while-member-down', '-o', 'jsonpath={.data.k}']),
+      /^v$/,
+    );
   });
 
   test('an API server restart keeps the objects and the kubeconfig', async () => {
@@ -94,7 +104,8 @@ describe('npm run cluster', { timeout: 180_000 }, () => {
   const run = promisify(execFile);
   const scratch = mkdtempSync(join(tmpdir(), 'topogate-cluster-cli-'));
   const stateFile = join(scratch, 'state.json');
-  const cli = (...args: string[]) => run(process.execPath, ['test/e2e/harness/cli.ts', ...args, '--state', stateFile], { cwd: repoRoot });
+  const cli = (...args: string[]) =>
+    run(process.execPath, ['test/e2e/harness/cli.ts', ...args, '--state', stateFile], { cwd: repoRoot });
   after(async () => {
     await cli('down').catch(() => undefined);
     rmSync(scratch, { recursive: true, force: true });
@@ -114,7 +125,10 @@ describe('npm run cluster', { timeout: 180_000 }, () => {
   });
 
   test('a second up refuses while the first cluster runs', async () => {
-    await assert.rejects(cli('up'), (error: { code?: number; stderr?: string }) => error.code === 1 && /already up/.test(error.stderr ?? ''));
+    await assert.rejects(
+      cli('up'),
+      (error: { code?: number; stderr?: string }) => error.code === 1 && /already up/.test(error.stderr ?? ''),
+    );
   });
 
   test('down stops every process, removes the temp dir and the state file', async () => {
@@ -127,6 +141,9 @@ describe('npm run cluster', { timeout: 180_000 }, () => {
   });
 
   test('a bad flag is a usage error', async () => {
-    await assert.rejects(cli('up', '--etcd-members', '2'), (error: { code?: number; stderr?: string }) => error.code === 2 && /must be 1 or 3/.test(error.stderr ?? ''));
+    await assert.rejects(
+      cli('up', '--etcd-members', '2'),
+      (error: { code?: number; stderr?: string }) => error.code === 2 && /must be 1 or 3/.test(error.stderr ?? ''),
+    );
   });
 });

@@ -24,7 +24,9 @@ import { httpsGet } from './harness/wait.ts';
 
 const manifestsPath = fileURLToPath(manifestsDir);
 const policiesPath = fileURLToPath(new URL('../../policies/', import.meta.url));
-const nrtCrd = fileURLToPath(new URL('../../../shared/fixtures/real-world/nrt/nrt-api.crd.v1alpha1+v1alpha2.yaml', import.meta.url));
+const nrtCrd = fileURLToPath(
+  new URL('../../../shared/fixtures/real-world/nrt/nrt-api.crd.v1alpha1+v1alpha2.yaml', import.meta.url),
+);
 const serviceAccount = 'system:serviceaccount:topogate-system:topogate';
 const webhookName = 'pods.topogate.dev';
 
@@ -35,7 +37,9 @@ function tokenKubeconfig(server: string, caPem: string, token: string): string {
   return stringify({
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: 'e2e', cluster: { server, 'certificate-authority-data': Buffer.from(caPem).toString('base64') } }],
+    clusters: [
+      { name: 'e2e', cluster: { server, 'certificate-authority-data': Buffer.from(caPem).toString('base64') } },
+    ],
     users: [{ name: 'topogate', user: { token } }],
     contexts: [{ name: 'topogate@e2e', context: { cluster: 'e2e', user: 'topogate' } }],
     'current-context': 'topogate@e2e',
@@ -46,7 +50,10 @@ const yamlOf = (objects: readonly object[]) => objects.map((object) => `---\n${s
 
 /** `topogate <args>` as a user runs it; resolves to its stdout, rejects with its stderr. */
 async function topogate(args: readonly string[]): Promise<string> {
-  const { stdout } = await promisify(execFile)(process.execPath, [fileURLToPath(new URL('../../bin/topogate.ts', import.meta.url)), ...args]);
+  const { stdout } = await promisify(execFile)(process.execPath, [
+    fileURLToPath(new URL('../../bin/topogate.ts', import.meta.url)),
+    ...args,
+  ]);
   return stdout;
 }
 
@@ -70,7 +77,14 @@ describe('manifests/ on a real API server', { timeout: 300_000 }, () => {
     const expected = (await readManifests(manifestsDir)).length;
     const dryRun = await apply(['-k', manifestsPath, '--dry-run=server']);
     assert.equal(dryRun.code, 0, dryRun.stderr);
-    assert.equal(dryRun.stdout.trim().split('\n').filter((line) => line.endsWith('(server dry run)')).length, expected, dryRun.stdout);
+    assert.equal(
+      dryRun.stdout
+        .trim()
+        .split('\n')
+        .filter((line) => line.endsWith('(server dry run)')).length,
+      expected,
+      dryRun.stdout,
+    );
 
     const caFile = join(scratch, 'ca.crt');
     await writeFile(caFile, cluster.admin.ca);
@@ -88,10 +102,19 @@ describe('manifests/ on a real API server', { timeout: 300_000 }, () => {
     const installed = await apply(['-k', manifestsPath]);
     assert.equal(installed.code, 0, installed.stderr);
     assert.equal(installed.stderr, '', 'no warnings');
-    await kubectlOk(cluster, ['wait', '--for=condition=Established', '--timeout=60s', 'crd', '-l', 'app.kubernetes.io/name=topogate']);
+    await kubectlOk(cluster, [
+      'wait',
+      '--for=condition=Established',
+      '--timeout=60s',
+      'crd',
+      '-l',
+      'app.kubernetes.io/name=topogate',
+    ]);
     // kubectl may print "configured" for a patch the server finds empty: resourceVersions tell.
     const versions = async () => {
-      const { items } = JSON.parse(await kubectlOk(cluster, ['get', '-k', manifestsPath, '-o', 'json'])) as { items: Json[] };
+      const { items } = JSON.parse(await kubectlOk(cluster, ['get', '-k', manifestsPath, '-o', 'json'])) as {
+        items: Json[];
+      };
       return items.map((item) => `${item.kind}/${item.metadata.name}@${item.metadata.resourceVersion}`);
     };
     const first = await versions();
@@ -102,11 +125,17 @@ describe('manifests/ on a real API server', { timeout: 300_000 }, () => {
   });
 
   test("the Deployment's Pod passes Pod Security `restricted` in topogate-system, and a weakened one does not", async () => {
-    const deployment = JSON.parse(await kubectlOk(cluster, ['get', 'deployment', 'topogate', '-n', 'topogate-system', '-o', 'json'])) as Json;
+    const deployment = JSON.parse(
+      await kubectlOk(cluster, ['get', 'deployment', 'topogate', '-n', 'topogate-system', '-o', 'json']),
+    ) as Json;
     const pod = {
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: 'restricted-check', namespace: 'topogate-system', labels: deployment.spec.template.metadata.labels },
+      metadata: {
+        name: 'restricted-check',
+        namespace: 'topogate-system',
+        labels: deployment.spec.template.metadata.labels,
+      },
       spec: deployment.spec.template.spec,
     };
     const admitted = await kubectl(cluster, ['create', '--dry-run=server', '-f', '-'], JSON.stringify(pod));
@@ -133,7 +162,11 @@ describe('manifests/ on a real API server', { timeout: 300_000 }, () => {
       test(`rejects what the loader rejects: ${each.name}`, async () => {
         const result = await apply(['--dry-run=server', '-f', '-'], each.text);
         assert.notEqual(result.code, 0, `accepted:\n${each.text}\n${result.stdout}`);
-        assert.match(result.stderr, /is invalid|Unsupported value|unknown field|no matches for kind|Duplicate value|should match/, result.stderr);
+        assert.match(
+          result.stderr,
+          /is invalid|Unsupported value|unknown field|no matches for kind|Duplicate value|should match/,
+          result.stderr,
+        );
       });
     }
 
@@ -147,7 +180,9 @@ describe('manifests/ on a real API server', { timeout: 300_000 }, () => {
         const created = await apply(['-o', 'json', '-f', '-'], text);
         assert.equal(created.code, 0, `${file}: ${created.stderr}`);
         for (const policy of fromFile.policies) {
-          const stored = JSON.parse(await kubectlOk(cluster, ['get', 'schedulingpolicy', policy.name, '-o', 'json'])) as Json;
+          const stored = JSON.parse(
+            await kubectlOk(cluster, ['get', 'schedulingpolicy', policy.name, '-o', 'json']),
+          ) as Json;
           const fromApi = policyFromObject(stored, `schedulingpolicy/${policy.name}`);
           assert.deepEqual(fromApi.errors, [], policy.name);
           const { source: _fileSource, ...expected } = policy;
@@ -160,7 +195,8 @@ describe('manifests/ on a real API server', { timeout: 300_000 }, () => {
     });
 
     test('defaults an omitted field the way the loader does', async () => {
-      const text = 'apiVersion: topogate.dev/v1alpha1\nkind: SchedulingPolicy\nmetadata: {name: defaults}\nspec:\n  rules:\n    gpu: {}\n    spread: [{topologyKey: topology.kubernetes.io/zone}]\n';
+      const text =
+        'apiVersion: topogate.dev/v1alpha1\nkind: SchedulingPolicy\nmetadata: {name: defaults}\nspec:\n  rules:\n    gpu: {}\n    spread: [{topologyKey: topology.kubernetes.io/zone}]\n';
       const stored = JSON.parse((await apply(['--dry-run=server', '-o', 'json', '-f', '-'], text)).stdout) as Json;
       const loaded = parsePolicies(text, 'defaults.yaml').policies[0]!;
       assert.deepEqual(stored.spec.rules.gpu, loaded.rules.gpu);
@@ -185,15 +221,34 @@ describe('manifests/ on a real API server', { timeout: 300_000 }, () => {
     };
 
     test('a NetworkTopology keeps its links; observedAt is written only through the status subresource', async () => {
-      const created = await apply(['-f', '-'], JSON.stringify({ ...networkTopology, status: { observedAt: '2026-12-01T10:00:00Z' } }));
+      const created = await apply(
+        ['-f', '-'],
+        JSON.stringify({ ...networkTopology, status: { observedAt: '2026-12-01T10:00:00Z' } }),
+      );
       assert.equal(created.code, 0, created.stderr);
       const stored = JSON.parse(await kubectlOk(cluster, ['get', 'networktopology', 'default', '-o', 'json'])) as Json;
       assert.equal(stored.spec.links[0].symmetric, true, 'defaulted');
       assert.equal(stored.status, undefined, 'status is not written through the main resource');
-      await kubectlOk(cluster, ['patch', 'networktopology', 'default', '--subresource=status', '--type=merge', '-p', '{"status":{"observedAt":"2026-12-01T10:00:00Z"}}']);
+      await kubectlOk(cluster, [
+        'patch',
+        'networktopology',
+        'default',
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        '{"status":{"observedAt":"2026-12-01T10:00:00Z"}}',
+      ]);
       const listed = await kubectlOk(cluster, ['get', 'networktopologies']);
       assert.match(listed, /^default\s+topology\.kubernetes\.io\/zone\s+\S+/m);
-      const badTime = await kubectl(cluster, ['patch', 'networktopology', 'default', '--subresource=status', '--type=merge', '-p', '{"status":{"observedAt":"yesterday"}}']);
+      const badTime = await kubectl(cluster, [
+        'patch',
+        'networktopology',
+        'default',
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        '{"status":{"observedAt":"yesterday"}}',
+      ]);
       assert.notEqual(badTime.code, 0);
       assert.match(badTime.stderr, /observedAt/);
     });
@@ -207,22 +262,49 @@ describe('manifests/ on a real API server', { timeout: 300_000 }, () => {
     ];
     for (const [what, spec, message] of invalidTopologies) {
       test(`a NetworkTopology with ${what} is rejected`, async () => {
-        const result = await apply(['--dry-run=server', '-f', '-'], JSON.stringify({ ...networkTopology, metadata: { name: 'invalid' }, spec }));
+        const result = await apply(
+          ['--dry-run=server', '-f', '-'],
+          JSON.stringify({ ...networkTopology, metadata: { name: 'invalid' }, spec }),
+        );
         assert.notEqual(result.code, 0);
         assert.match(result.stderr, message);
       });
     }
 
     test('an EtcdCluster takes members through its status, shows the leader, and refuses two leaders', async () => {
-      await kubectlOk(cluster, ['apply', '-f', '-'], JSON.stringify({ apiVersion: 'topogate.dev/v1alpha1', kind: 'EtcdCluster', metadata: { name: 'control-plane' } }));
+      await kubectlOk(
+        cluster,
+        ['apply', '-f', '-'],
+        JSON.stringify({
+          apiVersion: 'topogate.dev/v1alpha1',
+          kind: 'EtcdCluster',
+          metadata: { name: 'control-plane' },
+        }),
+      );
       const members = [
         { name: 'etcd-0', nodeName: 'cp-0', isLeader: true, peerRttMs: { 'etcd-1': 0.4 } },
         { name: 'etcd-1', nodeName: 'cp-1', isLeader: false, peerRttMs: { 'etcd-0': 0.4 } },
       ];
-      await kubectlOk(cluster, ['patch', 'etcdcluster', 'control-plane', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { members } })]);
+      await kubectlOk(cluster, [
+        'patch',
+        'etcdcluster',
+        'control-plane',
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        JSON.stringify({ status: { members } }),
+      ]);
       assert.match(await kubectlOk(cluster, ['get', 'etcdclusters']), /^control-plane\s+etcd-0\s+cp-0\s+/m);
       const twoLeaders = members.map((member) => ({ ...member, isLeader: true }));
-      const refused = await kubectl(cluster, ['patch', 'etcdcluster', 'control-plane', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { members: twoLeaders } })]);
+      const refused = await kubectl(cluster, [
+        'patch',
+        'etcdcluster',
+        'control-plane',
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        JSON.stringify({ status: { members: twoLeaders } }),
+      ]);
       assert.notEqual(refused.code, 0);
       assert.match(refused.stderr, /at most one member is leader/);
     });
@@ -235,7 +317,14 @@ describe('manifests/ on a real API server', { timeout: 300_000 }, () => {
     });
 
     const canI = async (verb: string, resource: string, namespace?: string) => {
-      const result = await kubectl(cluster, ['auth', 'can-i', verb, resource, `--as=${serviceAccount}`, ...(namespace ? ['-n', namespace] : [])]);
+      const result = await kubectl(cluster, [
+        'auth',
+        'can-i',
+        verb,
+        resource,
+        `--as=${serviceAccount}`,
+        ...(namespace ? ['-n', namespace] : []),
+      ]);
       return result.stdout.trim();
     };
 
@@ -251,9 +340,11 @@ describe('manifests/ on a real API server', { timeout: 300_000 }, () => {
 
     test('can get, list and watch every source of the topology model, and control-plane Pods in kube-system', async () => {
       for (const resource of watched) {
-        for (const verb of ['get', 'list', 'watch']) assert.equal(await canI(verb, resource), 'yes', `${verb} ${resource}`);
+        for (const verb of ['get', 'list', 'watch'])
+          assert.equal(await canI(verb, resource), 'yes', `${verb} ${resource}`);
       }
-      for (const verb of ['get', 'list', 'watch']) assert.equal(await canI(verb, 'pods', 'kube-system'), 'yes', `${verb} pods in kube-system`);
+      for (const verb of ['get', 'list', 'watch'])
+        assert.equal(await canI(verb, 'pods', 'kube-system'), 'yes', `${verb} pods in kube-system`);
     });
 
     test('cannot read Secrets or ConfigMaps anywhere, nor Pods outside kube-system', async () => {
@@ -268,20 +359,30 @@ describe('manifests/ on a real API server', { timeout: 300_000 }, () => {
     });
 
     test('cannot write anything it reads, nor statuses, Pods, bindings, evictions or impersonation', async () => {
-      for (const resource of [...watched, 'networktopologies.topogate.dev/status', 'etcdclusters.topogate.dev/status']) {
-        for (const verb of ['create', 'update', 'patch', 'delete', 'deletecollection']) assert.equal(await canI(verb, resource), 'no', `${verb} ${resource}`);
+      for (const resource of [
+        ...watched,
+        'networktopologies.topogate.dev/status',
+        'etcdclusters.topogate.dev/status',
+      ]) {
+        for (const verb of ['create', 'update', 'patch', 'delete', 'deletecollection'])
+          assert.equal(await canI(verb, resource), 'no', `${verb} ${resource}`);
       }
-      for (const verb of ['create', 'update', 'patch', 'delete']) assert.equal(await canI(verb, 'pods', 'kube-system'), 'no', `${verb} pods`);
+      for (const verb of ['create', 'update', 'patch', 'delete'])
+        assert.equal(await canI(verb, 'pods', 'kube-system'), 'no', `${verb} pods`);
       assert.equal(await canI('create', 'pods/binding', 'default'), 'no');
       assert.equal(await canI('create', 'pods/eviction', 'kube-system'), 'no');
       assert.equal(await canI('impersonate', 'serviceaccounts', 'kube-system'), 'no');
       assert.equal(await canI('*', '*'), 'no');
     });
     test('`topogate serve --topology kube` with only its token syncs every source of the model and becomes ready', async () => {
-      const token = (await kubectlOk(cluster, ['create', 'token', 'topogate', '-n', 'topogate-system', '--duration=1h'])).trim();
+      const token = (
+        await kubectlOk(cluster, ['create', 'token', 'topogate', '-n', 'topogate-system', '--duration=1h'])
+      ).trim();
       const kubeconfig = join(scratch, 'topogate-serviceaccount.kubeconfig');
       await writeFile(kubeconfig, tokenKubeconfig(cluster.server, cluster.admin.ca, token), { mode: 0o600 });
-      const whoami = JSON.parse(await kubectlOk({ kubectl: cluster.kubectl, kubeconfig }, ['auth', 'whoami', '-o', 'json'])) as Json;
+      const whoami = JSON.parse(
+        await kubectlOk({ kubectl: cluster.kubectl, kubeconfig }, ['auth', 'whoami', '-o', 'json']),
+      ) as Json;
       assert.equal(whoami.status.userInfo.username, serviceAccount);
 
       const served = await startTopogate({ cluster: { kubeconfig, dir: scratch }, policies: policiesPath });
@@ -312,18 +413,31 @@ describe('manifests/ on a real API server', { timeout: 300_000 }, () => {
     const pod = (namespace: string, changes: { labels?: Json; annotations?: Json; nodeName?: string } = {}) => ({
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: 'routing-check', namespace, labels: { app: 'check', ...changes.labels }, annotations: changes.annotations },
+      metadata: {
+        name: 'routing-check',
+        namespace,
+        labels: { app: 'check', ...changes.labels },
+        annotations: changes.annotations,
+      },
       // The Deployment's Pod: it passes the restricted profile enforced in topogate-system.
       spec: { ...template.spec.template.spec, ...(changes.nodeName ? { nodeName: changes.nodeName } : {}) },
     });
     const cases: [string, Json, boolean][] = [
       ['an ordinary Pod in default', pod('default'), true],
-      ['a Pod annotated topogate.dev/skip: "false"', pod('default', { annotations: { 'topogate.dev/skip': 'false' } }), true],
+      [
+        'a Pod annotated topogate.dev/skip: "false"',
+        pod('default', { annotations: { 'topogate.dev/skip': 'false' } }),
+        true,
+      ],
       ['a Pod in kube-system', pod('kube-system'), false],
       ["a Pod in topogate's own namespace", pod('topogate-system'), false],
       ['a Pod in a namespace labelled topogate.dev/skip=true', pod('opted-out'), false],
       ['a Pod labelled topogate.dev/skip=true', pod('default', { labels: { 'topogate.dev/skip': 'true' } }), false],
-      ['a Pod annotated topogate.dev/skip: "true"', pod('default', { annotations: { 'topogate.dev/skip': 'true' } }), false],
+      [
+        'a Pod annotated topogate.dev/skip: "true"',
+        pod('default', { annotations: { 'topogate.dev/skip': 'true' } }),
+        false,
+      ],
       ['a Pod already bound to a node', pod('default', { nodeName: 'node-a' }), false],
     ];
     for (const [what, object, called] of cases) {
@@ -338,7 +452,14 @@ describe('manifests/ on a real API server', { timeout: 300_000 }, () => {
     await kubectlOk(cluster, ['label', 'namespace', 'opted-out', 'topogate.dev/skip-']);
     const update = await kubectl(cluster, ['label', 'pod', 'routing-check', '-n', 'opted-out', 'updated=yes']);
     assert.equal(update.code, 0, `an UPDATE reached the webhook: ${update.stderr}`);
-    const create = await kubectl(cluster, ['create', '--dry-run=server', '-f', '-'], JSON.stringify({ ...pod('opted-out'), metadata: { name: 'second', namespace: 'opted-out' } }));
-    assert.ok(create.stderr.includes(`failed calling webhook "${webhookName}"`), `a CREATE there now does: ${create.stderr}`);
+    const create = await kubectl(
+      cluster,
+      ['create', '--dry-run=server', '-f', '-'],
+      JSON.stringify({ ...pod('opted-out'), metadata: { name: 'second', namespace: 'opted-out' } }),
+    );
+    assert.ok(
+      create.stderr.includes(`failed calling webhook "${webhookName}"`),
+      `a CREATE there now does: ${create.stderr}`,
+    );
   });
 });

@@ -29,7 +29,13 @@ describe('the live topology model', { timeout: 300_000 }, () => {
    * Resolves with the first snapshot (current or next) that passes `check`; fails after `timeoutMs`.
    * Says how long after `since` (when the change was made) the model had it.
    */
-  function until(t: TestContext, what: string, check: (s: TopologySnapshot) => boolean, since: number, timeoutMs = 10_000): Promise<TopologySnapshot> {
+  function until(
+    t: TestContext,
+    what: string,
+    check: (s: TopologySnapshot) => boolean,
+    since: number,
+    timeoutMs = 10_000,
+  ): Promise<TopologySnapshot> {
     return new Promise((resolve, reject) => {
       const done = (snapshot: TopologySnapshot) => {
         clearTimeout(timer);
@@ -50,7 +56,8 @@ describe('the live topology model', { timeout: 300_000 }, () => {
     cluster = await startCluster({ etcdMembers: 3 });
     const logs = new PassThrough();
     logs.on('data', (chunk: Buffer) => {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) logLines.push(JSON.parse(line) as { msg: string });
+      for (const line of chunk.toString().split('\n').filter(Boolean))
+        logLines.push(JSON.parse(line) as { msg: string });
     });
     topology = createKubeTopology({
       kubeconfig: cluster.kubeconfig,
@@ -70,7 +77,10 @@ describe('the live topology model', { timeout: 300_000 }, () => {
   test('sources whose CRD is not installed are disabled with one log line each, and do not hold readiness', async () => {
     const readiness = topology.readiness();
     assert.equal(readiness.ready, true);
-    assert.match(readiness.reason ?? '', /nodeResourceTopologies disabled \(CRD noderesourcetopologies\.topology\.node\.k8s\.io not installed\)/);
+    assert.match(
+      readiness.reason ?? '',
+      /nodeResourceTopologies disabled \(CRD noderesourcetopologies\.topology\.node\.k8s\.io not installed\)/,
+    );
     assert.match(readiness.reason ?? '', /networkTopologies disabled/);
     // Let a few quiet re-checks pass: they must not log again.
     await new Promise((resolve) => setTimeout(resolve, 2500));
@@ -87,9 +97,15 @@ describe('the live topology model', { timeout: 300_000 }, () => {
     let since = performance.now();
     await createNodes(api, [{ name: 'live-a', labels: { [ZONE]: 'zone-a', 'nvidia.com/gpu.product': 'Tesla-T4' } }]);
     let snapshot = await until(t, 'created', (s) => s.nodes.get('live-a') !== undefined, since);
-    assert.equal(snapshot.nodes.withLabelValue('nvidia.com/gpu.product', 'Tesla-T4').has(snapshot.nodes.get('live-a')!.slot), true);
+    assert.equal(
+      snapshot.nodes.withLabelValue('nvidia.com/gpu.product', 'Tesla-T4').has(snapshot.nodes.get('live-a')!.slot),
+      true,
+    );
     // It came by a watch event: what the informer cached was slimmed on the way.
-    const cached = topology.objects().get('nodes')?.find((n) => n.metadata?.name === 'live-a');
+    const cached = topology
+      .objects()
+      .get('nodes')
+      ?.find((n) => n.metadata?.name === 'live-a');
     assert.equal(cached?.metadata?.labels?.['nvidia.com/gpu.product'], 'Tesla-T4');
     assert.equal(cached?.metadata?.managedFields, undefined);
 
@@ -111,7 +127,12 @@ describe('the live topology model', { timeout: 300_000 }, () => {
 
   test('a CRD installed later enables its source', async (t) => {
     await kubectlOk(cluster, ['apply', '-f', join(repoRoot, 'manifests/crds/networktopologies.yaml')]);
-    await kubectlOk(cluster, ['wait', '--for=condition=Established', 'crd/networktopologies.topogate.dev', '--timeout=30s']);
+    await kubectlOk(cluster, [
+      'wait',
+      '--for=condition=Established',
+      'crd/networktopologies.topogate.dev',
+      '--timeout=30s',
+    ]);
     const network = `apiVersion: topogate.dev/v1alpha1
 kind: NetworkTopology
 metadata: {name: default}
@@ -129,7 +150,12 @@ spec:
   test('SchedulingPolicy objects are watched once their CRD is installed, for the policy store', async (t) => {
     assert.match(topology.readiness().reason ?? '', /schedulingPolicies disabled/);
     await kubectlOk(cluster, ['apply', '-f', join(repoRoot, 'manifests/crds/schedulingpolicies.yaml')]);
-    await kubectlOk(cluster, ['wait', '--for=condition=Established', 'crd/schedulingpolicies.topogate.dev', '--timeout=30s']);
+    await kubectlOk(cluster, [
+      'wait',
+      '--for=condition=Established',
+      'crd/schedulingpolicies.topogate.dev',
+      '--timeout=30s',
+    ]);
     const since = performance.now();
     await kubectlOk(cluster, ['apply', '-f', join(repoRoot, 'policies/etcd-adjacent.yaml')]);
     await until(t, 'SchedulingPolicy', (s) => s.sources.get('schedulingPolicies')?.objects === 1, since);
@@ -141,10 +167,22 @@ spec:
   test('the etcd leader is known, placed on its node, and followed when it stops', async (t) => {
     const api = coreApi(cluster);
     const since = performance.now();
-    await createNodes(api, [0, 1, 2].map((i) => ({ name: `cp-${i}` })));
+    await createNodes(
+      api,
+      [0, 1, 2].map((i) => ({ name: `cp-${i}` })),
+    );
     await createEtcdPods(api, cluster.etcd);
-    let snapshot = await until(t, 'etcd placed', (s) => s.etcd.members.length === 3 && s.etcd.members.every((m) => m.nodeName) && s.etcd.leader !== undefined, since);
-    const leaders = await Promise.all(cluster.etcdMetricsUrls.map(async (url) => metricSamples(await (await fetch(url)).text(), 'etcd_server_is_leader')[0]?.value));
+    let snapshot = await until(
+      t,
+      'etcd placed',
+      (s) => s.etcd.members.length === 3 && s.etcd.members.every((m) => m.nodeName) && s.etcd.leader !== undefined,
+      since,
+    );
+    const leaders = await Promise.all(
+      cluster.etcdMetricsUrls.map(
+        async (url) => metricSamples(await (await fetch(url)).text(), 'etcd_server_is_leader')[0]?.value,
+      ),
+    );
     const leaderIndex = leaders.indexOf(1);
     assert.equal(snapshot.etcd.leader?.nodeName, `cp-${leaderIndex}`);
     assert.equal(snapshot.controlPlane.filter((p) => p.component === 'etcd').length, 3);
@@ -153,7 +191,13 @@ spec:
     await cluster.stopEtcdMember(leaderIndex);
     try {
       // The stopped member drops out (it may hand over leadership before it goes).
-      snapshot = await until(t, 'new etcd leader', (s) => s.etcd.leader !== undefined && s.etcd.members.length === 2, stopped, 30_000);
+      snapshot = await until(
+        t,
+        'new etcd leader',
+        (s) => s.etcd.leader !== undefined && s.etcd.members.length === 2,
+        stopped,
+        30_000,
+      );
       assert.notEqual(snapshot.etcd.leader?.nodeName, `cp-${leaderIndex}`);
     } finally {
       await cluster.startEtcdMember(leaderIndex);
@@ -167,10 +211,18 @@ spec:
     assert.equal(topology.current().nodes.count, nodesBefore, 'the last good model is kept');
     const since = performance.now();
     await createNodes(api, [{ name: 'after-restart', labels: { [ZONE]: 'zone-c' } }]);
-    const snapshot = await until(t, 'node after restart', (s) => s.nodes.get('after-restart') !== undefined, since, 60_000);
+    const snapshot = await until(
+      t,
+      'node after restart',
+      (s) => s.nodes.get('after-restart') !== undefined,
+      since,
+      60_000,
+    );
     await until(t, 'nodes current again', (s) => s.sources.get('nodes')?.staleSince === undefined, since, 60_000);
     assert.equal(snapshot.sources.get('nodes')?.synced, true);
-    const relists = metricSamples(await registry.metrics(), 'topogate_topology_source_relists_total').find((s) => s.labels.source === 'nodes');
+    const relists = metricSamples(await registry.metrics(), 'topogate_topology_source_relists_total').find(
+      (s) => s.labels.source === 'nodes',
+    );
     assert.ok((relists?.value ?? 0) >= 1, `nodes relisted: ${JSON.stringify(relists)}`);
     assert.equal(topology.readiness().ready, true);
   });
@@ -182,16 +234,22 @@ spec:
     const stdout = new PassThrough();
     let text = '';
     stdout.on('data', (chunk) => (text += chunk));
-    const code = await snapshot.run(['--kubeconfig', cluster.kubeconfig, ...cluster.etcdMetricsUrls.flatMap((url) => ['--etcd-metrics', url])], {
-      stdout,
-      stderr: new PassThrough(),
-      stdin: new PassThrough(),
-      cwd: repoRoot,
-    });
+    const code = await snapshot.run(
+      ['--kubeconfig', cluster.kubeconfig, ...cluster.etcdMetricsUrls.flatMap((url) => ['--etcd-metrics', url])],
+      {
+        stdout,
+        stderr: new PassThrough(),
+        stdin: new PassThrough(),
+        cwd: repoRoot,
+      },
+    );
     assert.equal(code, 0);
     const replayed = buildSnapshot(parseObjects(text, 'snapshot.yaml'), { now: 0 });
     const live = topology.current();
-    assert.deepEqual([...replayed.nodes.all().slots()].map((s) => replayed.nodes.bySlot(s)!.name).sort(), [...live.nodes.all().slots()].map((s) => live.nodes.bySlot(s)!.name).sort());
+    assert.deepEqual(
+      [...replayed.nodes.all().slots()].map((s) => replayed.nodes.bySlot(s)!.name).sort(),
+      [...live.nodes.all().slots()].map((s) => live.nodes.bySlot(s)!.name).sort(),
+    );
     assert.equal(replayed.etcd.members.length, 3);
     assert.equal(replayed.network?.rttMs('zone-a', 'zone-b'), 0.9);
   });

@@ -59,7 +59,9 @@ export function compileGpu(rule: GpuRule, snapshot: TopologySnapshot): CompiledR
         return output({ preferred: [{ weight: rule.weight, preference: { matchExpressions: requirements } }] });
       }
       // An empty In list is invalid in the API: the rule is then unsatisfiable and never written.
-      const modelHolds = missing ?? `${nodes.size} of ${pod.snapshot.nodes.count} nodes match ${requirements.map(describeRequirement).join(', ')}`;
+      const modelHolds =
+        missing ??
+        `${nodes.size} of ${pod.snapshot.nodes.count} nodes match ${requirements.map(describeRequirement).join(', ')}`;
       return output({ requirements, nodes, modelHolds });
     },
   };

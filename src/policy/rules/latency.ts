@@ -29,13 +29,21 @@ export function compileLatency(rule: LatencyRule, snapshot: TopologySnapshot): C
         const etcdStale = staleness(pod.snapshot, 'etcd', undefined, pod.options);
         if (etcdStale) return { dropped: `etcd data is ${etcdStale}: the leader is not known` };
       }
-      const networkStale = pod.snapshot.network ? staleness(pod.snapshot, 'networkTopologies', pod.snapshot.network.observedAt, pod.options) : undefined;
+      const networkStale = pod.snapshot.network
+        ? staleness(pod.snapshot, 'networkTopologies', pod.snapshot.network.observedAt, pod.options)
+        : undefined;
       if (rule.mode === 'Required' && required) {
         if (!networkStale) return required;
-        return output({ preferred, warnings: [`latency degraded from Required to Preferred: NetworkTopology is ${networkStale}`] });
+        return output({
+          preferred,
+          warnings: [`latency degraded from Required to Preferred: NetworkTopology is ${networkStale}`],
+        });
       }
       if (preferred.length === 0) return { dropped: `no zone within ${rule.maxRttMs}ms of ${target.label} is known` };
-      return output({ preferred, warnings: networkStale ? [`latency preferences come from a NetworkTopology that is ${networkStale}`] : [] });
+      return output({
+        preferred,
+        warnings: networkStale ? [`latency preferences come from a NetworkTopology that is ${networkStale}`] : [],
+      });
     },
   };
 }
@@ -45,24 +53,32 @@ function resolveTarget(rule: LatencyRule, snapshot: TopologySnapshot, domainLabe
   if ('zone' in to) return { zones: [to.zone], label: `zone ${to.zone}` };
   if ('service' in to) {
     const zones = snapshot.services.get(to.service);
-    if (!zones || zones.size === 0) return { unknown: `service ${to.service} has no ready endpoints with a zone in the model` };
+    if (!zones || zones.size === 0)
+      return { unknown: `service ${to.service} has no ready endpoints with a zone in the model` };
     return { zones: [...zones].sort(), label: `service ${to.service}` };
   }
   const leader = snapshot.etcd.leader;
   if (!leader) return { unknown: 'the model knows no etcd leader' };
   const zone = leader.nodeName ? snapshot.nodes.get(leader.nodeName)?.labels[domainLabel] : undefined;
-  if (zone === undefined) return { unknown: `the etcd leader ${leader.name} runs on no node with a ${domainLabel} label in the model` };
+  if (zone === undefined)
+    return { unknown: `the etcd leader ${leader.name} runs on no node with a ${domainLabel} label in the model` };
   return { zones: [zone], label: `the etcd leader (${leader.name}, ${zone})` };
 }
 
 /** Zones within maxRttMs of any target: a Service is near when one of its endpoints is. */
 function zonesWithin(rule: LatencyRule, snapshot: TopologySnapshot, targets: readonly string[]): string[] {
   const zones = new Set<string>(targets);
-  if (snapshot.network) for (const target of targets) for (const zone of snapshot.network.within(target, rule.maxRttMs)) zones.add(zone);
+  if (snapshot.network)
+    for (const target of targets) for (const zone of snapshot.network.within(target, rule.maxRttMs)) zones.add(zone);
   return [...zones].sort();
 }
 
-function requiredOutput(rule: LatencyRule, snapshot: TopologySnapshot, domainLabel: string, target: { zones: readonly string[]; label: string }): RuleResult {
+function requiredOutput(
+  rule: LatencyRule,
+  snapshot: TopologySnapshot,
+  domainLabel: string,
+  target: { zones: readonly string[]; label: string },
+): RuleResult {
   const zones = zonesWithin(rule, snapshot, target.zones);
   const requirement = { key: domainLabel, operator: 'In' as const, values: zones };
   let nodes = NodeSet.EMPTY;
@@ -72,7 +88,12 @@ function requiredOutput(rule: LatencyRule, snapshot: TopologySnapshot, domainLab
 }
 
 /** One term per weight: the target's zone weighs 100, a zone at maxRttMs weighs 1. */
-function preferredTerms(rule: LatencyRule, snapshot: TopologySnapshot, domainLabel: string, targets: readonly string[]): PreferredSchedulingTerm[] {
+function preferredTerms(
+  rule: LatencyRule,
+  snapshot: TopologySnapshot,
+  domainLabel: string,
+  targets: readonly string[],
+): PreferredSchedulingTerm[] {
   const best = new Map<string, number>();
   for (const target of targets) {
     best.set(target, 0);
@@ -82,12 +103,18 @@ function preferredTerms(rule: LatencyRule, snapshot: TopologySnapshot, domainLab
   }
   const byWeight = new Map<number, string[]>();
   for (const [zone, rttMs] of best) {
-    const weight = rule.maxRttMs === 0 ? MAX_WEIGHT : Math.max(1, Math.round(MAX_WEIGHT - ((MAX_WEIGHT - 1) * rttMs) / rule.maxRttMs));
+    const weight =
+      rule.maxRttMs === 0
+        ? MAX_WEIGHT
+        : Math.max(1, Math.round(MAX_WEIGHT - ((MAX_WEIGHT - 1) * rttMs) / rule.maxRttMs));
     byWeight.set(weight, [...(byWeight.get(weight) ?? []), zone]);
   }
   return [...byWeight.entries()]
     .sort(([a], [b]) => b - a)
-    .map(([weight, zones]) => ({ weight, preference: { matchExpressions: [{ key: domainLabel, operator: 'In' as const, values: zones.sort() }] } }));
+    .map(([weight, zones]) => ({
+      weight,
+      preference: { matchExpressions: [{ key: domainLabel, operator: 'In' as const, values: zones.sort() }] },
+    }));
 }
 
 /**
@@ -107,16 +134,27 @@ export function freshUntil(snapshot: TopologySnapshot, maxSourceAgeMs: number): 
   return until;
 }
 
-function staleness(snapshot: TopologySnapshot, source: SourceName, observedAt: number | undefined, options: { now: number; maxSourceAgeMs: number }): string | undefined {
+function staleness(
+  snapshot: TopologySnapshot,
+  source: SourceName,
+  observedAt: number | undefined,
+  options: { now: number; maxSourceAgeMs: number },
+): string | undefined {
   const { error, at } = reading(snapshot, source, observedAt);
   if (error !== undefined) return `failing (${error})`;
   if (at === undefined) return undefined;
   const age = options.now - at;
-  return age > options.maxSourceAgeMs ? `stale (${Math.round(age / 1000)}s old, max ${Math.round(options.maxSourceAgeMs / 1000)}s)` : undefined;
+  return age > options.maxSourceAgeMs
+    ? `stale (${Math.round(age / 1000)}s old, max ${Math.round(options.maxSourceAgeMs / 1000)}s)`
+    : undefined;
 }
 
 /** Why a source is failing, or when its data was observed: the object's own time when it has one, else the source's last update. */
-function reading(snapshot: TopologySnapshot, source: SourceName, observedAt: number | undefined): { readonly error?: string; readonly at?: number } {
+function reading(
+  snapshot: TopologySnapshot,
+  source: SourceName,
+  observedAt: number | undefined,
+): { readonly error?: string; readonly at?: number } {
   const status = snapshot.sources.get(source);
   if (status?.error) return { error: status.error };
   const at = observedAt ?? status?.updatedAt;

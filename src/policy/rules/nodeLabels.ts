@@ -16,7 +16,10 @@ export function compileNodeLabels(rule: NodeLabelsRule, snapshot: TopologySnapsh
     rules.push({ name: 'nodeLabels.required', hard: true, evaluate: () => result });
   }
   if (rule.preferred.length > 0) {
-    const preferred = rule.preferred.map(({ weight, requirements }) => ({ weight, preference: { matchExpressions: requirements.map(copyRequirement) } }));
+    const preferred = rule.preferred.map(({ weight, requirements }) => ({
+      weight,
+      preference: { matchExpressions: requirements.map(copyRequirement) },
+    }));
     const result = output({ preferred });
     rules.push({ name: 'nodeLabels.preferred', hard: false, evaluate: () => result });
   }
@@ -24,7 +27,9 @@ export function compileNodeLabels(rule: NodeLabelsRule, snapshot: TopologySnapsh
 }
 
 export function copyRequirement(requirement: NodeSelectorRequirement): NodeSelectorRequirement {
-  return requirement.values === undefined || requirement.operator === 'Exists' || requirement.operator === 'DoesNotExist'
+  return requirement.values === undefined ||
+    requirement.operator === 'Exists' ||
+    requirement.operator === 'DoesNotExist'
     ? { key: requirement.key, operator: requirement.operator }
     : { key: requirement.key, operator: requirement.operator, values: [...requirement.values] };
 }

@@ -22,7 +22,8 @@ export function compileNuma(rule: NumaRule): CompiledRule {
     let byAllowed = picks.get(fit);
     if (byAllowed === undefined) picks.set(fit, (byAllowed = new Map()));
     let candidates = byAllowed.get(allowed);
-    if (candidates === undefined) remember(byAllowed, allowed, (candidates = pick(nodes, fit, allowed, rule.maxCandidates)));
+    if (candidates === undefined)
+      remember(byAllowed, allowed, (candidates = pick(nodes, fit, allowed, rule.maxCandidates)));
     return candidates;
   };
   return {
@@ -40,7 +41,10 @@ export function compileNuma(rule: NumaRule): CompiledRule {
       const common = { numaHint: hint, warnings, ...(rule.schedulerName ? { schedulerName: rule.schedulerName } : {}) };
       return rule.mode === 'Required'
         ? output({ requirements: [requirement], nodes, modelHolds, ...common })
-        : output({ preferred: [{ weight: PREFERRED_WEIGHT, preference: { matchExpressions: [requirement] } }], ...common });
+        : output({
+            preferred: [{ weight: PREFERRED_WEIGHT, preference: { matchExpressions: [requirement] } }],
+            ...common,
+          });
     },
   };
 }
@@ -72,13 +76,20 @@ function pick(nodes: NodeIndex, fit: NumaFit, allowed: NodeSet, max: number): Ca
 
 /** Resources a NUMA cell accounts for: cpu, memory, hugepages and devices; not storage or pod counts. */
 function numaAlignedRequest(requests: ResourceList): ResourceList {
-  return Object.fromEntries(Object.entries(requests).filter(([name, amount]) => amount > 0 && (name === 'cpu' || name === 'memory' || name.startsWith('hugepages-') || name.includes('/'))));
+  return Object.fromEntries(
+    Object.entries(requests).filter(
+      ([name, amount]) =>
+        amount > 0 && (name === 'cpu' || name === 'memory' || name.startsWith('hugepages-') || name.includes('/')),
+    ),
+  );
 }
 
 function alignmentWarning(pod: PodContext): string[] {
   const cpu = pod.requests.cpu ?? 0;
   if (pod.qos === 'Guaranteed' && cpu > 0 && cpu % 1000 === 0) return [];
-  return [`numa: the kubelet aligns only Guaranteed Pods with integer CPUs (this Pod is ${pod.qos}${cpu % 1000 === 0 ? '' : `, cpu ${cpu}m`}), so the NUMA hint may not be honoured`];
+  return [
+    `numa: the kubelet aligns only Guaranteed Pods with integer CPUs (this Pod is ${pod.qos}${cpu % 1000 === 0 ? '' : `, cpu ${cpu}m`}), so the NUMA hint may not be honoured`,
+  ];
 }
 
 function describeRequest(request: ResourceList): string {

@@ -78,7 +78,11 @@ function numeric(kind: 'integer' | 'number', options: NumberOptions): Schema<num
   const { min, max, exclusiveMin = false } = options;
   return {
     check(value, path, issues) {
-      if (typeof value !== 'number' || !Number.isFinite(value) || (kind === 'integer' && !Number.isSafeInteger(value))) {
+      if (
+        typeof value !== 'number' ||
+        !Number.isFinite(value) ||
+        (kind === 'integer' && !Number.isSafeInteger(value))
+      ) {
         return wrongType(kind === 'integer' ? 'an integer' : 'a number', value, path, issues);
       }
       const belowMin = min !== undefined && (exclusiveMin ? value <= min : value < min);
@@ -105,7 +109,8 @@ function rangeText({ min, max, exclusiveMin }: NumberOptions): string {
 
 export function boolean(description?: string): Schema<boolean> {
   return {
-    check: (value, path, issues) => (typeof value === 'boolean' ? value : wrongType('true or false', value, path, issues)),
+    check: (value, path, issues) =>
+      typeof value === 'boolean' ? value : wrongType('true or false', value, path, issues),
     json: () => ({ type: 'boolean', ...described(description) }),
   };
 }
@@ -120,7 +125,10 @@ export function oneOf<const T extends string | boolean>(values: readonly T[], de
       issues.push({ path, at: 'value', message: `must be ${expected}; got ${shown}${guess}` });
       return undefined;
     },
-    json: () => (values.length === 1 ? { const: values[0], ...described(description) } : { enum: values, ...described(description) }),
+    json: () =>
+      values.length === 1
+        ? { const: values[0], ...described(description) }
+        : { enum: values, ...described(description) },
   };
 }
 

@@ -26,5 +26,6 @@ export const publishedSchemas: Readonly<Record<string, () => JsonSchema>> = {
 export const schemaText = (schema: JsonSchema): string => `${JSON.stringify(schema, null, 2)}\n`;
 
 if (import.meta.main) {
-  for (const [name, schema] of Object.entries(publishedSchemas)) writeFileSync(new URL(`../../../schema/${name}`, import.meta.url), schemaText(schema()));
+  for (const [name, schema] of Object.entries(publishedSchemas))
+    writeFileSync(new URL(`../../../schema/${name}`, import.meta.url), schemaText(schema()));
 }

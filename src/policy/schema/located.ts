@@ -21,12 +21,16 @@ export function readYamlDocuments(text: string, file: string): { documents: Loca
   const at = (offset: number) => ({ file, ...lineCounter.linePos(offset) });
   for (const doc of parseAllDocuments(text, { lineCounter, prettyErrors: false })) {
     if (doc.errors.length > 0) {
-      for (const error of doc.errors) errors.push({ ...at(error.pos[0]), message: `invalid YAML: ${firstLine(error.message)}` });
+      for (const error of doc.errors)
+        errors.push({ ...at(error.pos[0]), message: `invalid YAML: ${firstLine(error.message)}` });
       continue;
     }
     if (doc.contents === null || isEmptyScalar(doc.contents)) continue;
     try {
-      documents.push({ value: doc.toJS({ maxAliasCount: 100 }), locate: (path, where = 'value') => at(offsetOf(doc, path, where)) });
+      documents.push({
+        value: doc.toJS({ maxAliasCount: 100 }),
+        locate: (path, where = 'value') => at(offsetOf(doc, path, where)),
+      });
     } catch (error) {
       errors.push({ ...at(doc.contents.range[0]), message: `invalid YAML: ${(error as Error).message}` });
     }
@@ -64,7 +68,9 @@ function offsetOf(doc: Document.Parsed, path: Path, where: Issue['at']): number 
   let node: unknown = doc.contents;
   let offset = doc.contents?.range[0] ?? 0;
   for (const [depth, segment] of target.entries()) {
-    const pair = isMap(node) ? node.items.find((item) => isPair(item) && keyText(item.key) === String(segment)) : undefined;
+    const pair = isMap(node)
+      ? node.items.find((item) => isPair(item) && keyText(item.key) === String(segment))
+      : undefined;
     const next = pair ? pair.value : isSeq(node) && typeof segment === 'number' ? node.items[segment] : undefined;
     if (pair && where === 'key' && depth === target.length - 1) return rangeStart(pair.key) ?? offset;
     const start = (isEmptyScalar(next) ? undefined : rangeStart(next)) ?? (pair ? rangeStart(pair.key) : undefined);

@@ -63,6 +63,8 @@ export const jsonPatterns = {
 
 /** Turns a glob into an anchored regular expression. */
 export function globToRegExp(glob: string): RegExp {
-  const body = [...glob].map((char) => (char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[.\\^$+()[\]{}|]/g, '\\$&'))).join('');
+  const body = [...glob]
+    .map((char) => (char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[.\\^$+()[\]{}|]/g, '\\$&')))
+    .join('');
   return new RegExp(`^${body}$`);
 }

@@ -35,7 +35,8 @@ export interface PolicyDocument {
 const labelKey = (description?: string): Schema<string> =>
   string({ description, valid: checkLabelKey, json: jsonPatterns.labelKey });
 const labelValue = string({ valid: checkLabelValue, json: jsonPatterns.labelValue });
-const mode = (fallback: string, description: string) => optional(oneOf(['Required', 'Preferred'], description), fallback);
+const mode = (fallback: string, description: string) =>
+  optional(oneOf(['Required', 'Preferred'], description), fallback);
 const weight = (description: string) => integer({ min: 1, max: 100, description });
 
 type Requirement = NodeSelectorRequirement | LabelSelectorRequirement;
@@ -47,7 +48,8 @@ function requirementValues(value: { operator: string; values?: string[] }, path:
   switch (value.operator) {
     case 'In':
     case 'NotIn':
-      if (values.length === 0) issues.push({ path: at, at: 'parent', message: `must list at least one value for operator ${value.operator}` });
+      if (values.length === 0)
+        issues.push({ path: at, at: 'parent', message: `must list at least one value for operator ${value.operator}` });
       values.forEach((text, index) => {
         const problem = checkLabelValue(text);
         if (problem) issues.push({ path: [...at, index], at: 'value', message: problem });
@@ -55,11 +57,22 @@ function requirementValues(value: { operator: string; values?: string[] }, path:
       return;
     case 'Exists':
     case 'DoesNotExist':
-      if (values.length > 0) issues.push({ path: at, at: 'value', message: `must be empty for operator ${value.operator}` });
+      if (values.length > 0)
+        issues.push({ path: at, at: 'value', message: `must be empty for operator ${value.operator}` });
       return;
     default:
-      if (values.length !== 1) issues.push({ path: at, at: values.length ? 'value' : 'parent', message: `must hold exactly one integer for operator ${value.operator}` });
-      else if (!isInt64(values[0] ?? '')) issues.push({ path: [...at, 0], at: 'value', message: `${JSON.stringify(values[0])} is not an integer (operator ${value.operator})` });
+      if (values.length !== 1)
+        issues.push({
+          path: at,
+          at: values.length ? 'value' : 'parent',
+          message: `must hold exactly one integer for operator ${value.operator}`,
+        });
+      else if (!isInt64(values[0] ?? ''))
+        issues.push({
+          path: [...at, 0],
+          at: 'value',
+          message: `${JSON.stringify(values[0])} is not an integer (operator ${value.operator})`,
+        });
   }
 }
 
@@ -78,7 +91,9 @@ function requirement<T extends Requirement>(name: string, operators: readonly st
   const conditions = [
     when(['In', 'NotIn'], { minItems: 1, items: { type: 'string', ...jsonPatterns.labelValue } }, true),
     when(['Exists', 'DoesNotExist'], { maxItems: 0 }, false),
-    ...(operators.includes('Gt') ? [when(['Gt', 'Lt'], { minItems: 1, maxItems: 1, items: { pattern: '^[+-]?[0-9]+$' } }, true)] : []),
+    ...(operators.includes('Gt')
+      ? [when(['Gt', 'Lt'], { minItems: 1, maxItems: 1, items: { pattern: '^[+-]?[0-9]+$' } }, true)]
+      : []),
   ];
   return named(
     name,
@@ -93,14 +108,28 @@ function requirement<T extends Requirement>(name: string, operators: readonly st
   );
 }
 
-const nodeSelectorRequirement = requirement<NodeSelectorRequirement>('NodeSelectorRequirement', ['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt']);
+const nodeSelectorRequirement = requirement<NodeSelectorRequirement>('NodeSelectorRequirement', [
+  'In',
+  'NotIn',
+  'Exists',
+  'DoesNotExist',
+  'Gt',
+  'Lt',
+]);
 
 const labelSelector = named(
   'LabelSelector',
-  object<LabelSelector>({
-    matchLabels: optional(record(labelKey(), labelValue)),
-    matchExpressions: optional(list(requirement<LabelSelectorRequirement>('LabelSelectorRequirement', ['In', 'NotIn', 'Exists', 'DoesNotExist']))),
-  }, { description: 'A standard Kubernetes LabelSelector: matchLabels and matchExpressions, ANDed.' }),
+  object<LabelSelector>(
+    {
+      matchLabels: optional(record(labelKey(), labelValue)),
+      matchExpressions: optional(
+        list(
+          requirement<LabelSelectorRequirement>('LabelSelectorRequirement', ['In', 'NotIn', 'Exists', 'DoesNotExist']),
+        ),
+      ),
+    },
+    { description: 'A standard Kubernetes LabelSelector: matchLabels and matchExpressions, ANDed.' },
+  ),
 );
 
 const globs = (check: (text: string) => string | undefined, pattern: { pattern: string }, description: string) =>
@@ -108,19 +137,37 @@ const globs = (check: (text: string) => string | undefined, pattern: { pattern: 
 
 const match = object<PolicyMatch>(
   {
-    namespaces: optional(globs(namespaceGlob, jsonPatterns.namespaceGlob, 'Namespace names or globs (* and ?); the Pod\'s namespace must match one.')),
-    excludeNamespaces: optional(globs(namespaceGlob, jsonPatterns.namespaceGlob, 'Namespace names or globs (* and ?) that never match.')),
+    namespaces: optional(
+      globs(
+        namespaceGlob,
+        jsonPatterns.namespaceGlob,
+        "Namespace names or globs (* and ?); the Pod's namespace must match one.",
+      ),
+    ),
+    excludeNamespaces: optional(
+      globs(namespaceGlob, jsonPatterns.namespaceGlob, 'Namespace names or globs (* and ?) that never match.'),
+    ),
     namespaceSelector: optional(labelSelector),
     podSelector: optional(labelSelector),
-    resources: optional(list(labelKey(), { minItems: 1, description: 'The Pod requests a non-zero amount of any of these resources.' })),
-    qosClasses: optional(list(oneOf(['Guaranteed', 'Burstable', 'BestEffort']), { minItems: 1, description: 'QoS classes, computed as Kubernetes does.' })),
+    resources: optional(
+      list(labelKey(), { minItems: 1, description: 'The Pod requests a non-zero amount of any of these resources.' }),
+    ),
+    qosClasses: optional(
+      list(oneOf(['Guaranteed', 'Burstable', 'BestEffort']), {
+        minItems: 1,
+        description: 'QoS classes, computed as Kubernetes does.',
+      }),
+    ),
   },
   { description: 'Which Pods the policy applies to: every field given must hold. Absent: every Pod.' },
 );
 
 const nodeLabels = object(
   {
-    required: optional(list(nodeSelectorRequirement, { description: 'ANDed into every required nodeSelectorTerm.' }), []),
+    required: optional(
+      list(nodeSelectorRequirement, { description: 'ANDed into every required nodeSelectorTerm.' }),
+      [],
+    ),
     preferred: optional(
       list(
         object({
@@ -135,7 +182,8 @@ const nodeLabels = object(
     description: 'Static node placement, like the PodNodeSelector admission plugin.',
     refine: {
       check: (value: { required: unknown[]; preferred: unknown[] }, path, issues) => {
-        if (value.required.length + value.preferred.length === 0) issues.push({ path, at: 'value', message: 'needs required or preferred requirements' });
+        if (value.required.length + value.preferred.length === 0)
+          issues.push({ path, at: 'value', message: 'needs required or preferred requirements' });
       },
       json: {
         anyOf: ['required', 'preferred'].map((list) => ({ required: [list], properties: { [list]: { minItems: 1 } } })),
@@ -144,20 +192,44 @@ const nodeLabels = object(
   },
 );
 
-const gpu = object({
-  products: optional(globs(labelValueGlob, jsonPatterns.labelValueGlob, 'Globs over the nvidia.com/gpu.product values in the topology model.'), ['*']),
-  minMemoryMiB: optional(integer({ min: 0, exclusiveMin: true, description: 'nvidia.com/gpu.memory (MiB) must be at least this.' })),
-  resource: optional(labelKey('The GPU resource: the node\'s <resource>.count label must cover the Pod\'s request of it.'), 'nvidia.com/gpu'),
-  mode: mode('Required', 'Required: node affinity requirements; Preferred: a weighted preference.'),
-  weight: optional(weight('The preference weight when mode is Preferred.'), 100),
-}, { description: 'Place the Pod on nodes with matching GPUs (GPU Feature Discovery labels).' });
+const gpu = object(
+  {
+    products: optional(
+      globs(
+        labelValueGlob,
+        jsonPatterns.labelValueGlob,
+        'Globs over the nvidia.com/gpu.product values in the topology model.',
+      ),
+      ['*'],
+    ),
+    minMemoryMiB: optional(
+      integer({ min: 0, exclusiveMin: true, description: 'nvidia.com/gpu.memory (MiB) must be at least this.' }),
+    ),
+    resource: optional(
+      labelKey("The GPU resource: the node's <resource>.count label must cover the Pod's request of it."),
+      'nvidia.com/gpu',
+    ),
+    mode: mode('Required', 'Required: node affinity requirements; Preferred: a weighted preference.'),
+    weight: optional(weight('The preference weight when mode is Preferred.'), 100),
+  },
+  { description: 'Place the Pod on nodes with matching GPUs (GPU Feature Discovery labels).' },
+);
 
-const numa = object({
-  policy: optional(oneOf(['SingleNUMANode']), 'SingleNUMANode'),
-  mode: mode('Preferred', 'Required: only candidate nodes; Preferred: candidates preferred.'),
-  maxCandidates: optional(integer({ min: 1, description: 'How many best-fitting nodes enter the affinity.' }), 16),
-  schedulerName: optional(string({ valid: checkDnsSubdomain, json: jsonPatterns.dnsSubdomain, description: 'Set as spec.schedulerName when the Pod has none or default-scheduler.' })),
-}, { description: 'Place the Pod on nodes with one NUMA zone that fits its whole request (NodeResourceTopology).' });
+const numa = object(
+  {
+    policy: optional(oneOf(['SingleNUMANode']), 'SingleNUMANode'),
+    mode: mode('Preferred', 'Required: only candidate nodes; Preferred: candidates preferred.'),
+    maxCandidates: optional(integer({ min: 1, description: 'How many best-fitting nodes enter the affinity.' }), 16),
+    schedulerName: optional(
+      string({
+        valid: checkDnsSubdomain,
+        json: jsonPatterns.dnsSubdomain,
+        description: 'Set as spec.schedulerName when the Pod has none or default-scheduler.',
+      }),
+    ),
+  },
+  { description: 'Place the Pod on nodes with one NUMA zone that fits its whole request (NodeResourceTopology).' },
+);
 
 function checkService(text: string): string | undefined {
   const parts = text.split('/');
@@ -168,32 +240,53 @@ function checkService(text: string): string | undefined {
 
 const nonEmptyLabelValue = (text: string) => (text === '' ? 'must not be empty' : checkLabelValue(text));
 
-const latency = object({
-  to: required(
-    object(
-      {
-        zone: optional(string({ valid: nonEmptyLabelValue, json: { ...jsonPatterns.labelValue, minLength: 1 }, description: 'A zone (the NetworkTopology domain label value).' })),
-        service: optional(string({ valid: checkService, json: { pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?/[a-z0-9]([-a-z0-9]*[a-z0-9])?$' }, description: 'NAMESPACE/NAME of a Service: the zones of its ready endpoints.' })),
-        etcdLeader: optional(oneOf([true], 'The zone of the current etcd leader.')),
-      },
-      {
-        description: 'Exactly one of zone, service or etcdLeader: true.',
-        refine: {
-          check: (value: object, path, issues) => {
-            const given = Object.keys(value);
-            if (given.length !== 1) {
-              const found = given.length === 0 ? 'none is given' : `${given.join(' and ')} are given`;
-              issues.push({ path, at: 'value', message: `needs exactly one of zone, service or etcdLeader; ${found}` });
-            }
-          },
-          json: { minProperties: 1, maxProperties: 1 },
+const latency = object(
+  {
+    to: required(
+      object(
+        {
+          zone: optional(
+            string({
+              valid: nonEmptyLabelValue,
+              json: { ...jsonPatterns.labelValue, minLength: 1 },
+              description: 'A zone (the NetworkTopology domain label value).',
+            }),
+          ),
+          service: optional(
+            string({
+              valid: checkService,
+              json: { pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?/[a-z0-9]([-a-z0-9]*[a-z0-9])?$' },
+              description: 'NAMESPACE/NAME of a Service: the zones of its ready endpoints.',
+            }),
+          ),
+          etcdLeader: optional(oneOf([true], 'The zone of the current etcd leader.')),
         },
-      },
+        {
+          description: 'Exactly one of zone, service or etcdLeader: true.',
+          refine: {
+            check: (value: object, path, issues) => {
+              const given = Object.keys(value);
+              if (given.length !== 1) {
+                const found = given.length === 0 ? 'none is given' : `${given.join(' and ')} are given`;
+                issues.push({
+                  path,
+                  at: 'value',
+                  message: `needs exactly one of zone, service or etcdLeader; ${found}`,
+                });
+              }
+            },
+            json: { minProperties: 1, maxProperties: 1 },
+          },
+        },
+      ),
     ),
-  ),
-  maxRttMs: required(number({ min: 0, description: 'Zones whose measured RTT to the target is at most this many milliseconds.' })),
-  mode: mode('Preferred', 'Required: only those zones; Preferred: closer zones weigh more.'),
-}, { description: 'Keep the Pod within a round-trip time of a zone, a Service or the etcd leader.' });
+    maxRttMs: required(
+      number({ min: 0, description: 'Zones whose measured RTT to the target is at most this many milliseconds.' }),
+    ),
+    mode: mode('Preferred', 'Required: only those zones; Preferred: closer zones weigh more.'),
+  },
+  { description: 'Keep the Pod within a round-trip time of a zone, a Service or the etcd leader.' },
+);
 
 interface SpreadShape {
   readonly topologyKey: string;
@@ -207,14 +300,24 @@ const spreadRule = object<SpreadShape>(
     maxSkew: optional(integer({ min: 1 }), 1),
     whenUnsatisfiable: optional(oneOf(['DoNotSchedule', 'ScheduleAnyway']), 'ScheduleAnyway'),
     minDomains: optional(integer({ min: 1, description: 'Only with whenUnsatisfiable: DoNotSchedule.' })),
-    selectorLabelKeys: optional(list(labelKey(), { minItems: 1, description: 'Pod label keys whose values form the labelSelector. Default: app.kubernetes.io/name, app.kubernetes.io/instance, app.' })),
+    selectorLabelKeys: optional(
+      list(labelKey(), {
+        minItems: 1,
+        description:
+          'Pod label keys whose values form the labelSelector. Default: app.kubernetes.io/name, app.kubernetes.io/instance, app.',
+      }),
+    ),
     matchLabelKeys: optional(list(labelKey(), { minItems: 1, description: 'Passed through to the constraint.' })),
   },
   {
     refine: {
       check: (value, path, issues) => {
         if (value.minDomains !== undefined && value.whenUnsatisfiable !== 'DoNotSchedule') {
-          issues.push({ path: [...path, 'minDomains'], at: 'value', message: 'is only allowed with whenUnsatisfiable: DoNotSchedule' });
+          issues.push({
+            path: [...path, 'minDomains'],
+            at: 'value',
+            message: 'is only allowed with whenUnsatisfiable: DoNotSchedule',
+          });
         }
       },
       json: {
@@ -235,7 +338,12 @@ const spread = list(spreadRule, {
         const key = `${rule.topologyKey}\n${rule.whenUnsatisfiable}`;
         const first = seen.get(key);
         if (first === undefined) seen.set(key, index);
-        else issues.push({ path: [...path, index], at: 'value', message: `repeats the topologyKey and whenUnsatisfiable of entry ${first} (the API server rejects such duplicates)` });
+        else
+          issues.push({
+            path: [...path, index],
+            at: 'value',
+            message: `repeats the topologyKey and whenUnsatisfiable of entry ${first} (the API server rejects such duplicates)`,
+          });
       });
     },
   },
@@ -253,7 +361,12 @@ const rules = object<PolicyRules>(
     description: 'What the policy adds to matching Pods.',
     refine: {
       check: (value, path, issues) => {
-        if (Object.keys(value).length === 0) issues.push({ path, at: 'value', message: 'needs at least one rule: nodeLabels, gpu, numa, latency or spread' });
+        if (Object.keys(value).length === 0)
+          issues.push({
+            path,
+            at: 'value',
+            message: 'needs at least one rule: nodeLabels, gpu, numa, latency or spread',
+          });
       },
       json: { minProperties: 1 },
     },
@@ -266,15 +379,29 @@ export const policyDocument: Schema<PolicyDocument> = object<PolicyDocument>(
     kind: required(oneOf([KIND])),
     metadata: required(
       object(
-        { name: required(string({ valid: checkDnsSubdomain, json: jsonPatterns.dnsSubdomain, description: 'Unique among the loaded policies.' })) },
+        {
+          name: required(
+            string({
+              valid: checkDnsSubdomain,
+              json: jsonPatterns.dnsSubdomain,
+              description: 'Unique among the loaded policies.',
+            }),
+          ),
+        },
         { open: true },
       ),
     ),
     spec: required(
       object({
-        priority: optional(integer({ min: -2147483648, max: 2147483647, description: 'Higher is applied first; ties by name.' }), 0),
+        priority: optional(
+          integer({ min: -2147483648, max: 2147483647, description: 'Higher is applied first; ties by name.' }),
+          0,
+        ),
         match: optional(match),
-        onUnsatisfiable: optional(oneOf(['Warn', 'Reject'], 'Warn: drop the required outputs with a warning; Reject: deny the Pod.'), 'Warn'),
+        onUnsatisfiable: optional(
+          oneOf(['Warn', 'Reject'], 'Warn: drop the required outputs with a warning; Reject: deny the Pod.'),
+          'Warn',
+        ),
         rules: required(rules),
       }),
     ),

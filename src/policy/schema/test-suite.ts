@@ -44,14 +44,21 @@ const fileOrObject: Schema<TestCase['pod']> = {
 };
 
 const pointer = string({
-  valid: (text) => (text === '' || text.startsWith('/') ? undefined : `${JSON.stringify(text)} is not a JSON pointer (it starts with /)`),
+  valid: (text) =>
+    text === '' || text.startsWith('/')
+      ? undefined
+      : `${JSON.stringify(text)} is not a JSON pointer (it starts with /)`,
 });
 
 const expectation = object<Expectation>({
   allowed: optional(boolean('Whether the Pod is admitted.'), true),
   applied: optional(list(string(), { description: 'Exactly these policies are applied, in this order.' })),
-  nodes: optional(list(string(), { description: 'Exactly these schedulable nodes allow the mutated Pod (any order).' })),
-  fields: optional(record(pointer, anything(), 'JSON pointer into the mutated Pod → its expected value (null: absent).')),
+  nodes: optional(
+    list(string(), { description: 'Exactly these schedulable nodes allow the mutated Pod (any order).' }),
+  ),
+  fields: optional(
+    record(pointer, anything(), 'JSON pointer into the mutated Pod → its expected value (null: absent).'),
+  ),
   warnings: optional(list(string(), { description: 'Each is a substring of some warning; [] expects none.' })),
   message: optional(string({ description: 'A substring of the denial message.' })),
 });
@@ -68,6 +75,8 @@ export const testSuite: Schema<TestSuite> = object<TestSuite>({
   kind: required(oneOf([TEST_KIND])),
   metadata: required(object({ name: required(string()) }, { open: true })),
   policies: required(list(string(), { minItems: 1, description: 'Policy files or folders, relative to this file.' })),
-  topology: required(list(string(), { minItems: 1, description: 'Topology object files or folders, relative to this file.' })),
+  topology: required(
+    list(string(), { minItems: 1, description: 'Topology object files or folders, relative to this file.' }),
+  ),
   cases: required(list(testCase, { minItems: 1 })),
 });

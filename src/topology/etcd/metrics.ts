@@ -16,7 +16,13 @@ export interface EtcdMetrics {
 }
 
 const RTT = 'etcd_network_peer_round_trip_time_seconds';
-const NAMES = new Set(['etcd_server_id', 'etcd_server_is_leader', 'etcd_server_has_leader', `${RTT}_sum`, `${RTT}_count`]);
+const NAMES = new Set([
+  'etcd_server_id',
+  'etcd_server_is_leader',
+  'etcd_server_has_leader',
+  `${RTT}_sum`,
+  `${RTT}_count`,
+]);
 
 /** Undefined when the text has no etcd_server_is_leader: not an etcd metrics endpoint. */
 export function readEtcdMetrics(text: string): EtcdMetrics | undefined {

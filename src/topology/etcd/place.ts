@@ -19,7 +19,11 @@ const ADVERTISE_ANNOTATION = 'kubeadm.kubernetes.io/etcd.advertise-client-urls';
  * A member runs on the node of the `component: etcd` Pod that serves its URL
  * (same host and port), else on the one Node with its host among its addresses.
  */
-export function etcdClusterObject(members: readonly ScrapedMember[], pods: readonly KubeObject[], nodes: NodeIndex): KubeObject {
+export function etcdClusterObject(
+  members: readonly ScrapedMember[],
+  pods: readonly KubeObject[],
+  nodes: NodeIndex,
+): KubeObject {
   const podNodes = nodesByPodUrl(pods);
   const addressNodes = nodesByAddress(nodes);
   const status = members.map(({ endpoint, metrics }) => {
@@ -35,7 +39,12 @@ export function etcdClusterObject(members: readonly ScrapedMember[], pods: reado
       peerRttMs: metrics.peerRttMs,
     };
   });
-  return { apiVersion: 'topogate.dev/v1alpha1', kind: 'EtcdCluster', metadata: { name: 'default' }, status: { members: status } };
+  return {
+    apiVersion: 'topogate.dev/v1alpha1',
+    kind: 'EtcdCluster',
+    metadata: { name: 'default' },
+    status: { members: status },
+  };
 }
 
 function nodesByPodUrl(pods: readonly KubeObject[]): Map<string, string> {
@@ -73,7 +82,8 @@ function nodesByAddress(nodes: NodeIndex): Map<string, string[]> {
   const byAddress = new Map<string, string[]>();
   for (const slot of nodes.all().slots()) {
     const node = nodes.bySlot(slot);
-    for (const address of node?.addresses ?? []) byAddress.set(address, [...(byAddress.get(address) ?? []), node!.name]);
+    for (const address of node?.addresses ?? [])
+      byAddress.set(address, [...(byAddress.get(address) ?? []), node!.name]);
   }
   return byAddress;
 }

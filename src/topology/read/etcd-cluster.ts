@@ -13,7 +13,11 @@ function readMember(value: unknown): EtcdMember[] {
   for (const [peer, ms] of Object.entries(record(value.peerRttMs))) {
     if (typeof ms === 'number' && Number.isFinite(ms) && ms >= 0) peerRttMs[peer] = ms;
   }
-  const member: { -readonly [K in keyof EtcdMember]: EtcdMember[K] } = { name: value.name, isLeader: value.isLeader === true, peerRttMs };
+  const member: { -readonly [K in keyof EtcdMember]: EtcdMember[K] } = {
+    name: value.name,
+    isLeader: value.isLeader === true,
+    peerRttMs,
+  };
   const nodeName = string(value.nodeName);
   const endpoint = string(value.endpoint);
   if (nodeName) member.nodeName = nodeName;

@@ -21,7 +21,11 @@ export const DEFAULT_DOMAIN_LABEL = 'topology.kubernetes.io/zone';
 export function readNetworkTopology(name: string, object: Record<string, unknown>): NetworkFacts {
   const spec = record(object.spec);
   const observedAt = timestamp(record(object.status).observedAt);
-  const facts = { name, domainLabel: string(spec.domainLabel) || DEFAULT_DOMAIN_LABEL, links: list(spec.links).flatMap(readLink) };
+  const facts = {
+    name,
+    domainLabel: string(spec.domainLabel) || DEFAULT_DOMAIN_LABEL,
+    links: list(spec.links).flatMap(readLink),
+  };
   return observedAt === undefined ? facts : { ...facts, observedAt };
 }
 

@@ -44,7 +44,11 @@ function readZone(value: unknown): NumaZone[] {
   const available: Record<string, number> = {};
   for (const resource of list(value.resources)) {
     if (!isRecord(resource) || typeof resource.name !== 'string') continue;
-    const amounts = resourceList({ capacity: resource.capacity, allocatable: resource.allocatable, available: resource.available });
+    const amounts = resourceList({
+      capacity: resource.capacity,
+      allocatable: resource.allocatable,
+      available: resource.available,
+    });
     if (amounts.capacity !== undefined) capacity[resource.name] = amounts.capacity;
     if (amounts.allocatable !== undefined) allocatable[resource.name] = amounts.allocatable;
     if (amounts.available !== undefined) available[resource.name] = amounts.available;

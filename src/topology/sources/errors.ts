@@ -11,7 +11,8 @@ export function statusOf(error: unknown): number | undefined {
 export function describeKubeError(error: unknown): string {
   const status = statusOf(error);
   // fetch's own message is "fetch failed"; what failed is in its cause.
-  const { code, message: causeMessage } = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause ?? {};
+  const { code, message: causeMessage } =
+    (error as { cause?: { code?: string; message?: string } } | undefined)?.cause ?? {};
   const cause = code ?? causeMessage;
   const message = statusMessage(error) ?? (error instanceof Error ? error.message.split('\n')[0]! : String(error));
   return `${status ? `HTTP ${status}: ` : ''}${message}${cause ? ` (${cause})` : ''}`;

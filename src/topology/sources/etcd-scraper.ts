@@ -36,7 +36,14 @@ export class EtcdScraper {
   #failing: string | undefined;
 
   /** `pods`: the control-plane Pods known now, to place members on their nodes. */
-  constructor(urls: readonly string[], model: LiveModel, pods: () => readonly KubeObject[], metrics: TopologyMetrics, log: Logger, options: EtcdScrapeOptions) {
+  constructor(
+    urls: readonly string[],
+    model: LiveModel,
+    pods: () => readonly KubeObject[],
+    metrics: TopologyMetrics,
+    log: Logger,
+    options: EtcdScrapeOptions,
+  ) {
     this.#urls = urls.map(metricsUrl);
     this.#model = model;
     this.#pods = pods;
@@ -109,7 +116,8 @@ export class EtcdScraper {
   }
 
   #fail(message: string): void {
-    if (message !== this.#failing) this.#log.warn(`no etcd member answered (${message}); keeping the last known members`);
+    if (message !== this.#failing)
+      this.#log.warn(`no etcd member answered (${message}); keeping the last known members`);
     this.#failing = message;
     this.#model.fail('etcd', message);
   }

@@ -14,7 +14,10 @@ export interface FileTopologyOptions {
 }
 
 /** Rejects, naming the file, when a path cannot be read or parsed. */
-export async function createFileTopology(paths: readonly string[], options: FileTopologyOptions): Promise<TopologyProvider> {
+export async function createFileTopology(
+  paths: readonly string[],
+  options: FileTopologyOptions,
+): Promise<TopologyProvider> {
   const snapshot = buildStaticSnapshot(await loadTopologyPaths(paths));
   createTopologyMetrics(options.registry).observe(snapshot);
   const counts = Object.fromEntries([...snapshot.sources.values()].map((s) => [s.name, s.objects]));

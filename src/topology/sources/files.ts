@@ -16,7 +16,8 @@ export async function loadTopologyPaths(paths: readonly string[]): Promise<KubeO
   const objects: KubeObject[] = [];
   for (const path of paths) {
     // One push per object: spreading a 200,000-item list into push() overflows the stack.
-    for (const file of await filesOf(path)) for (const object of parseObjects(await readFile(file, 'utf8'), file)) objects.push(object);
+    for (const file of await filesOf(path))
+      for (const object of parseObjects(await readFile(file, 'utf8'), file)) objects.push(object);
   }
   return objects;
 }
@@ -36,7 +37,9 @@ async function filesOf(path: string): Promise<string[]> {
   try {
     info = await stat(path);
   } catch (error) {
-    throw new Error(`${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : String(error)}`);
+    throw new Error(
+      `${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : String(error)}`,
+    );
   }
   if (!info.isDirectory()) return [path];
   const entries = await readdir(path, { withFileTypes: true });

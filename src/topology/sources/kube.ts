@@ -58,10 +58,20 @@ export function createKubeTopology(options: KubeTopologyOptions): KubeTopology {
   const timing = { ...DEFAULT_TIMING, ...options.timing };
   const scrapeEtcd = options.etcdMetrics.length > 0;
   const watches = new Map(
-    WATCHES.filter((spec) => !(scrapeEtcd && spec.source === 'etcd')).map((spec) => [spec.source, new SourceWatch(spec, config, model, metrics, log, timing)]),
+    WATCHES.filter((spec) => !(scrapeEtcd && spec.source === 'etcd')).map((spec) => [
+      spec.source,
+      new SourceWatch(spec, config, model, metrics, log, timing),
+    ]),
   );
   const scraper = scrapeEtcd
-    ? new EtcdScraper(options.etcdMetrics, model, () => watches.get('controlPlanePods')?.objects() ?? [], metrics, log, { ...DEFAULT_ETCD_SCRAPE, ...options.etcdScrape })
+    ? new EtcdScraper(
+        options.etcdMetrics,
+        model,
+        () => watches.get('controlPlanePods')?.objects() ?? [],
+        metrics,
+        log,
+        { ...DEFAULT_ETCD_SCRAPE, ...options.etcdScrape },
+      )
     : undefined;
   const maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
   const readiness = (): Readiness => sourceReadiness(model.current, Date.now(), maxAgeMs);

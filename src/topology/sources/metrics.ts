@@ -18,10 +18,30 @@ export interface TopologyMetrics {
 export function createTopologyMetrics(registry: Registry, clock: () => number = Date.now): TopologyMetrics {
   const registers = [registry];
   const lastEvent = new Map<SourceName, number>();
-  const objects = new Gauge({ name: 'topogate_topology_source_objects', help: 'Objects each topology source holds.', labelNames: ['source'], registers });
-  const synced = new Gauge({ name: 'topogate_topology_source_synced', help: '1 once a topology source has applied its first full list.', labelNames: ['source'], registers });
-  const events = new Counter({ name: 'topogate_topology_source_events_total', help: 'Watch events (and etcd scrapes) applied, by source.', labelNames: ['source'], registers });
-  const relists = new Counter({ name: 'topogate_topology_source_relists_total', help: 'Full lists after the first (410 Gone, lost connections), by source.', labelNames: ['source'], registers });
+  const objects = new Gauge({
+    name: 'topogate_topology_source_objects',
+    help: 'Objects each topology source holds.',
+    labelNames: ['source'],
+    registers,
+  });
+  const synced = new Gauge({
+    name: 'topogate_topology_source_synced',
+    help: '1 once a topology source has applied its first full list.',
+    labelNames: ['source'],
+    registers,
+  });
+  const events = new Counter({
+    name: 'topogate_topology_source_events_total',
+    help: 'Watch events (and etcd scrapes) applied, by source.',
+    labelNames: ['source'],
+    registers,
+  });
+  const relists = new Counter({
+    name: 'topogate_topology_source_relists_total',
+    help: 'Full lists after the first (410 Gone, lost connections), by source.',
+    labelNames: ['source'],
+    registers,
+  });
   new Gauge({
     name: 'topogate_topology_source_last_event_age_seconds',
     help: 'Seconds since a topology source last applied an event or list.',

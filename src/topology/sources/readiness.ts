@@ -12,9 +12,12 @@ export function sourceReadiness(snapshot: TopologySnapshot, now: number, maxAgeM
     if (status.disabled !== undefined) degraded.push(`${status.name} disabled (${status.disabled})`);
     else if (!status.synced) waiting.push(status.error ? `${status.name} (${status.error})` : status.name);
     else if (status.staleSince !== undefined && now - status.staleSince > maxAgeMs) {
-      degraded.push(`${status.name} out of contact for ${Math.round((now - status.staleSince) / 1000)}s (${status.error ?? 'no answer'})`);
+      degraded.push(
+        `${status.name} out of contact for ${Math.round((now - status.staleSince) / 1000)}s (${status.error ?? 'no answer'})`,
+      );
     }
   }
-  if (waiting.length > 0) return { ready: false, reason: `topology: waiting for the first sync of ${waiting.join(', ')}` };
+  if (waiting.length > 0)
+    return { ready: false, reason: `topology: waiting for the first sync of ${waiting.join(', ')}` };
   return degraded.length > 0 ? { ready: true, reason: `topology degraded: ${degraded.join('; ')}` } : { ready: true };
 }

@@ -5,7 +5,13 @@
 // - A resource that is not served (a CRD not installed) disables the source
 //   with one log line, and is looked for again, quietly, now and then.
 
-import { type KubeConfig, type KubernetesListObject, type KubernetesObject, ListWatch, Watch } from '@kubernetes/client-node';
+import {
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+  ListWatch,
+  Watch,
+} from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { KubeObject } from '../../kube/types.ts';
 import type { LiveModel } from './live-model.ts';
@@ -36,7 +42,12 @@ class SlimWatch extends Watch {
   }
 
   override watch(...[path, query, callback, done]: Parameters<Watch['watch']>): Promise<AbortController> {
-    return super.watch(path, query, (phase, object, raw) => callback(phase, phase === 'ERROR' || !object ? object : slim(this.#source, object), raw), done);
+    return super.watch(
+      path,
+      query,
+      (phase, object, raw) => callback(phase, phase === 'ERROR' || !object ? object : slim(this.#source, object), raw),
+      done,
+    );
   }
 }
 
@@ -55,7 +66,14 @@ export class SourceWatch {
   #absent = false;
   #lastError: string | undefined;
 
-  constructor(spec: WatchSpec, config: KubeConfig, model: LiveModel, metrics: TopologyMetrics, log: Logger, timing: WatchTiming) {
+  constructor(
+    spec: WatchSpec,
+    config: KubeConfig,
+    model: LiveModel,
+    metrics: TopologyMetrics,
+    log: Logger,
+    timing: WatchTiming,
+  ) {
     this.#spec = spec;
     this.#config = config;
     this.#model = model;
@@ -86,7 +104,13 @@ export class SourceWatch {
     if (this.#stopped) return;
     const source = this.#spec.source;
     // makeInformer, with a watch that slims what it caches.
-    const informer = new ListWatch<KubernetesObject>(this.#spec.path, new SlimWatch(this.#config, source), () => this.#list(), false, this.#spec.labelSelector);
+    const informer = new ListWatch<KubernetesObject>(
+      this.#spec.path,
+      new SlimWatch(this.#config, source),
+      () => this.#list(),
+      false,
+      this.#spec.labelSelector,
+    );
     informer.on('add', (object) => this.#model.apply(source, 'ADDED', object as KubeObject));
     informer.on('update', (object) => this.#model.apply(source, 'MODIFIED', object as KubeObject));
     informer.on('delete', (object) => this.#model.apply(source, 'DELETED', object as KubeObject));
@@ -99,12 +123,16 @@ export class SourceWatch {
     const list = await this.#spec.list(this.#config);
     if (this.#lists++ > 0) this.#metrics.relists.inc({ source: this.#spec.source });
     this.#model.replace(this.#spec.source, list.items);
-    if (this.#absent || this.#lastError !== undefined) this.#log.info({ objects: list.items.length }, `topology source ${this.#spec.source} is back`);
+    if (this.#absent || this.#lastError !== undefined)
+      this.#log.info({ objects: list.items.length }, `topology source ${this.#spec.source} is back`);
     this.#absent = false;
     this.#lastError = undefined;
     this.#failures = 0;
     // The informer's cache keys objects by metadata: every item has one.
-    return { ...list, items: list.items.map((item) => ({ ...item, metadata: item.metadata ?? {} })) } as KubernetesListObject<KubernetesObject>;
+    return {
+      ...list,
+      items: list.items.map((item) => ({ ...item, metadata: item.metadata ?? {} })),
+    } as KubernetesListObject<KubernetesObject>;
   }
 
   #failed(informer: Informer, error: unknown): void {
@@ -115,7 +143,9 @@ export class SourceWatch {
     const status = statusOf(error);
     if (this.#spec.crd && status === 404) {
       if (!this.#absent) {
-        this.#log.warn(`topology source ${this.#spec.source} disabled: ${this.#spec.apiVersion} ${this.#spec.kind} is not served (CRD ${this.#spec.crd} not installed); looking again every ${Math.round(this.#timing.absentRecheckMs / 1000)}s`);
+        this.#log.warn(
+          `topology source ${this.#spec.source} disabled: ${this.#spec.apiVersion} ${this.#spec.kind} is not served (CRD ${this.#spec.crd} not installed); looking again every ${Math.round(this.#timing.absentRecheckMs / 1000)}s`,
+        );
         this.#model.disable(this.#spec.source, `CRD ${this.#spec.crd} not installed`);
       }
       this.#absent = true;
@@ -126,7 +156,11 @@ export class SourceWatch {
     this.#model.fail(this.#spec.source, message);
     const delay = Math.min(this.#timing.backoffMs * 2 ** this.#failures++, this.#timing.maxBackoffMs);
     // One line per kind of failure, not one per retry.
-    if (message !== this.#lastError) this.#log.warn({ retryInMs: delay }, `topology source ${this.#spec.source}: ${message}; keeping its last objects and listing again`);
+    if (message !== this.#lastError)
+      this.#log.warn(
+        { retryInMs: delay },
+        `topology source ${this.#spec.source}: ${message}; keeping its last objects and listing again`,
+      );
     else this.#log.debug({ retryInMs: delay }, `topology source ${this.#spec.source}: ${message}`);
     this.#lastError = message;
     this.#later(delay);

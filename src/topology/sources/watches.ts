@@ -39,14 +39,32 @@ export const WATCHES: readonly WatchSpec[] = [
     ),
     labelSelector: CONTROL_PLANE_SELECTOR,
   },
-  custom('nodeResourceTopologies', 'topology.node.k8s.io', 'v1alpha2', 'NodeResourceTopology', 'noderesourcetopologies'),
+  custom(
+    'nodeResourceTopologies',
+    'topology.node.k8s.io',
+    'v1alpha2',
+    'NodeResourceTopology',
+    'noderesourcetopologies',
+  ),
   custom('networkTopologies', 'topogate.dev', 'v1alpha1', 'NetworkTopology', 'networktopologies'),
   custom('etcd', 'topogate.dev', 'v1alpha1', 'EtcdCluster', 'etcdclusters'),
   custom('schedulingPolicies', 'topogate.dev', 'v1alpha1', 'SchedulingPolicy', 'schedulingpolicies'),
 ];
 
-function builtin(source: SourceName, apiVersion: string, kind: string, path: string, list: (config: KubeConfig) => Promise<{ items: object[]; metadata?: { resourceVersion?: string } }>): WatchSpec {
-  return { source, apiVersion, kind, path, list: async (config) => plainList(source, await list(config), apiVersion, kind) };
+function builtin(
+  source: SourceName,
+  apiVersion: string,
+  kind: string,
+  path: string,
+  list: (config: KubeConfig) => Promise<{ items: object[]; metadata?: { resourceVersion?: string } }>,
+): WatchSpec {
+  return {
+    source,
+    apiVersion,
+    kind,
+    path,
+    list: async (config) => plainList(source, await list(config), apiVersion, kind),
+  };
 }
 
 function custom(source: SourceName, group: string, version: string, kind: string, plural: string): WatchSpec {
@@ -57,12 +75,26 @@ function custom(source: SourceName, group: string, version: string, kind: string
     kind,
     path: `/apis/${apiVersion}/${plural}`,
     crd: `${plural}.${group}`,
-    list: async (config) => plainList(source, await config.makeApiClient(CustomObjectsApi).listClusterCustomObject({ group, version, plural }), apiVersion, kind),
+    list: async (config) =>
+      plainList(
+        source,
+        await config.makeApiClient(CustomObjectsApi).listClusterCustomObject({ group, version, plural }),
+        apiVersion,
+        kind,
+      ),
   };
 }
 
-function plainList(source: SourceName, list: { items?: unknown; metadata?: { resourceVersion?: string } }, apiVersion: string, kind: string): ObjectList {
+function plainList(
+  source: SourceName,
+  list: { items?: unknown; metadata?: { resourceVersion?: string } },
+  apiVersion: string,
+  kind: string,
+): ObjectList {
   const items = Array.isArray(list.items) ? (list.items as object[]) : [];
   const metadata = list.metadata?.resourceVersion ? { resourceVersion: list.metadata.resourceVersion } : {};
-  return { items: items.map((item) => slim(source, { apiVersion, kind, ...(JSON.parse(JSON.stringify(item)) as KubeObject) })), metadata };
+  return {
+    items: items.map((item) => slim(source, { apiVersion, kind, ...(JSON.parse(JSON.stringify(item)) as KubeObject) })),
+    metadata,
+  };
 }

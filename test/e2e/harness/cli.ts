@@ -78,7 +78,10 @@ function describe(state: ClusterState): string {
     `# API server:   ${state.server}`,
     `# kubectl:      ${state.kubectl}`,
     ...state.etcd.map((m) => `# ${m.name}:       client ${m.clientUrl}  metrics ${m.metricsUrl}/metrics`),
-    ...state.components.map((c) => `# ${c.name.padEnd(15)} pid ${c.pid} ${runs(c.pid, c.command) ? 'running' : 'NOT RUNNING'}  log ${c.logFile}`),
+    ...state.components.map(
+      (c) =>
+        `# ${c.name.padEnd(15)} pid ${c.pid} ${runs(c.pid, c.command) ? 'running' : 'NOT RUNNING'}  log ${c.logFile}`,
+    ),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -124,7 +127,9 @@ async function main(argv: readonly string[]): Promise<number> {
   const commands: Record<string, (flags: Flags) => Promise<number>> = { up, down, status, build };
   const run = flags.command === undefined ? undefined : commands[flags.command];
   if (!run) {
-    process.stderr.write(`${flags.command === undefined ? '' : `cluster: unknown command ${flags.command}\n\n`}${usage}`);
+    process.stderr.write(
+      `${flags.command === undefined ? '' : `cluster: unknown command ${flags.command}\n\n`}${usage}`,
+    );
     return 2;
   }
   try {

@@ -90,7 +90,9 @@ async function startOnce(bins: Binaries, options: ClusterOptions): Promise<Clust
     await startAndWait(state, 'kube-scheduler', !options.detach);
   } catch (error) {
     // The temp dir goes with stop(): keep what the logs said in the error.
-    const logs = state.components.filter((c) => c.pid).map((c) => `--- ${c.name} (${c.logFile})\n${logTail(c.logFile, 10)}`);
+    const logs = state.components
+      .filter((c) => c.pid)
+      .map((c) => `--- ${c.name} (${c.logFile})\n${logTail(c.logFile, 10)}`);
     await cluster.stop();
     throw new Error(`${error instanceof Error ? error.message : String(error)}\n${logs.join('\n')}`, { cause: error });
   }
@@ -123,9 +125,21 @@ async function prepare(bins: Binaries, dir: string, options: ClusterOptions): Pr
     serviceAccountPrivateKey: write('sa.key', pki.serviceAccount.privatePem),
   };
   const kubeconfig = join(dir, 'kubeconfig');
-  writeFileSync(kubeconfig, kubeconfigYaml(server, pki.ca.certPem, { name: 'admin', certPem: pki.admin.certPem, keyPem: pki.admin.keyPem }), { mode: 0o600 });
+  writeFileSync(
+    kubeconfig,
+    kubeconfigYaml(server, pki.ca.certPem, { name: 'admin', certPem: pki.admin.certPem, keyPem: pki.admin.keyPem }),
+    { mode: 0o600 },
+  );
   const schedulerKubeconfig = join(dir, 'kube-scheduler.kubeconfig');
-  writeFileSync(schedulerKubeconfig, kubeconfigYaml(server, pki.ca.certPem, { name: 'kube-scheduler', certPem: pki.scheduler.certPem, keyPem: pki.scheduler.keyPem }), { mode: 0o600 });
+  writeFileSync(
+    schedulerKubeconfig,
+    kubeconfigYaml(server, pki.ca.certPem, {
+      name: 'kube-scheduler',
+      certPem: pki.scheduler.certPem,
+      keyPem: pki.scheduler.keyPem,
+    }),
+    { mode: 0o600 },
+  );
 
   return {
     dir,
@@ -213,14 +227,19 @@ async function waitEtcd(state: ClusterState, index: number): Promise<void> {
   );
 }
 
-async function startAndWait(state: ClusterState, name: 'kube-apiserver' | 'kube-scheduler', owned: boolean): Promise<void> {
+async function startAndWait(
+  state: ClusterState,
+  name: 'kube-apiserver' | 'kube-scheduler',
+  owned: boolean,
+): Promise<void> {
   const component = state.components.find((c) => c.name === name);
   if (!component) throw new Error(`no component ${name}`);
   component.pid = startDetached(component);
   if (owned) own(component.pid);
-  const check = name === 'kube-apiserver'
-    ? () => httpsGet(`${state.server}/readyz`, state.admin)
-    : () => httpsGet(`https://127.0.0.1:${state.schedulerPort}/readyz`, { insecure: true });
+  const check =
+    name === 'kube-apiserver'
+      ? () => httpsGet(`${state.server}/readyz`, state.admin)
+      : () => httpsGet(`https://127.0.0.1:${state.schedulerPort}/readyz`, { insecure: true });
   await waitFor(async () => (await check()).status === 200, {
     what: name,
     timeoutMs: name === 'kube-apiserver' ? readyTimeoutMs.apiServer : readyTimeoutMs.scheduler,

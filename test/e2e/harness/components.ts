@@ -53,7 +53,14 @@ export interface ApiServerFiles {
 
 export const serviceClusterIpRange = '10.0.0.0/24';
 
-export function apiServerComponent(bins: Binaries, dir: string, port: number, etcd: readonly EtcdMember[], files: ApiServerFiles, extraArgs: readonly string[] = []): Component {
+export function apiServerComponent(
+  bins: Binaries,
+  dir: string,
+  port: number,
+  etcd: readonly EtcdMember[],
+  files: ApiServerFiles,
+  extraArgs: readonly string[] = [],
+): Component {
   return {
     name: 'kube-apiserver',
     command: bins.kubeApiserver,

@@ -15,7 +15,11 @@ export interface KubectlResult {
 }
 
 /** Runs kubectl against the cluster; never throws on a non-zero exit (tests assert on it). */
-export function kubectl(cluster: Pick<ClusterState, 'kubectl' | 'kubeconfig'>, args: readonly string[], stdin?: string): Promise<KubectlResult> {
+export function kubectl(
+  cluster: Pick<ClusterState, 'kubectl' | 'kubeconfig'>,
+  args: readonly string[],
+  stdin?: string,
+): Promise<KubectlResult> {
   return new Promise((resolve, reject) => {
     const child = execFile(
       cluster.kubectl,
@@ -31,7 +35,11 @@ export function kubectl(cluster: Pick<ClusterState, 'kubectl' | 'kubeconfig'>, a
 }
 
 /** Like kubectl, but a failure is an error that carries kubectl's own message. */
-export async function kubectlOk(cluster: Pick<ClusterState, 'kubectl' | 'kubeconfig'>, args: readonly string[], stdin?: string): Promise<string> {
+export async function kubectlOk(
+  cluster: Pick<ClusterState, 'kubectl' | 'kubeconfig'>,
+  args: readonly string[],
+  stdin?: string,
+): Promise<string> {
   const result = await kubectl(cluster, args, stdin);
   if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${result.code}: ${result.stderr.trim()}`);
   return result.stdout;
@@ -64,8 +72,14 @@ export function nodeObject(node: FakeNode): V1Node {
   return {
     apiVersion: 'v1',
     kind: 'Node',
-    metadata: { name: node.name, labels: { 'kubernetes.io/hostname': node.name, 'kubernetes.io/os': 'linux', ...node.labels } },
-    spec: { ...(node.unschedulable ? { unschedulable: true } : {}), ...(node.taints ? { taints: [...node.taints] } : {}) },
+    metadata: {
+      name: node.name,
+      labels: { 'kubernetes.io/hostname': node.name, 'kubernetes.io/os': 'linux', ...node.labels },
+    },
+    spec: {
+      ...(node.unschedulable ? { unschedulable: true } : {}),
+      ...(node.taints ? { taints: [...node.taints] } : {}),
+    },
     status: {
       allocatable,
       capacity: allocatable,
@@ -89,7 +103,9 @@ export async function boundNode(api: CoreV1Api, namespace: string, name: string,
     if (pod.spec?.nodeName) return pod.spec.nodeName;
     await sleep(200);
   }
-  throw new Error(`${namespace}/${name} not bound after ${timeoutMs} ms: ${JSON.stringify(pod?.status?.conditions ?? [])}`);
+  throw new Error(
+    `${namespace}/${name} not bound after ${timeoutMs} ms: ${JSON.stringify(pod?.status?.conditions ?? [])}`,
+  );
 }
 
 /** The samples of one metric in Prometheus text format, with their labels. */
@@ -106,13 +122,25 @@ export function metricSamples(text: string, name: string): { labels: Record<stri
 }
 
 /** One kube-system `etcd-cp-<i>` Pod per member, bound to Node `cp-<i>`, serving its metrics URL: how the live topology places each member on a Node. */
-export async function createEtcdPods(api: CoreV1Api, members: readonly { readonly metricsUrl: string }[]): Promise<void> {
+export async function createEtcdPods(
+  api: CoreV1Api,
+  members: readonly { readonly metricsUrl: string }[],
+): Promise<void> {
   for (const [index, member] of members.entries()) {
     await api.createNamespacedPod({
       namespace: 'kube-system',
       body: {
         metadata: { name: `etcd-cp-${index}`, labels: { component: 'etcd', tier: 'control-plane' } },
-        spec: { nodeName: `cp-${index}`, containers: [{ name: 'etcd', image: 'registry.k8s.io/etcd:3.5.16-0', command: ['etcd', `--listen-metrics-urls=${member.metricsUrl}`] }] },
+        spec: {
+          nodeName: `cp-${index}`,
+          containers: [
+            {
+              name: 'etcd',
+              image: 'registry.k8s.io/etcd:3.5.16-0',
+              command: ['etcd', `--listen-metrics-urls=${member.metricsUrl}`],
+            },
+          ],
+        },
       },
     });
   }

@@ -16,7 +16,12 @@ export function kubeconfigYaml(server: string, caPem: string, user: KubeconfigUs
     apiVersion: 'v1',
     kind: 'Config',
     clusters: [{ name: 'topogate-e2e', cluster: { server, 'certificate-authority-data': base64(caPem) } }],
-    users: [{ name: user.name, user: { 'client-certificate-data': base64(user.certPem), 'client-key-data': base64(user.keyPem) } }],
+    users: [
+      {
+        name: user.name,
+        user: { 'client-certificate-data': base64(user.certPem), 'client-key-data': base64(user.keyPem) },
+      },
+    ],
     contexts: [{ name: context, context: { cluster: 'topogate-e2e', user: user.name } }],
     'current-context': context,
   });

@@ -17,21 +17,36 @@ export interface Labeller {
 
 /** Serves with the certificate in certDir (tls.crt, tls.key; SANs must include 127.0.0.1). */
 export async function startLabeller(certDir: string): Promise<Labeller> {
-  const server: Server = createServer({ cert: readFileSync(join(certDir, 'tls.crt')), key: readFileSync(join(certDir, 'tls.key')) }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-        apiVersion: string;
-        request: { uid: string; object?: { metadata?: { labels?: Record<string, string> } } };
-      };
-      const labels = review.request.object?.metadata?.labels;
-      const patch = labels?.[labelKey] ? [] : [labels ? { op: 'add', path: `/metadata/labels/${labelKey.replace('/', '~1')}`, value: 'yes' } : { op: 'add', path: '/metadata/labels', value: { [labelKey]: 'yes' } }];
-      const response = { uid: review.request.uid, allowed: true, ...(patch.length ? { patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') } : {}) };
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response }));
-    });
-  });
+  const server: Server = createServer(
+    { cert: readFileSync(join(certDir, 'tls.crt')), key: readFileSync(join(certDir, 'tls.key')) },
+    (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+          apiVersion: string;
+          request: { uid: string; object?: { metadata?: { labels?: Record<string, string> } } };
+        };
+        const labels = review.request.object?.metadata?.labels;
+        const patch = labels?.[labelKey]
+          ? []
+          : [
+              labels
+                ? { op: 'add', path: `/metadata/labels/${labelKey.replace('/', '~1')}`, value: 'yes' }
+                : { op: 'add', path: '/metadata/labels', value: { [labelKey]: 'yes' } },
+            ];
+        const response = {
+          uid: review.request.uid,
+          allowed: true,
+          ...(patch.length
+            ? { patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') }
+            : {}),
+        };
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response }));
+      });
+    },
+  );
   const port = await freePort();
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
@@ -46,14 +61,18 @@ export function labellerWebhook(labeller: Labeller, caPem: string): Record<strin
     apiVersion: 'admissionregistration.k8s.io/v1',
     kind: 'MutatingWebhookConfiguration',
     metadata: { name: 'zz-e2e-labeller' },
-    webhooks: [{
-      name: 'labeller.e2e.topogate.dev',
-      admissionReviewVersions: ['v1'],
-      sideEffects: 'None',
-      failurePolicy: 'Fail',
-      clientConfig: { url: labeller.url, caBundle: Buffer.from(caPem).toString('base64') },
-      rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'], scope: 'Namespaced' }],
-      objectSelector: { matchLabels: { reinvoke: 'yes' } },
-    }],
+    webhooks: [
+      {
+        name: 'labeller.e2e.topogate.dev',
+        admissionReviewVersions: ['v1'],
+        sideEffects: 'None',
+        failurePolicy: 'Fail',
+        clientConfig: { url: labeller.url, caBundle: Buffer.from(caPem).toString('base64') },
+        rules: [
+          { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'], scope: 'Namespaced' },
+        ],
+        objectSelector: { matchLabels: { reinvoke: 'yes' } },
+      },
+    ],
   };
 }

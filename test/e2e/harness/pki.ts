@@ -29,7 +29,13 @@ export function createClusterPki(): ClusterPki {
     signer: ca,
     serverAltNames: {
       ips: ['127.0.0.1', '::1', kubernetesServiceIp],
-      dns: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'],
+      dns: [
+        'localhost',
+        'kubernetes',
+        'kubernetes.default',
+        'kubernetes.default.svc',
+        'kubernetes.default.svc.cluster.local',
+      ],
     },
   });
   // system:masters is the group the API server grants everything to.

@@ -26,7 +26,9 @@ export function topogateCli(args: readonly string[]): Promise<string> {
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`topogate ${args.join(' ')} exited ${code}: ${stderr.trim()}`))));
+    child.once('close', (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`topogate ${args.join(' ')} exited ${code}: ${stderr.trim()}`)),
+    );
   });
 }
 
@@ -55,7 +57,16 @@ export interface Topogate {
 export async function startTopogate(options: TopogateOptions): Promise<Topogate> {
   const certDir = join(options.cluster.dir, 'topogate-certs');
   mkdirSync(certDir, { recursive: true });
-  await topogateCli(['certs', '--service', 'topogate', '--namespace', 'topogate-system', '--localhost', '--out', certDir]);
+  await topogateCli([
+    'certs',
+    '--service',
+    'topogate',
+    '--namespace',
+    'topogate-system',
+    '--localhost',
+    '--out',
+    certDir,
+  ]);
   const caPem = readFileSync(join(certDir, 'ca.crt'), 'utf8');
   // Beside the control plane's logs, so TOPOGATE_E2E_KEEP=1 keeps it too.
   const logFile = join(options.cluster.dir, 'topogate.log');
@@ -63,11 +74,28 @@ export async function startTopogate(options: TopogateOptions): Promise<Topogate>
   const url = `https://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
   let output = '';
-  const args = [bin, 'serve', '--topology', 'kube', '--kubeconfig', options.cluster.kubeconfig, '--policies', options.policies,
-    '--cert-dir', certDir, '--host', '127.0.0.1', '--port', String(port),
+  const args = [
+    bin,
+    'serve',
+    '--topology',
+    'kube',
+    '--kubeconfig',
+    options.cluster.kubeconfig,
+    '--policies',
+    options.policies,
+    '--cert-dir',
+    certDir,
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
     // The default 5 ms budget is for a webhook with a core of its own; here the API server, etcd,
     // the scheduler and kubectl share two cores with it, and a late answer would admit Pods unmutated.
-    '--budget-ms', '500', ...(options.etcdMetrics ?? []).flatMap((url) => ['--etcd-metrics', url]), ...(options.serveArgs ?? [])];
+    '--budget-ms',
+    '500',
+    ...(options.etcdMetrics ?? []).flatMap((url) => ['--etcd-metrics', url]),
+    ...(options.serveArgs ?? []),
+  ];
   const topogate: Topogate = {
     url,
     certDir,
@@ -111,7 +139,10 @@ async function manifests(args: readonly string[]): Promise<Manifest[]> {
 }
 
 /** As JSON documents: kubectl reads YAML 1.1, where a plain `yes` written by a YAML 1.2 printer is a boolean. */
-export async function applyAll(cluster: Pick<ClusterState, 'kubectl' | 'kubeconfig'>, objects: readonly object[]): Promise<void> {
+export async function applyAll(
+  cluster: Pick<ClusterState, 'kubectl' | 'kubeconfig'>,
+  objects: readonly object[],
+): Promise<void> {
   await kubectlOk(cluster, ['apply', '-f', '-'], objects.map((o) => `---\n${JSON.stringify(o)}\n`).join(''));
 }
 
@@ -119,11 +150,19 @@ export async function applyAll(cluster: Pick<ClusterState, 'kubectl' | 'kubeconf
 export async function installTopogateCrds(cluster: Pick<ClusterState, 'kubectl' | 'kubeconfig'>): Promise<void> {
   const crds = (await manifests([])).filter((o) => o.kind === 'CustomResourceDefinition');
   await applyAll(cluster, crds);
-  await kubectlOk(cluster, ['wait', '--for=condition=Established', '--timeout=60s', ...crds.map((crd) => `crd/${crd.metadata?.name}`)]);
+  await kubectlOk(cluster, [
+    'wait',
+    '--for=condition=Established',
+    '--timeout=60s',
+    ...crds.map((crd) => `crd/${crd.metadata?.name}`),
+  ]);
 }
 
 /** The MutatingWebhookConfiguration of manifests/, pointed at topogate's URL with its CA, applied as shipped. */
-export async function registerWebhook(cluster: Pick<ClusterState, 'kubectl' | 'kubeconfig'>, topogate: Topogate): Promise<Manifest> {
+export async function registerWebhook(
+  cluster: Pick<ClusterState, 'kubectl' | 'kubeconfig'>,
+  topogate: Topogate,
+): Promise<Manifest> {
   const objects = await manifests(['--ca', join(topogate.certDir, 'ca.crt'), '--url', `${topogate.url}/mutate`]);
   const webhook = objects.find((o) => o.kind === 'MutatingWebhookConfiguration');
   if (!webhook) throw new Error('topogate manifests printed no MutatingWebhookConfiguration');

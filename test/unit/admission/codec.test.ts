@@ -15,8 +15,17 @@ function decodeMessage(body: unknown): string {
   return result.ok ? '' : result.message;
 }
 
-const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } };
-const review = (request: Record<string, unknown>, apiVersion = 'admission.k8s.io/v1') => ({ apiVersion, kind: 'AdmissionReview', request });
+const pod = {
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'p' },
+  spec: { containers: [{ name: 'c', image: 'nginx' }] },
+};
+const review = (request: Record<string, unknown>, apiVersion = 'admission.k8s.io/v1') => ({
+  apiVersion,
+  kind: 'AdmissionReview',
+  request,
+});
 const podCreate = { uid: 'u-1', kind: { group: '', version: 'v1', kind: 'Pod' }, operation: 'CREATE', object: pod };
 
 test('decodes the API round-trip fixtures of both versions, keeping the version', () => {
@@ -30,19 +39,58 @@ test('decodes the API round-trip fixtures of both versions, keeping the version'
 });
 
 test('says what is wrong with an envelope that is not an AdmissionReview', () => {
-  assert.equal(decodeMessage([]), 'not an AdmissionReview: the body must be a JSON object (an AdmissionReview), not an array');
-  assert.equal(decodeMessage('x'), 'not an AdmissionReview: the body must be a JSON object (an AdmissionReview), not a string');
-  assert.equal(decodeMessage({ kind: 'AdmissionReview' }), 'not an AdmissionReview: apiVersion is missing: expected one of admission.k8s.io/v1, admission.k8s.io/v1beta1');
-  assert.equal(decodeMessage({ apiVersion: 'admission.k8s.io/v2', kind: 'AdmissionReview' }), 'not an AdmissionReview: apiVersion is "admission.k8s.io/v2": expected one of admission.k8s.io/v1, admission.k8s.io/v1beta1');
-  assert.equal(decodeMessage({ apiVersion: 'admission.k8s.io/v1', kind: 'Pod' }), 'not an AdmissionReview: kind is "Pod": expected AdmissionReview');
-  assert.equal(decodeMessage({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }), 'not an AdmissionReview: request is missing');
-  assert.equal(decodeMessage(review({ ...podCreate, uid: '' })), 'not an AdmissionReview: request.uid is missing: it must be a non-empty string');
-  assert.equal(decodeMessage(review({ ...podCreate, operation: undefined })), 'not an AdmissionReview: request.operation is missing: it must be CREATE, UPDATE, DELETE or CONNECT');
-  assert.equal(decodeMessage(review({ ...podCreate, namespace: 7 })), 'not an AdmissionReview: request.namespace must be a string, not a number');
-  assert.equal(decodeMessage(review({ ...podCreate, dryRun: 'yes' })), 'not an AdmissionReview: request.dryRun must be a boolean, not a string');
-  assert.equal(decodeMessage(review({ ...podCreate, kind: 'Pod' })), 'not an AdmissionReview: request.kind must be an object {group, version, kind}, not a string');
-  assert.equal(decodeMessage(review({ ...podCreate, resource: { resource: 1 } })), 'not an AdmissionReview: request.resource.resource must be a string, not a number');
-  assert.equal(decodeMessage(review({ ...podCreate, object: null })), 'not an AdmissionReview: request.object must be the Pod being created, not null');
+  assert.equal(
+    decodeMessage([]),
+    'not an AdmissionReview: the body must be a JSON object (an AdmissionReview), not an array',
+  );
+  assert.equal(
+    decodeMessage('x'),
+    'not an AdmissionReview: the body must be a JSON object (an AdmissionReview), not a string',
+  );
+  assert.equal(
+    decodeMessage({ kind: 'AdmissionReview' }),
+    'not an AdmissionReview: apiVersion is missing: expected one of admission.k8s.io/v1, admission.k8s.io/v1beta1',
+  );
+  assert.equal(
+    decodeMessage({ apiVersion: 'admission.k8s.io/v2', kind: 'AdmissionReview' }),
+    'not an AdmissionReview: apiVersion is "admission.k8s.io/v2": expected one of admission.k8s.io/v1, admission.k8s.io/v1beta1',
+  );
+  assert.equal(
+    decodeMessage({ apiVersion: 'admission.k8s.io/v1', kind: 'Pod' }),
+    'not an AdmissionReview: kind is "Pod": expected AdmissionReview',
+  );
+  assert.equal(
+    decodeMessage({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }),
+    'not an AdmissionReview: request is missing',
+  );
+  assert.equal(
+    decodeMessage(review({ ...podCreate, uid: '' })),
+    'not an AdmissionReview: request.uid is missing: it must be a non-empty string',
+  );
+  assert.equal(
+    decodeMessage(review({ ...podCreate, operation: undefined })),
+    'not an AdmissionReview: request.operation is missing: it must be CREATE, UPDATE, DELETE or CONNECT',
+  );
+  assert.equal(
+    decodeMessage(review({ ...podCreate, namespace: 7 })),
+    'not an AdmissionReview: request.namespace must be a string, not a number',
+  );
+  assert.equal(
+    decodeMessage(review({ ...podCreate, dryRun: 'yes' })),
+    'not an AdmissionReview: request.dryRun must be a boolean, not a string',
+  );
+  assert.equal(
+    decodeMessage(review({ ...podCreate, kind: 'Pod' })),
+    'not an AdmissionReview: request.kind must be an object {group, version, kind}, not a string',
+  );
+  assert.equal(
+    decodeMessage(review({ ...podCreate, resource: { resource: 1 } })),
+    'not an AdmissionReview: request.resource.resource must be a string, not a number',
+  );
+  assert.equal(
+    decodeMessage(review({ ...podCreate, object: null })),
+    'not an AdmissionReview: request.object must be the Pod being created, not null',
+  );
 });
 
 test('cuts a long wrong value short in the message', () => {
@@ -56,9 +104,12 @@ test('a request that is not a Pod CREATE needs no object (a real Pod DELETE)', (
   assert.ok(decodeReview(review(request)).ok);
 });
 
-const decoded = (apiVersion: 'admission.k8s.io/v1' | 'admission.k8s.io/v1beta1'): AdmissionReviewRequest => ({ apiVersion, request: { uid: 'u-7', operation: 'CREATE' } });
+const decoded = (apiVersion: 'admission.k8s.io/v1' | 'admission.k8s.io/v1beta1'): AdmissionReviewRequest => ({
+  apiVersion,
+  request: { uid: 'u-7', operation: 'CREATE' },
+});
 
-test('encodes in the request\'s version with its uid, and no patch when nothing changed', () => {
+test("encodes in the request's version with its uid, and no patch when nothing changed", () => {
   assert.deepEqual(encodeReview(decoded('admission.k8s.io/v1beta1'), allowed()), {
     apiVersion: 'admission.k8s.io/v1beta1',
     kind: 'AdmissionReview',
@@ -69,7 +120,10 @@ test('encodes in the request\'s version with its uid, and no patch when nothing 
 
 test('encodes a patch as base64 JSON with patchType, and warnings and audit annotations', () => {
   const ops = [{ op: 'add' as const, path: '/metadata/labels', value: { a: 'b' } }];
-  const { response } = encodeReview(decoded('admission.k8s.io/v1'), patched(ops, { warnings: ['w'], auditAnnotations: { k: 'v' } }));
+  const { response } = encodeReview(
+    decoded('admission.k8s.io/v1'),
+    patched(ops, { warnings: ['w'], auditAnnotations: { k: 'v' } }),
+  );
   assert.equal(response.patchType, 'JSONPatch');
   assert.deepEqual(JSON.parse(Buffer.from(response.patch ?? '', 'base64').toString('utf8')), ops);
   assert.deepEqual(response.warnings, ['w']);
@@ -78,5 +132,9 @@ test('encodes a patch as base64 JSON with patchType, and warnings and audit anno
 
 test('encodes a denial with a status and no patch', () => {
   const { response } = encodeReview(decoded('admission.k8s.io/v1'), denied('no GPU node in zone a'));
-  assert.deepEqual(response, { uid: 'u-7', allowed: false, status: { code: 403, reason: 'Forbidden', message: 'no GPU node in zone a' } });
+  assert.deepEqual(response, {
+    uid: 'u-7',
+    allowed: false,
+    status: { code: 403, reason: 'Forbidden', message: 'no GPU node in zone a' },
+  });
 });

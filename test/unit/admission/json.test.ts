@@ -6,7 +6,7 @@ test('parses ordinary JSON', () => {
   assert.deepEqual(parseJson('{"a":[1,{"b":null}]}'), { ok: true, value: { a: [1, { b: null }] } });
 });
 
-test('says a body that is not JSON is not JSON, with the parser\'s reason', () => {
+test("says a body that is not JSON is not JSON, with the parser's reason", () => {
   const result = parseJson('{"a":');
   assert.equal(result.ok, false);
   assert.match(!result.ok ? result.message : '', /^the body is not JSON: /);
@@ -14,7 +14,10 @@ test('says a body that is not JSON is not JSON, with the parser\'s reason', () =
 
 test('refuses "__proto__" keys wherever they are, naming where, and pollutes nothing', () => {
   const result = parseJson('{"request":{"object":{"metadata":{"labels":{"__proto__":{"polluted":true}}}}}}');
-  assert.deepEqual(result, { ok: false, message: 'the key "__proto__" is not allowed (at /request/object/metadata/labels/__proto__)' });
+  assert.deepEqual(result, {
+    ok: false,
+    message: 'the key "__proto__" is not allowed (at /request/object/metadata/labels/__proto__)',
+  });
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
 });
 
@@ -27,7 +30,10 @@ test('accepts "constructor" and "prototype" as plain data (they are legal label 
 test('bounds the depth, iteratively, even far beyond what a recursive walk survives', () => {
   const depth = 200_000;
   const result = parseJson('['.repeat(depth) + ']'.repeat(depth));
-  assert.deepEqual(result, { ok: false, message: `the body nests deeper than 128 levels (at /${Array(128).fill(0).join('/')})` });
+  assert.deepEqual(result, {
+    ok: false,
+    message: `the body nests deeper than 128 levels (at /${Array(128).fill(0).join('/')})`,
+  });
   assert.equal(parseJson('['.repeat(128) + ']'.repeat(128)).ok, true);
 });
 
@@ -37,7 +43,10 @@ test('escapes "/" and "~" in the reported pointer', () => {
 });
 
 test('refuses "__proto__" spelled with escapes, as JSON.parse decodes it', () => {
-  assert.deepEqual(parseJson('{"a":[{"\\u005f_pr\\u006fto__":{}}]}'), { ok: false, message: 'the key "__proto__" is not allowed (at /a/0/__proto__)' });
+  assert.deepEqual(parseJson('{"a":[{"\\u005f_pr\\u006fto__":{}}]}'), {
+    ok: false,
+    message: 'the key "__proto__" is not allowed (at /a/0/__proto__)',
+  });
 });
 
 test('accepts exactly the deepest nesting allowed in objects, and refuses one more', () => {

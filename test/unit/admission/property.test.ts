@@ -7,7 +7,14 @@ import { handleAdmission } from '../../../src/admission/handler.ts';
 import { parseJson } from '../../../src/admission/json.ts';
 import type { Decision } from '../../../src/policy/types.ts';
 
-const decide = (): Decision => ({ allowed: true, patch: [{ op: 'add', path: '/metadata/labels', value: {} }], warnings: [], auditAnnotations: {}, applied: [], matched: [] });
+const decide = (): Decision => ({
+  allowed: true,
+  patch: [{ op: 'add', path: '/metadata/labels', value: {} }],
+  warnings: [],
+  auditAnnotations: {},
+  applied: [],
+  matched: [],
+});
 
 /** Whatever comes in, the answer is an error message or a well-formed review: never a throw. */
 function answer(value: unknown): string | Record<string, any> {
@@ -36,22 +43,45 @@ const reviewLike = fc.record({
     fc.record({
       uid: fc.oneof(fc.string(), anyField),
       operation: fc.oneof(fc.constantFrom('CREATE', 'UPDATE', 'DELETE', 'CONNECT'), anyField),
-      kind: fc.oneof(fc.record({ group: fc.constantFrom('', 'apps', undefined), version: fc.constant('v1'), kind: fc.constantFrom('Pod', 'Binding', 'Deployment') }), anyField),
-      resource: fc.oneof(fc.record({ group: fc.constantFrom('', 'apps'), version: fc.constant('v1'), resource: fc.constantFrom('pods', 'deployments') }), anyField),
+      kind: fc.oneof(
+        fc.record({
+          group: fc.constantFrom('', 'apps', undefined),
+          version: fc.constant('v1'),
+          kind: fc.constantFrom('Pod', 'Binding', 'Deployment'),
+        }),
+        anyField,
+      ),
+      resource: fc.oneof(
+        fc.record({
+          group: fc.constantFrom('', 'apps'),
+          version: fc.constant('v1'),
+          resource: fc.constantFrom('pods', 'deployments'),
+        }),
+        anyField,
+      ),
       subResource: fc.oneof(fc.constantFrom(undefined, '', 'binding', 'status'), anyField),
       namespace: fc.oneof(fc.string(), anyField),
       dryRun: fc.oneof(fc.boolean(), anyField),
-      object: fc.oneof(fc.record({ metadata: fc.oneof(fc.record({ namespace: anyField, name: anyField }), anyField), spec: anyField }), anyField),
+      object: fc.oneof(
+        fc.record({ metadata: fc.oneof(fc.record({ namespace: anyField, name: anyField }), anyField), spec: anyField }),
+        anyField,
+      ),
     }),
   ),
 });
 
 test('any JSON value gets a message or a well-formed answer, never a throw', () => {
-  fc.assert(fc.property(fc.jsonValue(), (value) => checkAnswer(value)), { numRuns: 500 });
+  fc.assert(
+    fc.property(fc.jsonValue(), (value) => checkAnswer(value)),
+    { numRuns: 500 },
+  );
 });
 
 test('any AdmissionReview-like object gets a message or a well-formed answer with its uid', () => {
-  fc.assert(fc.property(reviewLike, (value) => checkAnswer(value)), { numRuns: 1000 });
+  fc.assert(
+    fc.property(reviewLike, (value) => checkAnswer(value)),
+    { numRuns: 1000 },
+  );
 });
 
 test('any text gets a parse result or a message, never a throw', () => {

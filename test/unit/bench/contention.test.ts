@@ -12,5 +12,6 @@ test('watchContention counts the GC pauses of its window and a CPU wait share wi
   const contention = await stop();
   assert.ok(contention.gcPauses > 0, 'allocating 200,000 objects makes the young generation collect');
   assert.ok(contention.gcMs > 0);
-  if (contention.waitedShare !== undefined) assert.ok(contention.waitedShare >= 0 && contention.waitedShare <= 1, String(contention.waitedShare));
+  if (contention.waitedShare !== undefined)
+    assert.ok(contention.waitedShare >= 0 && contention.waitedShare <= 1, String(contention.waitedShare));
 });

@@ -21,7 +21,11 @@ test('the no-op webhook echoes the uid, allows, and answers bad JSON with 400', 
     const review = admissionReview(trainerPod(), 'ml-training', 'a-uid-of-this-test');
     const reply = await fetchLocal(PORT, '/mutate?timeout=10s', JSON.stringify(review));
     assert.equal(reply.status, 200);
-    assert.deepEqual(JSON.parse(reply.body), { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'a-uid-of-this-test', allowed: true } });
+    assert.deepEqual(JSON.parse(reply.body), {
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      response: { uid: 'a-uid-of-this-test', allowed: true },
+    });
     assert.equal((await fetchLocal(PORT, '/mutate', '{not json')).status, 400);
   } finally {
     await server.stop();

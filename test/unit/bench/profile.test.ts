@@ -8,7 +8,13 @@ import { hotspots } from '../../../bench/profile.ts';
 test('hotspots ranks functions by self time and leaves idle time out', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'topogate-profile-'));
   try {
-    const frame = (functionName: string, lineNumber: number) => ({ functionName, url: new URL('../../../src/policy/engine.ts', import.meta.url).href, lineNumber, scriptId: '1', columnNumber: 0 });
+    const frame = (functionName: string, lineNumber: number) => ({
+      functionName,
+      url: new URL('../../../src/policy/engine.ts', import.meta.url).href,
+      lineNumber,
+      scriptId: '1',
+      columnNumber: 0,
+    });
     const profile = {
       nodes: [
         { id: 1, callFrame: frame('(root)', -1), children: [2, 4] },

@@ -32,7 +32,10 @@ test('the HTTP body is a ~10 KB Pod CREATE that the benchmark policies mutate', 
   const body = JSON.stringify(admissionReview(trainerPod(), 'ml-training'));
   assert.ok(body.length > 9_000 && body.length < 12_000, `${body.length} bytes`);
   const compiled = compile(loadPolicySet(100), loadSnapshot(300, NOW));
-  const decision = decide({ pod: trainerPod(), namespace: 'ml-training' }, compiled, { now: NOW, maxSourceAgeMs: 600_000 });
+  const decision = decide({ pod: trainerPod(), namespace: 'ml-training' }, compiled, {
+    now: NOW,
+    maxSourceAgeMs: 600_000,
+  });
   assert.equal(decision.allowed, true);
   assert.ok(decision.patch.length > 0);
   assert.ok(decision.applied.includes('platform-0'));

@@ -14,7 +14,9 @@ const dir = mkdtempSync(join(tmpdir(), 'topogate-mutate-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 writeFileSync(join(dir, 'cluster.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items: clusterObjects() }));
-writeFileSync(join(dir, 'policies.yaml'), `
+writeFileSync(
+  join(dir, 'policies.yaml'),
+  `
 apiVersion: topogate.dev/v1alpha1
 kind: SchedulingPolicy
 metadata: {name: gpu}
@@ -31,7 +33,8 @@ metadata: {name: spread}
 spec:
   rules:
     spread: [{topologyKey: topology.kubernetes.io/zone}]
-`);
+`,
+);
 
 const gpuPod = (count: number) => ({
   apiVersion: 'v1',
@@ -40,7 +43,11 @@ const gpuPod = (count: number) => ({
   spec: { containers: [{ name: 'c', image: 'i', resources: { limits: { 'nvidia.com/gpu': count } } }] },
 });
 
-async function run(command: Command, args: string[], stdin = ''): Promise<{ code: number; stdout: string; stderr: string }> {
+async function run(
+  command: Command,
+  args: string[],
+  stdin = '',
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const input = new PassThrough();
@@ -48,7 +55,10 @@ async function run(command: Command, args: string[], stdin = ''): Promise<{ code
   const chunks = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
   stdout.on('data', (chunk: Buffer) => chunks.stdout.push(chunk));
   stderr.on('data', (chunk: Buffer) => chunks.stderr.push(chunk));
-  const code = await command.run(['--policies', 'policies.yaml', '--topology', 'cluster.json', '--now', new Date(NOW).toISOString(), ...args], { stdout, stderr, stdin: input, cwd: dir });
+  const code = await command.run(
+    ['--policies', 'policies.yaml', '--topology', 'cluster.json', '--now', new Date(NOW).toISOString(), ...args],
+    { stdout, stderr, stdin: input, cwd: dir },
+  );
   return { code, stdout: Buffer.concat(chunks.stdout).toString(), stderr: Buffer.concat(chunks.stderr).toString() };
 }
 
@@ -61,16 +71,35 @@ test('a Pod is printed as YAML as the webhook would admit it', async () => {
   const { code, stdout, stderr } = await run(mutate, [file('pod.json', gpuPod(2))]);
   assert.equal(code, 0, stderr);
   const pod = parse(stdout);
-  assert.deepEqual(pod.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0], { key: 'nvidia.com/gpu.product', operator: 'In', values: ['NVIDIA-H100-80GB-HBM3'] });
+  assert.deepEqual(
+    pod.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]
+      .matchExpressions[0],
+    { key: 'nvidia.com/gpu.product', operator: 'In', values: ['NVIDIA-H100-80GB-HBM3'] },
+  );
   assert.equal(pod.metadata.annotations['topogate.dev/policies'], 'gpu,spread');
   assert.equal(stderr, '');
 });
 
 test('several topology paths may follow --topology, before the input', async () => {
-  writeFileSync(join(dir, 'extra.json'), JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'extra', labels: { 'nvidia.com/gpu.product': 'NVIDIA-H100-PCIe', 'nvidia.com/gpu.count': '1' } }, status: { conditions: [{ type: 'Ready', status: 'True' }] } }));
+  writeFileSync(
+    join(dir, 'extra.json'),
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: {
+        name: 'extra',
+        labels: { 'nvidia.com/gpu.product': 'NVIDIA-H100-PCIe', 'nvidia.com/gpu.count': '1' },
+      },
+      status: { conditions: [{ type: 'Ready', status: 'True' }] },
+    }),
+  );
   const { code, stdout } = await run(mutate, ['extra.json', file('pod.json', gpuPod(1))]);
   assert.equal(code, 0);
-  assert.deepEqual(parse(stdout).spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values, ['NVIDIA-H100-80GB-HBM3', 'NVIDIA-H100-PCIe']);
+  assert.deepEqual(
+    parse(stdout).spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]
+      .matchExpressions[0].values,
+    ['NVIDIA-H100-80GB-HBM3', 'NVIDIA-H100-PCIe'],
+  );
 });
 
 test('--patch prints the JSON Patch, which yields the same object; --output json prints JSON', async () => {
@@ -81,17 +110,37 @@ test('--patch prints the JSON Patch, which yields the same object; --output json
 });
 
 test('a workload is decided as its Pods and printed with its template mutated', async () => {
-  const cronJob = { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'nightly', namespace: 'ml' }, spec: { schedule: '@daily', jobTemplate: { spec: { template: { metadata: { labels: { app: 'nightly' } }, spec: gpuPod(1).spec } } } } };
+  const cronJob = {
+    apiVersion: 'batch/v1',
+    kind: 'CronJob',
+    metadata: { name: 'nightly', namespace: 'ml' },
+    spec: {
+      schedule: '@daily',
+      jobTemplate: { spec: { template: { metadata: { labels: { app: 'nightly' } }, spec: gpuPod(1).spec } } },
+    },
+  };
   const { code, stdout } = await run(mutate, [file('cron.yaml', cronJob)]);
   assert.equal(code, 0);
   const output = parse(stdout);
   assert.equal(output.spec.schedule, '@daily');
   assert.equal(output.spec.jobTemplate.spec.template.metadata.annotations['topogate.dev/policies'], 'gpu,spread');
-  assert.equal(output.spec.jobTemplate.spec.template.spec.topologySpreadConstraints[0].labelSelector.matchLabels.app, 'nightly');
+  assert.equal(
+    output.spec.jobTemplate.spec.template.spec.topologySpreadConstraints[0].labelSelector.matchLabels.app,
+    'nightly',
+  );
 });
 
 test('an AdmissionReview on stdin: its request.object is the input, its namespace counts', async () => {
-  const review = { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u', operation: 'CREATE', namespace: 'ml', object: { ...gpuPod(1), metadata: { name: 'x', labels: { app: 'x' } } } } };
+  const review = {
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid: 'u',
+      operation: 'CREATE',
+      namespace: 'ml',
+      object: { ...gpuPod(1), metadata: { name: 'x', labels: { app: 'x' } } },
+    },
+  };
   const { code, stdout } = await run(mutate, ['-'], JSON.stringify(review));
   assert.equal(code, 0);
   assert.equal(parse(stdout).kind, 'Pod');
@@ -111,7 +160,10 @@ test('a denied Pod exits 1 with the reason on stderr and prints nothing', async 
   const { code, stdout, stderr } = await run(mutate, [file('greedy.json', gpuPod(16))]);
   assert.equal(code, 1);
   assert.equal(stdout, '');
-  assert.match(stderr, /denied the request: policy gpu, rule gpu: no schedulable node satisfies the Pod's placement; the model holds: .*nvidia.com\/gpu.count Gt \[15\]/);
+  assert.match(
+    stderr,
+    /denied the request: policy gpu, rule gpu: no schedulable node satisfies the Pod's placement; the model holds: .*nvidia.com\/gpu.count Gt \[15\]/,
+  );
 });
 
 test('among several objects, kinds without a pod template are printed unchanged', async () => {
@@ -121,7 +173,10 @@ test('among several objects, kinds without a pod template are printed unchanged'
   const [service, pod] = stdout.split('---\n').map((document) => parse(document));
   assert.deepEqual(service, { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' } });
   assert.equal(pod.metadata.annotations['topogate.dev/policies'], 'gpu,spread');
-  assert.match(stderr, /document 1: kind "Service" is not a Pod or a workload with a pod template .*; printed unchanged/);
+  assert.match(
+    stderr,
+    /document 1: kind "Service" is not a Pod or a workload with a pod template .*; printed unchanged/,
+  );
 });
 
 test('bad input exits 2 with a clear message', async () => {
@@ -144,9 +199,18 @@ test('bad input exits 2 with a clear message', async () => {
 test('explain tells the story in text and in JSON', async () => {
   const text = await run(explain, [file('pod.json', gpuPod(2))]);
   assert.equal(text.code, 0);
-  assert.match(text.stdout, /^Pod ml\/trainer\n {2}nodes: 7 in the model, 4 schedulable for this Pod, 4 allowed by its own placement/);
+  assert.match(
+    text.stdout,
+    /^Pod ml\/trainer\n {2}nodes: 7 in the model, 4 schedulable for this Pod, 4 allowed by its own placement/,
+  );
   assert.match(text.stdout, /policy gpu \(priority 10\): applied\n {2}gpu: added \(4 → 1 nodes\)/);
   const json = JSON.parse((await run(explain, ['--output', 'json', 'pod.json'])).stdout);
-  assert.deepEqual(json.policies.map((policy: any) => [policy.policy, policy.outcome, policy.nodesBefore, policy.nodesAfter]), [['gpu', 'applied', 4, 1], ['spread', 'applied', 1, 1]]);
+  assert.deepEqual(
+    json.policies.map((policy: any) => [policy.policy, policy.outcome, policy.nodesBefore, policy.nodesAfter]),
+    [
+      ['gpu', 'applied', 4, 1],
+      ['spread', 'applied', 1, 1],
+    ],
+  );
   assert.equal(json.patch.length > 0, true);
 });

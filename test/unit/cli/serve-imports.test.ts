@@ -35,20 +35,40 @@ test('serve with a file topology and certificates loads neither @kubernetes/clie
   const shell = () => ({ log: pino({ level: 'silent' }), registry: new Registry() });
   try {
     // Made in another process, so that this one loads node-forge only if serve does.
-    await promisify(execFile)(process.execPath, [bin, 'certs', '--service', 'topogate', '--namespace', 'test', '--out', dir, '--localhost']);
+    await promisify(execFile)(process.execPath, [
+      bin,
+      'certs',
+      '--service',
+      'topogate',
+      '--namespace',
+      'test',
+      '--out',
+      dir,
+      '--localhost',
+    ]);
     const files = parseServeArgs(['--port', '0', '--cert-dir', dir], process.cwd(), {});
     assert.ok(files.ok);
     assert.notEqual(files.config.topology, 'kube');
     const running = await startTopogate(files.config, shell());
     await running.stop();
     assert.ok(loaded('/src/topology/sources/file-topology.ts'), 'the hook saw the file topology load');
-    assert.ok(!loaded(KUBE_CLIENT), [...resolved].filter((url) => url.includes(KUBE_CLIENT)).slice(0, 3).join('\n'));
+    assert.ok(
+      !loaded(KUBE_CLIENT),
+      [...resolved]
+        .filter((url) => url.includes(KUBE_CLIENT))
+        .slice(0, 3)
+        .join('\n'),
+    );
     assert.ok(!loaded(FORGE));
 
     // A kubeconfig naming no cluster: start-up fails, after loading the client.
     const kubeconfig = join(dir, 'kubeconfig');
     await writeFile(kubeconfig, 'apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n');
-    const kube = parseServeArgs(['--port', '0', '--cert-dir', dir, '--topology', 'kube', '--kubeconfig', kubeconfig], process.cwd(), {});
+    const kube = parseServeArgs(
+      ['--port', '0', '--cert-dir', dir, '--topology', 'kube', '--kubeconfig', kubeconfig],
+      process.cwd(),
+      {},
+    );
     assert.ok(kube.ok);
     await assert.rejects(startTopogate(kube.config, shell()), { message: `no cluster in ${kubeconfig}` });
     assert.ok(loaded(KUBE_CLIENT));

@@ -23,24 +23,35 @@ export function fuzzSeed(): number {
 }
 
 function documentsIn(folder: string): { file: string; value: Record<string, unknown> }[] {
-  return readdirSync(new URL(folder, fixtures)).sort().flatMap((file) => {
-    const text = readFileSync(new URL(`${folder}${file}`, fixtures), 'utf8');
-    const values: unknown[] = file.endsWith('.json') ? [JSON.parse(text)] : parseAllDocuments(text).map((document) => document.toJS());
-    return values.filter((value): value is Record<string, unknown> => typeof value === 'object' && value !== null).map((value) => ({ file, value }));
-  });
+  return readdirSync(new URL(folder, fixtures))
+    .sort()
+    .flatMap((file) => {
+      const text = readFileSync(new URL(`${folder}${file}`, fixtures), 'utf8');
+      const values: unknown[] = file.endsWith('.json')
+        ? [JSON.parse(text)]
+        : parseAllDocuments(text).map((document) => document.toJS());
+      return values
+        .filter((value): value is Record<string, unknown> => typeof value === 'object' && value !== null)
+        .map((value) => ({ file, value }));
+    });
 }
 
 /** Every Pod in the fixtures, and every workload's pod template made a Pod. */
 export const basePods: readonly Record<string, unknown>[] = documentsIn('pods/').flatMap(({ value }) => {
   if (value.kind === 'Pod') return [value];
-  const spec = value.spec as { template?: Record<string, unknown>; jobTemplate?: { spec?: { template?: Record<string, unknown> } } } | undefined;
+  const spec = value.spec as
+    { template?: Record<string, unknown>; jobTemplate?: { spec?: { template?: Record<string, unknown> } } } | undefined;
   const template = spec?.template ?? spec?.jobTemplate?.spec?.template;
   return template ? [{ apiVersion: 'v1', kind: 'Pod', ...template }] : [];
 });
 
 /** Every AdmissionReview in the fixtures (bare requests wrapped as v1), and a Pod CREATE review per Pod. */
 export const baseReviews: readonly Record<string, unknown>[] = [
-  ...documentsIn('admission/').map(({ value }) => (value.kind === 'AdmissionReview' ? value : { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: value })),
+  ...documentsIn('admission/').map(({ value }) =>
+    value.kind === 'AdmissionReview'
+      ? value
+      : { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: value },
+  ),
   ...basePods.map((pod, index) => podCreateReview(pod, `uid-${index}`, 'web')),
 ];
 
@@ -48,7 +59,14 @@ export function podCreateReview(pod: unknown, uid: string, namespace: string): R
   return {
     apiVersion: 'admission.k8s.io/v1',
     kind: 'AdmissionReview',
-    request: { uid, kind: { group: '', version: 'v1', kind: 'Pod' }, resource: { group: '', version: 'v1', resource: 'pods' }, operation: 'CREATE', namespace, object: pod },
+    request: {
+      uid,
+      kind: { group: '', version: 'v1', kind: 'Pod' },
+      resource: { group: '', version: 'v1', resource: 'pods' },
+      operation: 'CREATE',
+      namespace,
+      object: pod,
+    },
   };
 }
 
@@ -62,17 +80,58 @@ function nested(depth: number, leaf: unknown): unknown {
 }
 
 /** Keys that pollute a prototype when code merges objects key by key; own properties when JSON.parse makes them. */
-const prototypeKeys = JSON.parse('{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"prototype":{"polluted":"yes"}}') as Record<string, unknown>;
+const prototypeKeys = JSON.parse(
+  '{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"prototype":{"polluted":"yes"}}',
+) as Record<string, unknown>;
 
 const keys = fc.oneof(
-  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '', '~', '/', 'a/b~c', 'cpu', 'nvidia.com/gpu', 'topology.kubernetes.io/zone', 'length'),
+  fc.constantFrom(
+    '__proto__',
+    'constructor',
+    'prototype',
+    'toString',
+    'hasOwnProperty',
+    'valueOf',
+    '',
+    '~',
+    '/',
+    'a/b~c',
+    'cpu',
+    'nvidia.com/gpu',
+    'topology.kubernetes.io/zone',
+    'length',
+  ),
   fc.string({ maxLength: 20 }),
   fc.string({ unit: 'binary', maxLength: 20 }),
 );
 
 /** Values in the wrong place: every JSON type, extremes of each, unicode and prototype keys; all small. */
 export const smallGarbage: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom(null, true, false, 0, -1, 1.5, -0, 1e308, -1e308, Number.MAX_SAFE_INTEGER + 2, '', '0', '1e400', 'NaN', '-1', '1Gi', '100m', '4.5', '0x10', [], {}, [null], { '': null }),
+  fc.constantFrom(
+    null,
+    true,
+    false,
+    0,
+    -1,
+    1.5,
+    -0,
+    1e308,
+    -1e308,
+    Number.MAX_SAFE_INTEGER + 2,
+    '',
+    '0',
+    '1e400',
+    'NaN',
+    '-1',
+    '1Gi',
+    '100m',
+    '4.5',
+    '0x10',
+    [],
+    {},
+    [null],
+    { '': null },
+  ),
   fc.jsonValue({ maxDepth: 3 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 40 }),
@@ -84,14 +143,28 @@ export const smallGarbage: fc.Arbitrary<unknown> = fc.oneof(
 export const garbage: fc.Arbitrary<unknown> = fc.oneof(
   smallGarbage,
   fc.integer({ min: 1_000, max: 200_000 }).map((length) => 'x'.repeat(length)),
-  fc.integer({ min: 100, max: 20_000 }).map((length) => Array.from({ length }, (_, index) => ({ name: `c${index}`, key: 'k', operator: 'In', values: ['v'] }))),
+  fc
+    .integer({ min: 100, max: 20_000 })
+    .map((length) =>
+      Array.from({ length }, (_, index) => ({ name: `c${index}`, key: 'k', operator: 'In', values: ['v'] })),
+    ),
   fc.integer({ min: 10, max: 400 }).map((depth) => nested(depth, 'deep')),
 );
 
-type Mutation = { readonly at: number; readonly action: 'replace' | 'delete' | 'add'; readonly key: string; readonly value: unknown };
+type Mutation = {
+  readonly at: number;
+  readonly action: 'replace' | 'delete' | 'add';
+  readonly key: string;
+  readonly value: unknown;
+};
 
 const mutation = (values: fc.Arbitrary<unknown>): fc.Arbitrary<Mutation> =>
-  fc.record({ at: fc.nat(), action: fc.constantFrom('replace' as const, 'delete' as const, 'add' as const), key: keys, value: values });
+  fc.record({
+    at: fc.nat(),
+    action: fc.constantFrom('replace' as const, 'delete' as const, 'add' as const),
+    key: keys,
+    value: values,
+  });
 
 type Container = Record<string, unknown> | unknown[];
 type Slot = { readonly parent: Container; readonly key: string | number };
@@ -101,7 +174,9 @@ function slots(root: Container): Slot[] {
   const found: Slot[] = [];
   const pending: Container[] = [root];
   for (let container = pending.pop(); container !== undefined && found.length < 2_000; container = pending.pop()) {
-    const entries: [string | number, unknown][] = Array.isArray(container) ? container.slice(0, 50).map((item, index) => [index, item]) : Object.entries(container);
+    const entries: [string | number, unknown][] = Array.isArray(container)
+      ? container.slice(0, 50).map((item, index) => [index, item])
+      : Object.entries(container);
     for (const [key, item] of entries) {
       found.push({ parent: container, key });
       if (typeof item === 'object' && item !== null) pending.push(item as Container);
@@ -121,7 +196,8 @@ function mutate(base: unknown, mutations: readonly Mutation[]): unknown {
     const place = places[at % places.length];
     if (place === undefined) continue;
     const target = (place.parent as Record<string | number, unknown>)[place.key];
-    if (action === 'replace' || typeof target !== 'object' || target === null) defineOwn(place.parent, place.key, structuredClone(value));
+    if (action === 'replace' || typeof target !== 'object' || target === null)
+      defineOwn(place.parent, place.key, structuredClone(value));
     else if (action === 'delete' && Array.isArray(place.parent)) place.parent.splice(Number(place.key), 1);
     else if (action === 'delete') delete (place.parent as Record<string | number, unknown>)[place.key];
     else if (Array.isArray(target)) target.push(structuredClone(value));
@@ -133,10 +209,14 @@ function mutate(base: unknown, mutations: readonly Mutation[]): unknown {
 
 /** A base mutated in one to four places; sometimes left as it is, so the well-formed path is fuzzed too. */
 export function mutated(bases: readonly unknown[], values: fc.Arbitrary<unknown> = garbage): fc.Arbitrary<unknown> {
-  return fc.tuple(fc.constantFrom(...bases), fc.array(mutation(values), { minLength: 0, maxLength: 4 })).map(([base, mutations]) => mutate(base, mutations));
+  return fc
+    .tuple(fc.constantFrom(...bases), fc.array(mutation(values), { minLength: 0, maxLength: 4 }))
+    .map(([base, mutations]) => mutate(base, mutations));
 }
 
 /** The own property names of the built-in prototypes, to show that nothing was added to them. */
 export function prototypeFingerprint(): string {
-  return [Object.prototype, Array.prototype, Function.prototype, String.prototype].map((proto) => Reflect.ownKeys(proto).map(String).sort().join(',')).join('|');
+  return [Object.prototype, Array.prototype, Function.prototype, String.prototype]
+    .map((proto) => Reflect.ownKeys(proto).map(String).sort().join(','))
+    .join('|');
 }

@@ -11,7 +11,16 @@ import { handleAdmission } from '../../../src/admission/handler.ts';
 import type { Pod } from '../../../src/kube/types.ts';
 import type { CompiledPolicySet } from '../../../src/policy/compiler.ts';
 import { decide } from '../../../src/policy/engine.ts';
-import { basePods, fuzzRuns, fuzzSeed, garbage, mutated, namespaces, podCreateReview, prototypeFingerprint } from './corpus.ts';
+import {
+  basePods,
+  fuzzRuns,
+  fuzzSeed,
+  garbage,
+  mutated,
+  namespaces,
+  podCreateReview,
+  prototypeFingerprint,
+} from './corpus.ts';
 import { demoCompiled, demoOptions } from './demo.ts';
 import { assertValidDecision, assertValidResponse } from './verify.ts';
 
@@ -25,8 +34,10 @@ before(async () => {
 const isObject = (value: unknown): boolean => typeof value === 'object' && value !== null && !Array.isArray(value);
 const pods = fc.oneof({ weight: 4, arbitrary: mutated(basePods) }, { weight: 1, arbitrary: garbage }).filter(isObject);
 
-test('the corpus reaches the rules: unspoiled fixture Pods are patched in the policies\' namespaces', () => {
-  const patched = basePods.filter((pod) => decide({ pod: pod as Pod, namespace: 'ml-training' }, compiled, demoOptions).patch.length > 0);
+test("the corpus reaches the rules: unspoiled fixture Pods are patched in the policies' namespaces", () => {
+  const patched = basePods.filter(
+    (pod) => decide({ pod: pod as Pod, namespace: 'ml-training' }, compiled, demoOptions).patch.length > 0,
+  );
   assert.ok(patched.length >= 3, `only ${patched.length} of ${basePods.length} fixture Pods were patched`);
 });
 
@@ -47,11 +58,21 @@ test('decide never throws on spoiled Pods; its decision is well formed, its patc
 
 test('the handler turns every such decision into an answer the API server accepts', () => {
   fc.assert(
-    fc.property(pods, fc.constantFrom(...namespaces), fc.string({ minLength: 1, maxLength: 40 }), (pod, namespace, uid) => {
-      const review = podCreateReview(pod, uid, namespace) as { apiVersion: 'admission.k8s.io/v1'; request: Parameters<typeof handleAdmission>[0] };
-      const { answer } = handleAdmission(review.request, { decide: (request) => decide(request, compiled, demoOptions) });
-      assertValidResponse(review, JSON.parse(JSON.stringify(encodeReview(review, answer))));
-    }),
+    fc.property(
+      pods,
+      fc.constantFrom(...namespaces),
+      fc.string({ minLength: 1, maxLength: 40 }),
+      (pod, namespace, uid) => {
+        const review = podCreateReview(pod, uid, namespace) as {
+          apiVersion: 'admission.k8s.io/v1';
+          request: Parameters<typeof handleAdmission>[0];
+        };
+        const { answer } = handleAdmission(review.request, {
+          decide: (request) => decide(request, compiled, demoOptions),
+        });
+        assertValidResponse(review, JSON.parse(JSON.stringify(encodeReview(review, answer))));
+      },
+    ),
     { numRuns: fuzzRuns(120), seed: fuzzSeed() + 1 },
   );
 });

@@ -31,5 +31,9 @@ export function demoPolicyObjects(): Record<string, unknown>[] {
   return readdirSync(policiesDir)
     .filter((file) => file.endsWith('.yaml'))
     .sort()
-    .flatMap((file) => parseAllDocuments(readFileSync(new URL(file, policiesDir), 'utf8')).map((document) => document.toJS() as Record<string, unknown>));
+    .flatMap((file) =>
+      parseAllDocuments(readFileSync(new URL(file, policiesDir), 'utf8')).map(
+        (document) => document.toJS() as Record<string, unknown>,
+      ),
+    );
 }

@@ -21,18 +21,30 @@ const agent = new Agent({ keepAlive: true, maxSockets: 4 });
 
 before(async () => {
   const compiled = await demoCompiled();
-  running = await startTestServer({ decide: (request) => decide(request, compiled, demoOptions), maxBodyBytes, budgetMs: 10_000 });
+  running = await startTestServer({
+    decide: (request) => decide(request, compiled, demoOptions),
+    maxBodyBytes,
+    budgetMs: 10_000,
+  });
 });
 after(async () => {
   agent.destroy();
   await running.stop();
 });
 
-const deeplyNested = fc.integer({ min: 100, max: 100_000 }).map((depth) => `${'{"a":['.repeat(depth)}1${']}'.repeat(depth)}`);
+const deeplyNested = fc
+  .integer({ min: 100, max: 100_000 })
+  .map((depth) => `${'{"a":['.repeat(depth)}1${']}'.repeat(depth)}`);
 
 const bodies: fc.Arbitrary<string | Buffer> = fc.oneof(
   { weight: 6, arbitrary: mutated(baseReviews).map((review) => JSON.stringify(review) ?? 'null') },
-  { weight: 2, arbitrary: fc.tuple(mutated(baseReviews), fc.double({ min: 0, max: 1, noNaN: true })).map(([review, cut]) => { const text = JSON.stringify(review) ?? ''; return text.slice(0, Math.floor(text.length * cut)); }) },
+  {
+    weight: 2,
+    arbitrary: fc.tuple(mutated(baseReviews), fc.double({ min: 0, max: 1, noNaN: true })).map(([review, cut]) => {
+      const text = JSON.stringify(review) ?? '';
+      return text.slice(0, Math.floor(text.length * cut));
+    }),
+  },
   { weight: 1, arbitrary: fc.uint8Array({ maxLength: 2048 }).map((bytes) => Buffer.from(bytes)) },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 200 }) },
   { weight: 1, arbitrary: deeplyNested },
@@ -59,7 +71,13 @@ test('every request gets a valid AdmissionReview or a 4xx Status; never a 5xx or
   let answered = 0;
   await fc.assert(
     fc.asyncProperty(bodies, contentTypes, async (body, contentType) => {
-      const reply = await send(url, '/mutate?timeout=10s', ca, { method: 'POST', agent, headers: { 'content-type': contentType } }, body);
+      const reply = await send(
+        url,
+        '/mutate?timeout=10s',
+        ca,
+        { method: 'POST', agent, headers: { 'content-type': contentType } },
+        body,
+      );
       assert.ok(reply.status < 500, `a ${reply.status}: ${reply.text.slice(0, 300)}`);
       assert.equal(reply.headers['content-type'], 'application/json');
       if (reply.status !== 200) return assertValidRefusal(reply.status, reply.json());
@@ -82,12 +100,31 @@ test('any method on any path gets a 200, 400, 404, 405 or 415, never a 5xx; the 
   const ca = running.certificates.caCert;
   const methods = fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD');
   const paths = fc.oneof(
-    fc.constantFrom('/mutate', '/healthz', '/readyz', '/metrics', '/', '/mutate/', '/MUTATE', '/mutate?timeout=abc', '/mutate?timeout=-1s', '/readyz?verbose', '/%2e%2e/etc/passwd', '/mutate%00'),
+    fc.constantFrom(
+      '/mutate',
+      '/healthz',
+      '/readyz',
+      '/metrics',
+      '/',
+      '/mutate/',
+      '/MUTATE',
+      '/mutate?timeout=abc',
+      '/mutate?timeout=-1s',
+      '/readyz?verbose',
+      '/%2e%2e/etc/passwd',
+      '/mutate%00',
+    ),
     fc.webPath().map((path) => `/${path.replace(/^\/+/, '')}`),
   );
   await fc.assert(
     fc.asyncProperty(methods, paths, async (method, path) => {
-      const reply = await send(url, path, ca, { method, agent, headers: { 'content-type': 'application/json' } }, method === 'GET' || method === 'HEAD' ? undefined : '{}');
+      const reply = await send(
+        url,
+        path,
+        ca,
+        { method, agent, headers: { 'content-type': 'application/json' } },
+        method === 'GET' || method === 'HEAD' ? undefined : '{}',
+      );
       assert.ok(reply.status < 500, `${method} ${path}: ${reply.status} ${reply.text.slice(0, 200)}`);
       assert.ok([200, 400, 404, 405, 415].includes(reply.status), `${method} ${path}: ${reply.status}`);
     }),

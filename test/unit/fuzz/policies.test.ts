@@ -22,7 +22,9 @@ before(async () => {
   snapshot = await demoSnapshot();
 });
 
-const policyFiles = fc.array(mutated(demoPolicyObjects(), smallGarbage), { minLength: 1, maxLength: 3 }).map((documents) => documents.map((document) => stringify(document)).join('---\n'));
+const policyFiles = fc
+  .array(mutated(demoPolicyObjects(), smallGarbage), { minLength: 1, maxLength: 3 })
+  .map((documents) => documents.map((document) => stringify(document)).join('---\n'));
 
 test('spoiled policy files: the loader never throws and locates every problem; what it accepts compiles and decides every Pod', (t) => {
   const fingerprint = prototypeFingerprint();
@@ -32,13 +34,17 @@ test('spoiled policy files: the loader never throws and locates every problem; w
       const { policies, errors } = parsePolicies(text, 'fuzz.yaml');
       for (const error of errors) {
         assert.equal(error.file, 'fuzz.yaml');
-        assert.ok(Number.isInteger(error.line) && error.line >= 1 && Number.isInteger(error.col) && error.col >= 1, `located: ${JSON.stringify(error)}`);
+        assert.ok(
+          Number.isInteger(error.line) && error.line >= 1 && Number.isInteger(error.col) && error.col >= 1,
+          `located: ${JSON.stringify(error)}`,
+        );
         assert.ok(typeof error.message === 'string' && error.message.length > 0);
       }
       if (policies.length === 0) return;
       accepted++;
       const compiled = compile(policies, snapshot);
-      for (const pod of basePods) assertValidDecision(decide({ pod: pod as Pod, namespace }, compiled, demoOptions), pod);
+      for (const pod of basePods)
+        assertValidDecision(decide({ pod: pod as Pod, namespace }, compiled, demoOptions), pod);
       assert.equal(prototypeFingerprint(), fingerprint, 'no prototype gained a property');
     }),
     { numRuns: fuzzRuns(150), seed: fuzzSeed() },

@@ -7,8 +7,13 @@ import assert from 'node:assert/strict';
 import fastJsonPatch from 'fast-json-patch';
 import type { Decision } from '../../../src/policy/types.ts';
 
-const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
-const isStringMap = (value: unknown): boolean => typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((item) => typeof item === 'string');
+const isStringArray = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((item) => typeof item === 'string');
+const isStringMap = (value: unknown): boolean =>
+  typeof value === 'object' &&
+  value !== null &&
+  !Array.isArray(value) &&
+  Object.values(value).every((item) => typeof item === 'string');
 
 /** The patch applied to a copy of the object, strictly (every op validated); throws as the API server would fail. */
 export function applied(object: unknown, patch: unknown): unknown {
@@ -33,7 +38,7 @@ export function assertValidDecision(decision: Decision, pod: unknown): void {
 
 /** A 200 answer to `review`, checked as kube-apiserver checks it; the patch must apply to request.object. */
 export function assertValidResponse(review: Record<string, any>, answer: Record<string, any>): void {
-  assert.equal(answer.apiVersion, review.apiVersion, 'answered in the request\'s version');
+  assert.equal(answer.apiVersion, review.apiVersion, "answered in the request's version");
   assert.equal(answer.kind, 'AdmissionReview');
   const response = answer.response;
   assert.ok(typeof response === 'object' && response !== null, 'response is present');

@@ -7,27 +7,43 @@ const withContainers = (...containers: Container[]) => qosClass({ spec: { contai
 
 test('no cpu or memory anywhere is BestEffort', () => {
   assert.equal(withContainers({}), 'BestEffort');
-  assert.equal(withContainers({ resources: { requests: { 'nvidia.com/gpu': 1 }, limits: { 'nvidia.com/gpu': 1 } } }), 'BestEffort');
+  assert.equal(
+    withContainers({ resources: { requests: { 'nvidia.com/gpu': 1 }, limits: { 'nvidia.com/gpu': 1 } } }),
+    'BestEffort',
+  );
   assert.equal(withContainers({ resources: { requests: { cpu: '0' } } }), 'BestEffort');
 });
 
 test('limits equal to requests for cpu and memory on every container is Guaranteed', () => {
   const full = { resources: { requests: { cpu: '2', memory: '1Gi' }, limits: { cpu: '2', memory: '1Gi' } } };
   assert.equal(withContainers(full, full), 'Guaranteed');
-  assert.equal(withContainers({ resources: { limits: { cpu: '2', memory: '1Gi' } } }), 'Guaranteed', 'requests default to limits');
+  assert.equal(
+    withContainers({ resources: { limits: { cpu: '2', memory: '1Gi' } } }),
+    'Guaranteed',
+    'requests default to limits',
+  );
 });
 
 test('anything else is Burstable', () => {
   assert.equal(withContainers({ resources: { requests: { cpu: '1' } } }), 'Burstable');
-  assert.equal(withContainers({ resources: { requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '2', memory: '1Gi' } } }), 'Burstable');
+  assert.equal(
+    withContainers({ resources: { requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '2', memory: '1Gi' } } }),
+    'Burstable',
+  );
   assert.equal(withContainers({ resources: { limits: { cpu: '1', memory: '1Gi' } } }, {}), 'Burstable');
 });
 
 test('init containers count', () => {
   const guaranteed = { resources: { limits: { cpu: '1', memory: '1Gi' } } };
-  assert.equal(qosClass({ spec: { containers: [guaranteed], initContainers: [{ resources: { requests: { cpu: '1' } } }] } }), 'Burstable');
+  assert.equal(
+    qosClass({ spec: { containers: [guaranteed], initContainers: [{ resources: { requests: { cpu: '1' } } }] } }),
+    'Burstable',
+  );
 });
 
 test('pod-level resources decide alone', () => {
-  assert.equal(qosClass({ spec: { resources: { limits: { cpu: '1', memory: '1Gi' } }, containers: [{}] } }), 'Guaranteed');
+  assert.equal(
+    qosClass({ spec: { resources: { limits: { cpu: '1', memory: '1Gi' } }, containers: [{}] } }),
+    'Guaranteed',
+  );
 });

@@ -22,7 +22,8 @@ test('parses quantities to milli-units as the API server does', () => {
     [null, undefined],
     [{}, undefined],
   ];
-  for (const [input, expected] of cases) assert.equal(parseQuantity(input), expected, `parseQuantity(${JSON.stringify(input)})`);
+  for (const [input, expected] of cases)
+    assert.equal(parseQuantity(input), expected, `parseQuantity(${JSON.stringify(input)})`);
 });
 
 test('formats milli-units back to a quantity', () => {

@@ -6,44 +6,67 @@ import type { Pod } from '../../../src/kube/types.ts';
 const pod = (spec: Pod['spec']): Pod => ({ spec });
 
 test('sums regular containers', () => {
-  const requests = effectiveRequests(pod({ containers: [{ resources: { requests: { cpu: '500m', memory: '1Gi' } } }, { resources: { requests: { cpu: 1 } } }] }));
+  const requests = effectiveRequests(
+    pod({
+      containers: [
+        { resources: { requests: { cpu: '500m', memory: '1Gi' } } },
+        { resources: { requests: { cpu: 1 } } },
+      ],
+    }),
+  );
   assert.deepEqual(requests, { cpu: 1500, memory: 2 ** 30 * 1000 });
 });
 
 test('the largest init container wins when it exceeds the container sum', () => {
-  const requests = effectiveRequests(pod({
-    containers: [{ resources: { requests: { cpu: '1' } } }],
-    initContainers: [{ resources: { requests: { cpu: '3' } } }, { resources: { requests: { cpu: '2' } } }],
-  }));
+  const requests = effectiveRequests(
+    pod({
+      containers: [{ resources: { requests: { cpu: '1' } } }],
+      initContainers: [{ resources: { requests: { cpu: '3' } } }, { resources: { requests: { cpu: '2' } } }],
+    }),
+  );
   assert.equal(requests.cpu, 3000);
 });
 
 test('sidecars add to the containers and run beside later init containers', () => {
-  const requests = effectiveRequests(pod({
-    containers: [{ resources: { requests: { cpu: '1' } } }],
-    initContainers: [
-      { restartPolicy: 'Always', resources: { requests: { cpu: '1' } } },
-      { resources: { requests: { cpu: '2500m' } } },
-    ],
-  }));
+  const requests = effectiveRequests(
+    pod({
+      containers: [{ resources: { requests: { cpu: '1' } } }],
+      initContainers: [
+        { restartPolicy: 'Always', resources: { requests: { cpu: '1' } } },
+        { resources: { requests: { cpu: '2500m' } } },
+      ],
+    }),
+  );
   // containers + sidecar = 2; init 2.5 beside the 1-cpu sidecar = 3.5
   assert.equal(requests.cpu, 3500);
 });
 
 test('limits stand in for missing requests, and overhead is added', () => {
-  const requests = effectiveRequests(pod({
-    containers: [{ resources: { limits: { 'nvidia.com/gpu': 2, cpu: '2' }, requests: { cpu: '1' } } }],
-    overhead: { cpu: '250m' },
-  }));
+  const requests = effectiveRequests(
+    pod({
+      containers: [{ resources: { limits: { 'nvidia.com/gpu': 2, cpu: '2' }, requests: { cpu: '1' } } }],
+      overhead: { cpu: '250m' },
+    }),
+  );
   assert.deepEqual(requests, { 'nvidia.com/gpu': 2000, cpu: 1250 });
 });
 
 test('pod-level requests replace the container sum for cpu and memory', () => {
-  const requests = effectiveRequests(pod({ resources: { requests: { cpu: '4' } }, containers: [{ resources: { requests: { cpu: '1', memory: '1' } } }] }));
+  const requests = effectiveRequests(
+    pod({
+      resources: { requests: { cpu: '4' } },
+      containers: [{ resources: { requests: { cpu: '1', memory: '1' } } }],
+    }),
+  );
   assert.deepEqual(requests, { cpu: 4000, memory: 1000 });
 });
 
 test('tolerates garbage', () => {
-  assert.deepEqual(effectiveRequests({ spec: { containers: 'x' as never, initContainers: [null as never, { resources: { requests: { cpu: 'lots' } } }] } }), {});
+  assert.deepEqual(
+    effectiveRequests({
+      spec: { containers: 'x' as never, initContainers: [null as never, { resources: { requests: { cpu: 'lots' } } }] },
+    }),
+    {},
+  );
   assert.deepEqual(effectiveRequests({}), {});
 });

@@ -8,12 +8,25 @@ test('label selectors AND matchLabels and every operator', () => {
   assert.equal(matchesLabelSelector({}, labels), true);
   assert.equal(matchesLabelSelector({ matchLabels: { app: 'web' } }, labels), true);
   assert.equal(matchesLabelSelector({ matchLabels: { app: 'db' } }, labels), false);
-  assert.equal(matchesLabelSelector({ matchExpressions: [{ key: 'app', operator: 'In', values: ['web', 'api'] }] }, labels), true);
-  assert.equal(matchesLabelSelector({ matchExpressions: [{ key: 'app', operator: 'NotIn', values: ['web'] }] }, labels), false);
-  assert.equal(matchesLabelSelector({ matchExpressions: [{ key: 'zone', operator: 'NotIn', values: ['a'] }] }, labels), true, 'NotIn holds for a missing key');
+  assert.equal(
+    matchesLabelSelector({ matchExpressions: [{ key: 'app', operator: 'In', values: ['web', 'api'] }] }, labels),
+    true,
+  );
+  assert.equal(
+    matchesLabelSelector({ matchExpressions: [{ key: 'app', operator: 'NotIn', values: ['web'] }] }, labels),
+    false,
+  );
+  assert.equal(
+    matchesLabelSelector({ matchExpressions: [{ key: 'zone', operator: 'NotIn', values: ['a'] }] }, labels),
+    true,
+    'NotIn holds for a missing key',
+  );
   assert.equal(matchesLabelSelector({ matchExpressions: [{ key: 'tier', operator: 'Exists' }] }, labels), true);
   assert.equal(matchesLabelSelector({ matchExpressions: [{ key: 'tier', operator: 'DoesNotExist' }] }, labels), false);
-  assert.equal(matchesLabelSelector({ matchLabels: { app: 'web' }, matchExpressions: [{ key: 'x', operator: 'Exists' }] }, labels), false);
+  assert.equal(
+    matchesLabelSelector({ matchLabels: { app: 'web' }, matchExpressions: [{ key: 'x', operator: 'Exists' }] }, labels),
+    false,
+  );
   assert.equal(matchesLabelSelector({ matchLabels: { toString: 'x' } }, {}), false);
 });
 

@@ -37,7 +37,8 @@ function documents(yaml: string): Record<string, any>[] {
   });
 }
 
-const webhookOf = (objects: Record<string, any>[]) => objects.find((object) => object.kind === 'MutatingWebhookConfiguration')!.webhooks[0];
+const webhookOf = (objects: Record<string, any>[]) =>
+  objects.find((object) => object.kind === 'MutatingWebhookConfiguration')!.webhooks[0];
 
 function selfSignedCaPem(): string {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -50,7 +51,10 @@ function selfSignedCaPem(): string {
   certificate.setSubject(subject);
   certificate.setIssuer(subject);
   certificate.setExtensions([{ name: 'basicConstraints', cA: true }]);
-  certificate.sign(forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs1', format: 'pem' }).toString()), forge.md.sha256.create());
+  certificate.sign(
+    forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs1', format: 'pem' }).toString()),
+    forge.md.sha256.create(),
+  );
   return forge.pki.certificateToPem(certificate);
 }
 
@@ -63,7 +67,10 @@ describe('topogate manifests', () => {
     dir = await mkdtemp(join(tmpdir(), 'topogate-manifests-'));
     caPem = selfSignedCaPem();
     await writeFile(join(dir, 'ca.crt'), caPem);
-    await writeFile(join(dir, 'not-a-cert.pem'), '-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydA==\n-----END CERTIFICATE-----\n');
+    await writeFile(
+      join(dir, 'not-a-cert.pem'),
+      '-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydA==\n-----END CERTIFICATE-----\n',
+    );
     expected = await readManifests(manifestsDir);
   });
   after(() => rm(dir, { recursive: true, force: true }));
@@ -119,7 +126,11 @@ describe('topogate manifests', () => {
     ['a URL with a query', ['--url', 'https://127.0.0.1/mutate?x=1'], /query or fragment/],
     ['a URL with user information', ['--url', 'https://user:pw@127.0.0.1/mutate'], /user information/],
     ['not a URL', ['--url', 'topogate:8443'], /is not a URL|must use https/],
-    ['an invalid namespace', ['--namespace', 'Topogate_System'], /--namespace: "Topogate_System" is not a valid DNS-1123 label/],
+    [
+      'an invalid namespace',
+      ['--namespace', 'Topogate_System'],
+      /--namespace: "Topogate_System" is not a valid DNS-1123 label/,
+    ],
     ['an unknown flag', ['--ca-file', 'ca.crt'], /Unknown option '--ca-file'/],
     ['a positional argument', ['extra'], /Unexpected argument 'extra'/],
   ];

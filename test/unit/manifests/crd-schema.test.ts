@@ -12,8 +12,12 @@ import { manifestsDir, readManifests } from '../../../src/cli/manifests.ts';
 
 type Node = Record<string, any>;
 
-const published = JSON.parse(await readFile(new URL('../../../schema/schedulingpolicy.schema.json', import.meta.url), 'utf8')) as Node;
-const crd = (await readManifests(manifestsDir)).find((object) => object.metadata?.name === 'schedulingpolicies.topogate.dev') as Node;
+const published = JSON.parse(
+  await readFile(new URL('../../../schema/schedulingpolicy.schema.json', import.meta.url), 'utf8'),
+) as Node;
+const crd = (await readManifests(manifestsDir)).find(
+  (object) => object.metadata?.name === 'schedulingpolicies.topogate.dev',
+) as Node;
 const crdSchema = crd.spec.versions[0].schema.openAPIV3Schema as Node;
 
 function resolve(node: Node): Node {
@@ -28,7 +32,8 @@ function resolve(node: Node): Node {
 function facets(node: Node): Node {
   const values: unknown[] | undefined = node.const !== undefined ? [node.const] : node.enum;
   const type = node.type ?? (values ? typeof values[0] : undefined);
-  const integerFloor = type === 'integer' && typeof node.exclusiveMinimum === 'number' ? node.exclusiveMinimum + 1 : undefined;
+  const integerFloor =
+    type === 'integer' && typeof node.exclusiveMinimum === 'number' ? node.exclusiveMinimum + 1 : undefined;
   const picked: Node = {
     type,
     enum: values,
@@ -52,20 +57,31 @@ function facets(node: Node): Node {
  */
 const outrightPatterns: Readonly<Record<string, string>> = {
   'spec.rules.nodeLabels.required[].values[]': '^((([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?|-[0-9]+)$',
-  'spec.rules.nodeLabels.preferred[].requirements[].values[]': '^((([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?|-[0-9]+)$',
+  'spec.rules.nodeLabels.preferred[].requirements[].values[]':
+    '^((([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?|-[0-9]+)$',
 };
 
 /** The item patterns the loader applies to a list property only in some branch (allOf: if/then). */
 function conditionalItemPatterns(json: Node, key: string): string[] {
-  return ((json.allOf ?? []) as Node[]).map((branch) => branch.then?.properties?.[key]?.items?.pattern).filter((pattern) => typeof pattern === 'string');
+  return ((json.allOf ?? []) as Node[])
+    .map((branch) => branch.then?.properties?.[key]?.items?.pattern)
+    .filter((pattern) => typeof pattern === 'string');
 }
 
 const celKeywords = ['if', 'allOf', 'anyOf', 'propertyNames', 'minProperties', 'maxProperties'];
 
-function compare(jsonNode: Node, crdNode: Node, path: string, mismatches: string[], conditional: readonly string[] = []): void {
+function compare(
+  jsonNode: Node,
+  crdNode: Node,
+  path: string,
+  mismatches: string[],
+  conditional: readonly string[] = [],
+): void {
   const json = resolve(jsonNode);
   const { 'x-kubernetes-validations': rules, ...crdFacets } = crdNode;
-  const statedOutright = json.pattern === undefined && (conditional.includes(crdFacets.pattern) || outrightPatterns[path] === crdFacets.pattern);
+  const statedOutright =
+    json.pattern === undefined &&
+    (conditional.includes(crdFacets.pattern) || outrightPatterns[path] === crdFacets.pattern);
   if (statedOutright) delete crdFacets.pattern;
   try {
     assert.deepEqual(facets(crdFacets), facets(json));
@@ -73,10 +89,12 @@ function compare(jsonNode: Node, crdNode: Node, path: string, mismatches: string
     mismatches.push(`${path}: CRD ${JSON.stringify(facets(crdFacets))} but the loader ${JSON.stringify(facets(json))}`);
   }
   const needsRule = celKeywords.filter((keyword) => json[keyword] !== undefined && crdNode[keyword] === undefined);
-  if (needsRule.length > 0 && !(rules?.length > 0)) mismatches.push(`${path}: the loader checks ${needsRule.join(', ')}, the CRD has no CEL rule for it`);
+  if (needsRule.length > 0 && !(rules?.length > 0))
+    mismatches.push(`${path}: the loader checks ${needsRule.join(', ')}, the CRD has no CEL rule for it`);
   for (const [key, child] of Object.entries(json.properties ?? {})) {
     const counterpart = crdNode.properties?.[key];
-    if (counterpart) compare(child as Node, counterpart, `${path}.${key}`, mismatches, conditionalItemPatterns(json, key));
+    if (counterpart)
+      compare(child as Node, counterpart, `${path}.${key}`, mismatches, conditionalItemPatterns(json, key));
   }
   if (json.items && crdNode.items) compare(json.items, crdNode.items, `${path}[]`, mismatches, conditional);
   if (typeof json.additionalProperties === 'object' && crdNode.additionalProperties) {

@@ -10,8 +10,13 @@ import { manifestsDir, readManifests } from '../../../src/cli/manifests.ts';
 const root = new URL('../../../', import.meta.url);
 const dockerfile = await readFile(new URL('Dockerfile', root), 'utf8');
 const dockerignore = await readFile(new URL('.dockerignore', root), 'utf8');
-const packageJson = JSON.parse(await readFile(new URL('package.json', root), 'utf8')) as { devDependencies: Record<string, string> };
-const deployment = (await readManifests(manifestsDir)).find((object) => object.kind === 'Deployment') as Record<string, any>;
+const packageJson = JSON.parse(await readFile(new URL('package.json', root), 'utf8')) as {
+  devDependencies: Record<string, string>;
+};
+const deployment = (await readManifests(manifestsDir)).find((object) => object.kind === 'Deployment') as Record<
+  string,
+  any
+>;
 
 /** Instructions with their arguments, continuation lines joined, comments dropped. */
 const instructions = dockerfile
@@ -24,7 +29,8 @@ const instructions = dockerfile
     return { keyword: keyword.toUpperCase(), args: rest.join(' ') };
   });
 
-const all = (keyword: string) => instructions.filter((instruction) => instruction.keyword === keyword).map((instruction) => instruction.args);
+const all = (keyword: string) =>
+  instructions.filter((instruction) => instruction.keyword === keyword).map((instruction) => instruction.args);
 
 test('the image runs the Node version package.json pins, on a slim base, built in stages', () => {
   const pinned = packageJson.devDependencies['node'];
@@ -61,9 +67,15 @@ test('starts `node bin/topogate.ts serve --topology kube`, and exposes the port 
 });
 
 test('.dockerignore admits exactly what the Dockerfile copies from the context', () => {
-  const patterns = dockerignore.split('\n').map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
+  const patterns = dockerignore
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
   assert.equal(patterns[0], '*', 'an allowlist');
-  const admitted = patterns.slice(1).map((pattern) => pattern.replace(/^!/, '')).sort();
+  const admitted = patterns
+    .slice(1)
+    .map((pattern) => pattern.replace(/^!/, ''))
+    .sort();
   const copied = all('COPY')
     .filter((args) => !args.startsWith('--from'))
     .flatMap((args) => args.split(/\s+/).slice(0, -1));

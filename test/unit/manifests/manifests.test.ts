@@ -12,12 +12,15 @@ import { parseQuantity } from '../../../src/kube/quantity.ts';
 const objects = await readManifests(manifestsDir);
 
 function the(kind: string, name?: string): Record<string, any> {
-  const found = objects.filter((object) => object.kind === kind && (name === undefined || object.metadata?.name === name));
+  const found = objects.filter(
+    (object) => object.kind === kind && (name === undefined || object.metadata?.name === name),
+  );
   assert.equal(found.length, 1, `exactly one ${kind}${name ? ` ${name}` : ''}`);
   return found[0] as Record<string, any>;
 }
 
-const all = (kind: string): Record<string, any>[] => objects.filter((object) => object.kind === kind) as Record<string, any>[];
+const all = (kind: string): Record<string, any>[] =>
+  objects.filter((object) => object.kind === kind) as Record<string, any>[];
 
 const deployment = the('Deployment', 'topogate');
 const podSpec = deployment.spec.template.spec;
@@ -25,8 +28,12 @@ const container = podSpec.containers[0];
 
 describe('the set of manifests', () => {
   test('kustomization.yaml lists every file in manifests/, so `apply -k` and `topogate manifests` agree', async () => {
-    const files = (await readdir(manifestsDir, { recursive: true })).filter((file) => file.endsWith('.yaml') && file !== 'kustomization.yaml');
-    const listed = (parse(await readFile(new URL('kustomization.yaml', manifestsDir), 'utf8')) as { resources: string[] }).resources;
+    const files = (await readdir(manifestsDir, { recursive: true })).filter(
+      (file) => file.endsWith('.yaml') && file !== 'kustomization.yaml',
+    );
+    const listed = (
+      parse(await readFile(new URL('kustomization.yaml', manifestsDir), 'utf8')) as { resources: string[] }
+    ).resources;
     assert.deepEqual([...listed].sort(), files.sort());
   });
 
@@ -55,7 +62,13 @@ describe('the set of manifests', () => {
   });
 
   test('every namespaced object is in topogate-system, except the kube-system Role for control-plane Pods', () => {
-    const clusterScoped = new Set(['Namespace', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding', 'MutatingWebhookConfiguration']);
+    const clusterScoped = new Set([
+      'Namespace',
+      'CustomResourceDefinition',
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'MutatingWebhookConfiguration',
+    ]);
     for (const object of objects) {
       const namespace = object.metadata?.namespace;
       if (clusterScoped.has(object.kind ?? '')) assert.equal(namespace, undefined, `${object.kind} is cluster-scoped`);
@@ -74,12 +87,15 @@ describe('the set of manifests', () => {
 
 describe('RBAC: read-only, and only what the topology model watches', () => {
   const readOnly = ['get', 'list', 'watch'];
-  const rules = [...all('ClusterRole'), ...all('Role')].flatMap((role) => role.rules.map((rule: Record<string, string[]>) => ({ role, rule })));
+  const rules = [...all('ClusterRole'), ...all('Role')].flatMap((role) =>
+    role.rules.map((rule: Record<string, string[]>) => ({ role, rule })),
+  );
 
   test('every rule grants get, list and watch, nothing more, on named resources', () => {
     for (const { rule } of rules) {
       assert.deepEqual([...rule.verbs!].sort(), readOnly);
-      for (const field of ['apiGroups', 'resources', 'verbs']) assert.ok(!rule[field]!.includes('*'), `no wildcard in ${field}`);
+      for (const field of ['apiGroups', 'resources', 'verbs'])
+        assert.ok(!rule[field]!.includes('*'), `no wildcard in ${field}`);
       assert.equal(rule.resourceNames, undefined);
       assert.equal(rule.nonResourceURLs, undefined);
     }
@@ -87,7 +103,9 @@ describe('RBAC: read-only, and only what the topology model watches', () => {
 
   test('cluster-wide: exactly the sources of the topology model and the policies', () => {
     const granted = the('ClusterRole', 'topogate').rules.flatMap((rule: Record<string, string[]>) =>
-      rule.resources!.flatMap((resource) => rule.apiGroups!.map((group) => (group === '' ? resource : `${resource}.${group}`))),
+      rule.resources!.flatMap((resource) =>
+        rule.apiGroups!.map((group) => (group === '' ? resource : `${resource}.${group}`)),
+      ),
     );
     assert.deepEqual(granted.sort(), [
       'endpointslices.discovery.k8s.io',
@@ -121,8 +139,14 @@ describe('RBAC: read-only, and only what the topology model watches', () => {
       { binding: the('RoleBinding', 'topogate-control-plane'), role: the('Role', 'topogate-control-plane') },
     ];
     for (const { binding, role } of bindings) {
-      assert.deepEqual(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: role.kind, name: role.metadata.name });
-      assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: account.metadata.name, namespace: account.metadata.namespace }]);
+      assert.deepEqual(binding.roleRef, {
+        apiGroup: 'rbac.authorization.k8s.io',
+        kind: role.kind,
+        name: role.metadata.name,
+      });
+      assert.deepEqual(binding.subjects, [
+        { kind: 'ServiceAccount', name: account.metadata.name, namespace: account.metadata.namespace },
+      ]);
     }
   });
 });
@@ -149,7 +173,16 @@ describe('the Deployment: highly available and Pod Security restricted', () => {
   });
 
   test('volumes are of the kinds the restricted profile allows, and none is a hostPath', () => {
-    const allowed = new Set(['configMap', 'secret', 'emptyDir', 'projected', 'downwardAPI', 'persistentVolumeClaim', 'csi', 'ephemeral']);
+    const allowed = new Set([
+      'configMap',
+      'secret',
+      'emptyDir',
+      'projected',
+      'downwardAPI',
+      'persistentVolumeClaim',
+      'csi',
+      'ephemeral',
+    ]);
     for (const volume of podSpec.volumes) {
       const kinds = Object.keys(volume).filter((key) => key !== 'name');
       assert.equal(kinds.length, 1);
@@ -161,16 +194,27 @@ describe('the Deployment: highly available and Pod Security restricted', () => {
     for (const resource of ['cpu', 'memory']) {
       const request = parseQuantity(container.resources.requests[resource]);
       const limit = parseQuantity(container.resources.limits[resource]);
-      assert.ok(request !== undefined && limit !== undefined && request > 0 && request <= limit, `${resource}: ${request} <= ${limit}`);
+      assert.ok(
+        request !== undefined && limit !== undefined && request > 0 && request <= limit,
+        `${resource}: ${request} <= ${limit}`,
+      );
     }
   });
 
   test('two replicas, rolled one at a time without losing one, spread over nodes (strictly) and zones', () => {
     assert.equal(deployment.spec.replicas, 2);
     assert.deepEqual(deployment.spec.strategy.rollingUpdate, { maxUnavailable: 0, maxSurge: 1 });
-    const byKey = new Map(podSpec.topologySpreadConstraints.map((constraint: Record<string, unknown>) => [constraint.topologyKey, constraint]));
+    const byKey = new Map(
+      podSpec.topologySpreadConstraints.map((constraint: Record<string, unknown>) => [
+        constraint.topologyKey,
+        constraint,
+      ]),
+    );
     assert.equal((byKey.get('kubernetes.io/hostname') as Record<string, unknown>).whenUnsatisfiable, 'DoNotSchedule');
-    assert.equal((byKey.get('topology.kubernetes.io/zone') as Record<string, unknown>).whenUnsatisfiable, 'ScheduleAnyway');
+    assert.equal(
+      (byKey.get('topology.kubernetes.io/zone') as Record<string, unknown>).whenUnsatisfiable,
+      'ScheduleAnyway',
+    );
     for (const constraint of podSpec.topologySpreadConstraints) {
       assert.deepEqual(constraint.labelSelector.matchLabels, deployment.spec.selector.matchLabels);
     }
@@ -178,7 +222,8 @@ describe('the Deployment: highly available and Pod Security restricted', () => {
 
   test('the selector, the Pod labels, the Service and the PodDisruptionBudget agree', () => {
     const labels = deployment.spec.template.metadata.labels;
-    const selects = (selector: Record<string, string>) => Object.entries(selector).every(([key, value]) => labels[key] === value);
+    const selects = (selector: Record<string, string>) =>
+      Object.entries(selector).every(([key, value]) => labels[key] === value);
     assert.ok(selects(deployment.spec.selector.matchLabels));
     assert.ok(selects(the('Service', 'topogate').spec.selector));
     const budget = the('PodDisruptionBudget', 'topogate');
@@ -191,7 +236,11 @@ describe('the Deployment: highly available and Pod Security restricted', () => {
     assert.equal(port.containerPort, 8443);
     assert.equal(the('Service', 'topogate').spec.ports[0].port, 443);
     assert.equal(the('Service', 'topogate').spec.ports[0].targetPort, 'https');
-    for (const [probe, path] of [['livenessProbe', '/healthz'], ['readinessProbe', '/readyz'], ['startupProbe', '/healthz']] as const) {
+    for (const [probe, path] of [
+      ['livenessProbe', '/healthz'],
+      ['readinessProbe', '/readyz'],
+      ['startupProbe', '/healthz'],
+    ] as const) {
       assert.deepEqual(container[probe].httpGet, { path, port: 'https', scheme: 'HTTPS' }, probe);
     }
   });
@@ -202,7 +251,8 @@ describe('the Deployment: highly available and Pod Security restricted', () => {
     assert.equal(args[0], 'serve');
     assert.equal(flag('--topology'), 'kube');
     assert.equal(flag('--port'), String(container.ports[0].containerPort));
-    const mountOf = (volumeName: string) => container.volumeMounts.find((mount: { name: string }) => mount.name === volumeName);
+    const mountOf = (volumeName: string) =>
+      container.volumeMounts.find((mount: { name: string }) => mount.name === volumeName);
     const volume = (predicate: (volume: Record<string, any>) => boolean) => podSpec.volumes.find(predicate);
     const policies = volume((each) => each.configMap?.name === the('ConfigMap', 'topogate-policies').metadata.name);
     assert.equal(flag('--policies'), mountOf(policies.name).mountPath);
@@ -210,7 +260,8 @@ describe('the Deployment: highly available and Pod Security restricted', () => {
     assert.equal(flag('--cert-dir'), mountOf(certs.name).mountPath);
     assert.equal(certs.secret.defaultMode, 0o440, 'the key is readable by the Pod group only');
     for (const mount of container.volumeMounts) {
-      if (mount.name !== volume((each) => each.emptyDir !== undefined).name) assert.equal(mount.readOnly, true, mount.mountPath);
+      if (mount.name !== volume((each) => each.emptyDir !== undefined).name)
+        assert.equal(mount.readOnly, true, mount.mountPath);
     }
   });
 });
@@ -221,7 +272,9 @@ describe('the MutatingWebhookConfiguration', () => {
 
   test('one webhook: Pod CREATE only, v1 and v1beta1 reviews, no side effects, reinvoked if needed', () => {
     assert.deepEqual(others, []);
-    assert.deepEqual(webhook.rules, [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'], scope: 'Namespaced' }]);
+    assert.deepEqual(webhook.rules, [
+      { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'], scope: 'Namespaced' },
+    ]);
     assert.deepEqual(webhook.admissionReviewVersions, ['v1', 'v1beta1']);
     assert.equal(webhook.sideEffects, 'None');
     assert.equal(webhook.reinvocationPolicy, 'IfNeeded');
@@ -234,11 +287,18 @@ describe('the MutatingWebhookConfiguration', () => {
 
   test('calls the Service on its port and the /mutate path', () => {
     const service = the('Service', 'topogate');
-    assert.deepEqual(webhook.clientConfig.service, { name: service.metadata.name, namespace: service.metadata.namespace, path: '/mutate', port: service.spec.ports[0].port });
+    assert.deepEqual(webhook.clientConfig.service, {
+      name: service.metadata.name,
+      namespace: service.metadata.namespace,
+      path: '/mutate',
+      port: service.spec.ports[0].port,
+    });
   });
 
   test('skips kube-system and its own namespace by name, so topogate can always start its own Pods', () => {
-    const byName = webhook.namespaceSelector.matchExpressions.find((expression: { key: string }) => expression.key === 'kubernetes.io/metadata.name');
+    const byName = webhook.namespaceSelector.matchExpressions.find(
+      (expression: { key: string }) => expression.key === 'kubernetes.io/metadata.name',
+    );
     assert.equal(byName.operator, 'NotIn');
     assert.ok(byName.values.includes('kube-system'));
     assert.ok(byName.values.includes(deployment.metadata.namespace));
@@ -288,7 +348,13 @@ describe('the CRDs', () => {
       const hasStatus = 'status' in version.schema.openAPIV3Schema.properties;
       assert.equal('status' in (version.subresources ?? {}), hasStatus, crd.metadata.name);
     }
-    assert.deepEqual(crds.filter((crd) => crd.spec.versions[0].subresources?.status).map((crd) => crd.spec.names.kind).sort(), ['EtcdCluster', 'NetworkTopology']);
+    assert.deepEqual(
+      crds
+        .filter((crd) => crd.spec.versions[0].subresources?.status)
+        .map((crd) => crd.spec.names.kind)
+        .sort(),
+      ['EtcdCluster', 'NetworkTopology'],
+    );
   });
 
   test('structural schemas: every node typed, no $ref or additionalProperties: false, every CEL rule explained', () => {
@@ -297,7 +363,8 @@ describe('the CRDs', () => {
         assert.equal(typeof node.type, 'string', `${path} has a type`);
         assert.equal(node.$ref, undefined, path);
         assert.notEqual(node.additionalProperties, false, path);
-        for (const validation of node['x-kubernetes-validations'] ?? []) assert.ok(validation.message, `${path}: ${validation.rule}`);
+        for (const validation of node['x-kubernetes-validations'] ?? [])
+          assert.ok(validation.message, `${path}: ${validation.rule}`);
       }
     }
   });
@@ -306,7 +373,8 @@ describe('the CRDs', () => {
 /** Every schema node with its path, walking properties, items and additionalProperties. */
 function* schemaNodes(node: Record<string, any>, path: string): Generator<[string, Record<string, any>]> {
   yield [path, node];
-  for (const [key, child] of Object.entries(node.properties ?? {})) yield* schemaNodes(child as Record<string, any>, `${path}.${key}`);
+  for (const [key, child] of Object.entries(node.properties ?? {}))
+    yield* schemaNodes(child as Record<string, any>, `${path}.${key}`);
   if (node.items) yield* schemaNodes(node.items, `${path}[]`);
   if (typeof node.additionalProperties === 'object') yield* schemaNodes(node.additionalProperties, `${path}{}`);
 }

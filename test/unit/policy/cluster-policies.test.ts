@@ -12,7 +12,10 @@ import type { TopologySnapshot } from '../../../src/topology/model.ts';
 import { nvme, policyObject, ssd, tooBig, tooBigError } from './cluster-policies-cases.ts';
 import { policy } from './loader-cases.ts';
 
-const fromFile = parsePolicies(policy('rules: {spread: [{topologyKey: zone}]}', 'from-file'), 'policies/p.yaml').policies;
+const fromFile = parsePolicies(
+  policy('rules: {spread: [{topologyKey: zone}]}', 'from-file'),
+  'policies/p.yaml',
+).policies;
 
 /** The SchedulingPolicy source as the live topology shows it: real snapshots from the builder, objects as the informer holds them. */
 function clusterSource() {
@@ -96,7 +99,10 @@ function open(files: readonly SchedulingPolicy[] = fromFile) {
 
 test('not ready until the SchedulingPolicy objects are first listed; then their policies join the files', () => {
   const { provider, cluster, names, versions } = open();
-  assert.deepEqual(provider.readiness(), { ready: false, reason: 'waiting for the first sync of SchedulingPolicy objects' });
+  assert.deepEqual(provider.readiness(), {
+    ready: false,
+    reason: 'waiting for the first sync of SchedulingPolicy objects',
+  });
   assert.deepEqual(names(), ['from-file policies/p.yaml']);
   const before = provider.current().version;
 
@@ -128,12 +134,20 @@ test('an object edited into an invalid spec: logged once, said in readiness, and
   cluster.list([policyObject('alpha', tooBig, '2'), policyObject('beta', ssd, '1')]);
   cluster.refresh();
   const error = `SchedulingPolicy/alpha: ${tooBigError}`;
-  assert.deepEqual(provider.readiness(), { ready: true, reason: `invalid SchedulingPolicy objects, their last good versions stay in force: ${error}` });
-  assert.deepEqual(lines.filter((line) => line.level === 50).map((line) => [line.msg, line.errors]), [
-    ['SchedulingPolicy objects refused; the last good version of each stays in force', [error]],
-  ]);
+  assert.deepEqual(provider.readiness(), {
+    ready: true,
+    reason: `invalid SchedulingPolicy objects, their last good versions stay in force: ${error}`,
+  });
+  assert.deepEqual(
+    lines.filter((line) => line.level === 50).map((line) => [line.msg, line.errors]),
+    [['SchedulingPolicy objects refused; the last good version of each stays in force', [error]]],
+  );
   assert.equal(provider.current().version, version);
-  assert.deepEqual(names(), ['from-file policies/p.yaml', 'alpha SchedulingPolicy/alpha', 'beta SchedulingPolicy/beta']);
+  assert.deepEqual(names(), [
+    'from-file policies/p.yaml',
+    'alpha SchedulingPolicy/alpha',
+    'beta SchedulingPolicy/beta',
+  ]);
   assert.deepEqual(provider.current().policies[1]?.rules.nodeLabels?.required, nvme.rules.nodeLabels.required);
   assert.equal(await metric('topogate_policy_objects_invalid'), 1);
   assert.equal(await metric('topogate_policy_objects_loaded'), 2);
@@ -167,7 +181,10 @@ test('a file policy and an object of the same name: the file wins, the object is
   const { provider, cluster, names } = open();
   cluster.list([policyObject('from-file', nvme, '1')]);
   assert.deepEqual(names(), ['from-file policies/p.yaml']);
-  assert.match(provider.readiness().reason ?? '', /SchedulingPolicy\/from-file: metadata.name: duplicate policy name "from-file" \(first defined at policies\/p.yaml:3:/);
+  assert.match(
+    provider.readiness().reason ?? '',
+    /SchedulingPolicy\/from-file: metadata.name: duplicate policy name "from-file" \(first defined at policies\/p.yaml:3:/,
+  );
 });
 
 test('a new directory set is combined with the objects; stop stops the directory and listens no more', async () => {

@@ -22,7 +22,10 @@ export function node(name: string, labels: Record<string, string>, options: Node
     apiVersion: 'v1',
     kind: 'Node',
     metadata: { name, labels: { 'kubernetes.io/hostname': name, ...labels } },
-    spec: { ...(options.unschedulable ? { unschedulable: true } : {}), ...(options.taints ? { taints: options.taints } : {}) },
+    spec: {
+      ...(options.unschedulable ? { unschedulable: true } : {}),
+      ...(options.taints ? { taints: options.taints } : {}),
+    },
     status: {
       allocatable: { cpu: '32', memory: '128Gi', pods: '110' },
       conditions: [{ type: 'Ready', status: options.notReady ? 'False' : 'True' }],
@@ -64,8 +67,14 @@ export function clusterObjects(observedAt = NOW - 60_000): KubeObject[] {
     node('b-cordoned', zone('zone-b'), { unschedulable: true }),
     node('c-tainted', zone('zone-c'), { taints: [{ key: 'dedicated', value: 'infra', effect: 'NoSchedule' }] }),
     node('c-notready', zone('zone-c'), { notReady: true }),
-    numaTopology('a-cpu', [{ cpu: '4', memory: '8Gi' }, { cpu: '16', memory: '64Gi' }]),
-    numaTopology('b-cpu', [{ cpu: '8', memory: '16Gi' }, { cpu: '8', memory: '16Gi' }]),
+    numaTopology('a-cpu', [
+      { cpu: '4', memory: '8Gi' },
+      { cpu: '16', memory: '64Gi' },
+    ]),
+    numaTopology('b-cpu', [
+      { cpu: '8', memory: '16Gi' },
+      { cpu: '8', memory: '16Gi' },
+    ]),
     {
       apiVersion: 'topogate.dev/v1alpha1',
       kind: 'NetworkTopology',
@@ -102,10 +111,21 @@ export function policy(name: string, rules: PolicyRules, extra: Partial<Scheduli
 }
 
 export function pod(spec: Pod['spec'] = {}, metadata: Pod['metadata'] = {}): Pod {
-  return { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { app: 'web' }, ...metadata }, spec: { containers: [{ name: 'c', image: 'x' }], ...spec } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', labels: { app: 'web' }, ...metadata },
+    spec: { containers: [{ name: 'c', image: 'x' }], ...spec },
+  };
 }
 
-export function decideIn(policies: readonly SchedulingPolicy[], target: Pod, namespace = 'default', objects = clusterObjects(), options: Partial<DecisionOptions> = {}): Decision {
+export function decideIn(
+  policies: readonly SchedulingPolicy[],
+  target: Pod,
+  namespace = 'default',
+  objects = clusterObjects(),
+  options: Partial<DecisionOptions> = {},
+): Decision {
   const snapshot = buildSnapshot(objects, { now: NOW });
   return decide({ pod: target, namespace }, compile(policies, snapshot), { ...OPTIONS, ...options });
 }

@@ -24,18 +24,46 @@ const INVALID = 'k8s-website.pod-with-node-affinity.INVALID-historical.yaml';
 const ROUND_TRIP = 'k8s-api-roundtrip.';
 
 const policies = [
-  policy('gpu-required', { gpu: { products: ['NVIDIA-A100*', 'NVIDIA-H100*'], resource: 'nvidia.com/gpu', mode: 'Required', weight: 100 } }, { priority: 20, match: { resources: ['nvidia.com/gpu'] } }),
-  policy('gpu-preferred', { gpu: { products: ['Tesla-*'], resource: 'nvidia.com/gpu', mode: 'Preferred', weight: 40 } }, { priority: 10 }),
-  policy('zoned', { nodeLabels: { required: [{ key: 'topology.kubernetes.io/zone', operator: 'Exists' }], preferred: [{ weight: 10, requirements: [{ key: 'disk', operator: 'In', values: ['nvme'] }] }] } }),
+  policy(
+    'gpu-required',
+    { gpu: { products: ['NVIDIA-A100*', 'NVIDIA-H100*'], resource: 'nvidia.com/gpu', mode: 'Required', weight: 100 } },
+    { priority: 20, match: { resources: ['nvidia.com/gpu'] } },
+  ),
+  policy(
+    'gpu-preferred',
+    { gpu: { products: ['Tesla-*'], resource: 'nvidia.com/gpu', mode: 'Preferred', weight: 40 } },
+    { priority: 10 },
+  ),
+  policy('zoned', {
+    nodeLabels: {
+      required: [{ key: 'topology.kubernetes.io/zone', operator: 'Exists' }],
+      preferred: [{ weight: 10, requirements: [{ key: 'disk', operator: 'In', values: ['nvme'] }] }],
+    },
+  }),
   policy('near-a', { latency: { to: { zone: 'zone-a' }, maxRttMs: 2, mode: 'Preferred' } }),
-  policy('spread', { spread: [{ topologyKey: 'topology.kubernetes.io/zone', maxSkew: 1, whenUnsatisfiable: 'ScheduleAnyway', matchLabelKeys: ['pod-template-hash'] }] }),
-  policy('numa', { numa: { policy: 'SingleNUMANode', mode: 'Preferred', maxCandidates: 4, schedulerName: 'topo-aware-scheduler' } }, { match: { qosClasses: ['Guaranteed'] } }),
+  policy('spread', {
+    spread: [
+      {
+        topologyKey: 'topology.kubernetes.io/zone',
+        maxSkew: 1,
+        whenUnsatisfiable: 'ScheduleAnyway',
+        matchLabelKeys: ['pod-template-hash'],
+      },
+    ],
+  }),
+  policy(
+    'numa',
+    { numa: { policy: 'SingleNUMANode', mode: 'Preferred', maxCandidates: 4, schedulerName: 'topo-aware-scheduler' } },
+    { match: { qosClasses: ['Guaranteed'] } },
+  ),
 ];
 
 function documentsOf(file: string): unknown[] {
   const text = readFileSync(new URL(`pods/${file}`, fixtures), 'utf8');
   if (file.endsWith('.json')) return [JSON.parse(text)];
-  return parseAllDocuments(text).map((document) => document.toJS()).filter((value) => value !== null);
+  return parseAllDocuments(text)
+    .map((document) => document.toJS())
+    .filter((value) => value !== null);
 }
 
 /** The Pods a fixture file stands for: its Pods, and its core workloads' templates as Pods. */
@@ -50,9 +78,14 @@ function podsOf(file: string): { label: string; pod: Pod }[] {
 }
 
 describe('real-world Pods, patched, stay valid core/v1 Pods', async () => {
-  const objects = [...clusterObjects(), ...(await loadTopologyPaths([new URL('nodes/', fixtures).pathname, new URL('nrt/', fixtures).pathname]))];
+  const objects = [
+    ...clusterObjects(),
+    ...(await loadTopologyPaths([new URL('nodes/', fixtures).pathname, new URL('nrt/', fixtures).pathname])),
+  ];
   const compiled = compile(policies, buildSnapshot(objects, { now: NOW }));
-  const files = readdirSync(new URL('pods/', fixtures)).filter((file) => file !== INVALID).sort();
+  const files = readdirSync(new URL('pods/', fixtures))
+    .filter((file) => file !== INVALID)
+    .sort();
   const changed: string[] = [];
 
   for (const file of files) {
@@ -63,8 +96,16 @@ describe('real-world Pods, patched, stay valid core/v1 Pods', async () => {
         if (!file.startsWith(ROUND_TRIP)) assert.deepEqual(before, [], 'the fixture itself is valid');
         const decision = decide({ pod, namespace: pod.metadata?.namespace ?? 'default' }, compiled, OPTIONS);
         assert.equal(decision.allowed, true);
-        const patched = fastJsonPatch.applyPatch(structuredClone(pod), structuredClone(decision.patch) as fastJsonPatch.Operation[], true, false).newDocument;
-        assert.deepEqual(validator.validate(POD_SCHEMA, patched).filter((problem) => !before.includes(problem)), []);
+        const patched = fastJsonPatch.applyPatch(
+          structuredClone(pod),
+          structuredClone(decision.patch) as fastJsonPatch.Operation[],
+          true,
+          false,
+        ).newDocument;
+        assert.deepEqual(
+          validator.validate(POD_SCHEMA, patched).filter((problem) => !before.includes(problem)),
+          [],
+        );
         if (decision.patch.length > 0) changed.push(label);
       });
     }
@@ -78,14 +119,34 @@ describe('real-world Pods, patched, stay valid core/v1 Pods', async () => {
 test('the validator rejects the historical invalid Pod', () => {
   const [pod] = documentsOf(INVALID);
   const problems = validator.validate(POD_SCHEMA, pod);
-  assert.ok(problems.some((problem) => problem.startsWith('/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution')), problems.join('\n'));
+  assert.ok(
+    problems.some((problem) =>
+      problem.startsWith('/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution'),
+    ),
+    problems.join('\n'),
+  );
 });
 
 test('the validator catches what a bad patch would do', () => {
   const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c' }] } };
   assert.deepEqual(validator.validate(POD_SCHEMA, pod), []);
-  assert.notDeepEqual(validator.validate(POD_SCHEMA, { ...pod, spec: { ...pod.spec, affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{}] } } } }), []);
-  assert.notDeepEqual(validator.validate(POD_SCHEMA, { ...pod, spec: { ...pod.spec, topologySpreadConstraints: [{ maxSkew: '1', topologyKey: 'k', whenUnsatisfiable: 'DoNotSchedule' }] } }), []);
+  assert.notDeepEqual(
+    validator.validate(POD_SCHEMA, {
+      ...pod,
+      spec: { ...pod.spec, affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{}] } } },
+    }),
+    [],
+  );
+  assert.notDeepEqual(
+    validator.validate(POD_SCHEMA, {
+      ...pod,
+      spec: {
+        ...pod.spec,
+        topologySpreadConstraints: [{ maxSkew: '1', topologyKey: 'k', whenUnsatisfiable: 'DoNotSchedule' }],
+      },
+    }),
+    [],
+  );
   assert.notDeepEqual(validator.validate(POD_SCHEMA, { ...pod, spec: { ...pod.spec, bogus: true } }), []);
   assert.notDeepEqual(validator.validate(POD_SCHEMA, { ...pod, spec: {} }), [], 'containers are required');
 });

@@ -40,7 +40,8 @@ export class OpenApiValidator {
       });
       if (matching.length === 0) problems.push(`${path}: matches none of its alternatives`);
     }
-    if (Array.isArray(schema.enum) && !schema.enum.includes(value)) problems.push(`${path}: ${JSON.stringify(value)} is not one of ${schema.enum.join(', ')}`);
+    if (Array.isArray(schema.enum) && !schema.enum.includes(value))
+      problems.push(`${path}: ${JSON.stringify(value)} is not one of ${schema.enum.join(', ')}`);
     const type = schema.type ?? (schema.properties ? 'object' : undefined);
     switch (type) {
       case 'object':
@@ -48,7 +49,8 @@ export class OpenApiValidator {
         break;
       case 'array':
         if (!Array.isArray(value)) problems.push(`${path}: expected an array`);
-        else if (schema.items) value.forEach((item, index) => this.#check(schema.items, item, `${path}/${index}`, problems));
+        else if (schema.items)
+          value.forEach((item, index) => this.#check(schema.items, item, `${path}/${index}`, problems));
         break;
       case 'string':
         if (typeof value !== 'string') problems.push(`${path}: expected a string`);
@@ -77,8 +79,14 @@ export class OpenApiValidator {
       // null is how JSON says "not set" for an optional field.
       if (member === null && !(schema.required ?? []).includes(key)) continue;
       if (property) this.#check(property, member, `${path}/${key}`, problems);
-      else if (typeof schema.additionalProperties === 'object') this.#check(schema.additionalProperties, member, `${path}/${key}`, problems);
-      else if (schema.additionalProperties !== true && !schema['x-kubernetes-preserve-unknown-fields'] && schema.properties) problems.push(`${path}/${key}: unknown field`);
+      else if (typeof schema.additionalProperties === 'object')
+        this.#check(schema.additionalProperties, member, `${path}/${key}`, problems);
+      else if (
+        schema.additionalProperties !== true &&
+        !schema['x-kubernetes-preserve-unknown-fields'] &&
+        schema.properties
+      )
+        problems.push(`${path}/${key}: unknown field`);
     }
   }
 }

@@ -42,7 +42,11 @@ test('problems: one file:line:col line each on stdout, exit 1', async () => {
 });
 
 test('missing paths and empty directories are problems', async () => {
-  assert.deepEqual(await run('nowhere'), { code: 1, stdout: 'nowhere: cannot read: no such file or directory\n', stderr: '1 problem; 0 policies in 0 files valid\n' });
+  assert.deepEqual(await run('nowhere'), {
+    code: 1,
+    stdout: 'nowhere: cannot read: no such file or directory\n',
+    stderr: '1 problem; 0 policies in 0 files valid\n',
+  });
   await mkdir(join(cwd, 'empty'), { recursive: true });
   assert.equal((await run('empty')).stdout, 'empty: no policy files (.yaml, .yml, .json) found\n');
 });

@@ -22,12 +22,16 @@ export const invalid: InvalidCase[] = [
   {
     name: 'another kind in a policy file',
     text: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {}\n',
-    errors: ['p.yaml:2:7: kind: ConfigMap is not a SchedulingPolicy: policy files hold only topogate.dev/v1alpha1 SchedulingPolicy documents'],
+    errors: [
+      'p.yaml:2:7: kind: ConfigMap is not a SchedulingPolicy: policy files hold only topogate.dev/v1alpha1 SchedulingPolicy documents',
+    ],
   },
   {
     name: 'name is not DNS-1123',
     text: policy('rules: {spread: [{topologyKey: zone}]}', 'GPU_Training'),
-    errors: [`p.yaml:3:18: metadata.name: "GPU_Training" is not a valid DNS-1123 name (at most 253 characters: lowercase alphanumerics, '-' or '.', starting and ending with an alphanumeric)`],
+    errors: [
+      `p.yaml:3:18: metadata.name: "GPU_Training" is not a valid DNS-1123 name (at most 253 characters: lowercase alphanumerics, '-' or '.', starting and ending with an alphanumeric)`,
+    ],
   },
   {
     name: 'unknown field, with a suggestion',
@@ -70,22 +74,30 @@ export const invalid: InvalidCase[] = [
   {
     name: 'mode enum',
     text: policy('rules:\n  gpu: {mode: Prefered}'),
-    errors: ['p.yaml:6:17: spec.rules.gpu.mode: must be one of Required, Preferred; got "Prefered" (did you mean "Preferred"?)'],
+    errors: [
+      'p.yaml:6:17: spec.rules.gpu.mode: must be one of Required, Preferred; got "Prefered" (did you mean "Preferred"?)',
+    ],
   },
   {
     name: 'qosClasses enum',
     text: policy('match: {qosClasses: [Burstible]}\nrules: {spread: [{topologyKey: zone}]}'),
-    errors: ['p.yaml:5:24: spec.match.qosClasses[0]: must be one of Guaranteed, Burstable, BestEffort; got "Burstible" (did you mean "Burstable"?)'],
+    errors: [
+      'p.yaml:5:24: spec.match.qosClasses[0]: must be one of Guaranteed, Burstable, BestEffort; got "Burstible" (did you mean "Burstable"?)',
+    ],
   },
   {
     name: 'whenUnsatisfiable enum',
     text: policy('rules:\n  spread: [{topologyKey: zone, whenUnsatisfiable: DoNotScheduled}]'),
-    errors: ['p.yaml:6:53: spec.rules.spread[0].whenUnsatisfiable: must be one of DoNotSchedule, ScheduleAnyway; got "DoNotScheduled" (did you mean "DoNotSchedule"?)'],
+    errors: [
+      'p.yaml:6:53: spec.rules.spread[0].whenUnsatisfiable: must be one of DoNotSchedule, ScheduleAnyway; got "DoNotScheduled" (did you mean "DoNotSchedule"?)',
+    ],
   },
   {
     name: 'operator enum',
     text: policy('rules:\n  nodeLabels:\n    required: [{key: disk, operator: Equals, values: [ssd]}]'),
-    errors: ['p.yaml:7:40: spec.rules.nodeLabels.required[0].operator: must be one of In, NotIn, Exists, DoesNotExist, Gt, Lt; got "Equals"'],
+    errors: [
+      'p.yaml:7:40: spec.rules.nodeLabels.required[0].operator: must be one of In, NotIn, Exists, DoesNotExist, Gt, Lt; got "Equals"',
+    ],
   },
   {
     name: 'In needs values',
@@ -94,7 +106,9 @@ export const invalid: InvalidCase[] = [
   },
   {
     name: 'Exists takes no values',
-    text: policy('rules:\n  nodeLabels:\n    required:\n      - key: disk\n        operator: Exists\n        values: [ssd]'),
+    text: policy(
+      'rules:\n  nodeLabels:\n    required:\n      - key: disk\n        operator: Exists\n        values: [ssd]',
+    ),
     errors: ['p.yaml:10:19: spec.rules.nodeLabels.required[0].values: must be empty for operator Exists'],
   },
   {
@@ -109,33 +123,49 @@ export const invalid: InvalidCase[] = [
   },
   {
     name: 'label selectors have no Gt',
-    text: policy('match:\n  podSelector: {matchExpressions: [{key: tier, operator: Gt, values: ["1"]}]}\nrules: {spread: [{topologyKey: zone}]}'),
-    errors: ['p.yaml:6:60: spec.match.podSelector.matchExpressions[0].operator: must be one of In, NotIn, Exists, DoesNotExist; got "Gt"'],
+    text: policy(
+      'match:\n  podSelector: {matchExpressions: [{key: tier, operator: Gt, values: ["1"]}]}\nrules: {spread: [{topologyKey: zone}]}',
+    ),
+    errors: [
+      'p.yaml:6:60: spec.match.podSelector.matchExpressions[0].operator: must be one of In, NotIn, Exists, DoesNotExist; got "Gt"',
+    ],
   },
   {
     name: 'label key syntax',
     text: policy('rules:\n  spread: [{topologyKey: "-zone"}]'),
-    errors: [`p.yaml:6:28: spec.rules.spread[0].topologyKey: "-zone" is not a valid label key (an optional DNS subdomain prefix and '/', then a name of at most 63 characters: alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric)`],
+    errors: [
+      `p.yaml:6:28: spec.rules.spread[0].topologyKey: "-zone" is not a valid label key (an optional DNS subdomain prefix and '/', then a name of at most 63 characters: alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric)`,
+    ],
   },
   {
     name: 'label key syntax in matchLabels points at the key',
-    text: policy('match:\n  namespaceSelector:\n    matchLabels: {"Team Name": ml}\nrules: {spread: [{topologyKey: zone}]}'),
-    errors: [`p.yaml:7:21: spec.match.namespaceSelector.matchLabels["Team Name"]: "Team Name" is not a valid label key (an optional DNS subdomain prefix and '/', then a name of at most 63 characters: alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric)`],
+    text: policy(
+      'match:\n  namespaceSelector:\n    matchLabels: {"Team Name": ml}\nrules: {spread: [{topologyKey: zone}]}',
+    ),
+    errors: [
+      `p.yaml:7:21: spec.match.namespaceSelector.matchLabels["Team Name"]: "Team Name" is not a valid label key (an optional DNS subdomain prefix and '/', then a name of at most 63 characters: alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric)`,
+    ],
   },
   {
     name: 'label value syntax',
     text: policy('match:\n  podSelector: {matchLabels: {app: "web app"}}\nrules: {spread: [{topologyKey: zone}]}'),
-    errors: [`p.yaml:6:38: spec.match.podSelector.matchLabels.app: "web app" is not a valid label value (empty, or at most 63 characters: alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric)`],
+    errors: [
+      `p.yaml:6:38: spec.match.podSelector.matchLabels.app: "web app" is not a valid label value (empty, or at most 63 characters: alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric)`,
+    ],
   },
   {
     name: 'namespace glob syntax',
     text: policy('match: {namespaces: ["team-[ab]"]}\nrules: {spread: [{topologyKey: zone}]}'),
-    errors: ['p.yaml:5:24: spec.match.namespaces[0]: "team-[ab]" is not a valid namespace glob: "[" is not allowed (globs have only the wildcards * and ?)'],
+    errors: [
+      'p.yaml:5:24: spec.match.namespaces[0]: "team-[ab]" is not a valid namespace glob: "[" is not allowed (globs have only the wildcards * and ?)',
+    ],
   },
   {
     name: 'product glob syntax',
     text: policy('rules:\n  gpu: {products: ["NVIDIA H100*"]}'),
-    errors: ['p.yaml:6:22: spec.rules.gpu.products[0]: "NVIDIA H100*" is not a valid label value glob: " " is not allowed'],
+    errors: [
+      'p.yaml:6:22: spec.rules.gpu.products[0]: "NVIDIA H100*" is not a valid label value glob: " " is not allowed',
+    ],
   },
   {
     name: 'preferred weight range',
@@ -165,7 +195,9 @@ export const invalid: InvalidCase[] = [
   {
     name: 'latency target: two',
     text: policy('rules:\n  latency:\n    to: {zone: us-east-1a, etcdLeader: true}\n    maxRttMs: 2'),
-    errors: ['p.yaml:7:11: spec.rules.latency.to: needs exactly one of zone, service or etcdLeader; zone and etcdLeader are given'],
+    errors: [
+      'p.yaml:7:11: spec.rules.latency.to: needs exactly one of zone, service or etcdLeader; zone and etcdLeader are given',
+    ],
   },
   {
     name: 'latency target: service is NAMESPACE/NAME',
@@ -179,7 +211,10 @@ export const invalid: InvalidCase[] = [
   },
   {
     name: 'maxRttMs not negative, and required',
-    text: policy('rules:\n  latency: {to: {zone: a}, maxRttMs: -1}\n  spread: [{topologyKey: zone}]') + '---\n' + policy('rules:\n  latency: {to: {zone: a}}', 'q'),
+    text:
+      policy('rules:\n  latency: {to: {zone: a}, maxRttMs: -1}\n  spread: [{topologyKey: zone}]') +
+      '---\n' +
+      policy('rules:\n  latency: {to: {zone: a}}', 'q'),
     errors: [
       'p.yaml:6:40: spec.rules.latency.maxRttMs: must be at least 0, got -1',
       'p.yaml:14:14: spec.rules.latency.maxRttMs: required field is missing',
@@ -204,7 +239,9 @@ export const invalid: InvalidCase[] = [
     name: 'duplicate spread constraints',
     loaderOnly: true,
     text: policy('rules:\n  spread:\n    - topologyKey: zone\n    - {topologyKey: zone, maxSkew: 2}'),
-    errors: ['p.yaml:8:9: spec.rules.spread[1]: repeats the topologyKey and whenUnsatisfiable of entry 0 (the API server rejects such duplicates)'],
+    errors: [
+      'p.yaml:8:9: spec.rules.spread[1]: repeats the topologyKey and whenUnsatisfiable of entry 0 (the API server rejects such duplicates)',
+    ],
   },
   {
     name: 'null where a map belongs',

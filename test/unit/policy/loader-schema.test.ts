@@ -25,13 +25,24 @@ function violation(schema: Json, value: unknown, path = ''): string | undefined 
   return undefined;
 }
 
-function checkKeyword(keyword: string, argument: unknown, schema: Json, value: unknown, path: string): boolean | string | undefined {
+function checkKeyword(
+  keyword: string,
+  argument: unknown,
+  schema: Json,
+  value: unknown,
+  path: string,
+): boolean | string | undefined {
   const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
   const entries = isObject ? Object.entries(value as Json) : [];
   const sub = argument as Json;
   switch (keyword) {
     case '$ref':
-      return violation((root.$defs as Record<string, Json>)[String(argument).replace('#/$defs/', '')] ?? assert.fail(`dangling ${argument}`), value, path);
+      return violation(
+        (root.$defs as Record<string, Json>)[String(argument).replace('#/$defs/', '')] ??
+          assert.fail(`dangling ${argument}`),
+        value,
+        path,
+      );
     case 'type':
       return !hasType(argument as string | string[], value);
     case 'const':
@@ -39,11 +50,15 @@ function checkKeyword(keyword: string, argument: unknown, schema: Json, value: u
     case 'enum':
       return !(argument as unknown[]).includes(value);
     case 'properties':
-      return entries.map(([key, item]) => (sub[key] ? violation(sub[key] as Json, item, `${path}/${key}`) : undefined)).find(Boolean);
+      return entries
+        .map(([key, item]) => (sub[key] ? violation(sub[key] as Json, item, `${path}/${key}`) : undefined))
+        .find(Boolean);
     case 'additionalProperties':
       return entries
         .filter(([key]) => !Object.hasOwn((schema.properties as Json | undefined) ?? {}, key))
-        .map(([key, item]) => (argument === false ? `${path}/${key} not allowed` : violation(sub, item, `${path}/${key}`)))
+        .map(([key, item]) =>
+          argument === false ? `${path}/${key} not allowed` : violation(sub, item, `${path}/${key}`),
+        )
         .find(Boolean);
     case 'propertyNames':
       return entries.map(([key]) => violation(sub, key, `${path}/${key}`)).find(Boolean);
@@ -76,7 +91,9 @@ function checkKeyword(keyword: string, argument: unknown, schema: Json, value: u
     case 'allOf':
       return (argument as Json[]).map((part) => violation(part, value, path)).find(Boolean);
     case 'if':
-      return violation(sub, value, path) === undefined && schema.then !== undefined ? violation(schema.then as Json, value, path) : undefined;
+      return violation(sub, value, path) === undefined && schema.then !== undefined
+        ? violation(schema.then as Json, value, path)
+        : undefined;
     default:
       return assert.fail(`the schema uses ${keyword}, which this checker does not know`);
   }
@@ -91,7 +108,9 @@ function hasType(type: string | string[], value: unknown): boolean {
 }
 
 const documentsOf = (text: string): unknown[] =>
-  parseAllDocuments(text).filter((doc) => doc.errors.length === 0 && doc.contents !== null).map((doc) => doc.toJS());
+  parseAllDocuments(text)
+    .filter((doc) => doc.errors.length === 0 && doc.contents !== null)
+    .map((doc) => doc.toJS());
 
 for (const [name, generate] of Object.entries(publishedSchemas)) {
   test(`schema/${name} is the generated schema`, async () => {
@@ -112,7 +131,9 @@ test('the schema accepts every example policy in policies/', async () => {
 });
 
 test('the schema accepts what the loader accepts', () => {
-  const valid = policy('priority: -3\nmatch:\n  namespaces: ["ml-?"]\n  podSelector: {matchLabels: {app.kubernetes.io/name: web, tier: ""}}\nrules:\n  nodeLabels: {required: [{key: cores, operator: Gt, values: ["+8"]}, {key: disk, operator: Exists}]}\n  latency: {to: {service: kube-system/etcd}, maxRttMs: 0}\n  spread: [{topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule, minDomains: 2}]');
+  const valid = policy(
+    'priority: -3\nmatch:\n  namespaces: ["ml-?"]\n  podSelector: {matchLabels: {app.kubernetes.io/name: web, tier: ""}}\nrules:\n  nodeLabels: {required: [{key: cores, operator: Gt, values: ["+8"]}, {key: disk, operator: Exists}]}\n  latency: {to: {service: kube-system/etcd}, maxRttMs: 0}\n  spread: [{topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule, minDomains: 2}]',
+  );
   assert.deepEqual(parsePolicies(valid, 'p.yaml').errors, []);
   assert.equal(violation(root, documentsOf(valid)[0]), undefined);
 });
@@ -136,7 +157,10 @@ for (const { name, text, loaderOnly } of invalid) {
   test(`the schema rejects: ${name}`, () => {
     const documents = documentsOf(text);
     assert.ok(documents.length > 0);
-    assert.ok(documents.some((document) => violation(root, document) !== undefined), 'no violation found');
+    assert.ok(
+      documents.some((document) => violation(root, document) !== undefined),
+      'no violation found',
+    );
   });
 }
 
@@ -147,9 +171,16 @@ test('on random edits of a valid policy, the schema and the loader agree', () =>
     metadata: { name: 'p' },
     spec: {
       priority: 1,
-      match: { namespaces: ['ml-*'], podSelector: { matchExpressions: [{ key: 'app', operator: 'In', values: ['x'] }] }, qosClasses: ['Guaranteed'] },
+      match: {
+        namespaces: ['ml-*'],
+        podSelector: { matchExpressions: [{ key: 'app', operator: 'In', values: ['x'] }] },
+        qosClasses: ['Guaranteed'],
+      },
       rules: {
-        nodeLabels: { required: [{ key: 'disk', operator: 'Exists' }], preferred: [{ weight: 5, requirements: [{ key: 'cores', operator: 'Gt', values: ['4'] }] }] },
+        nodeLabels: {
+          required: [{ key: 'disk', operator: 'Exists' }],
+          preferred: [{ weight: 5, requirements: [{ key: 'cores', operator: 'Gt', values: ['4'] }] }],
+        },
         gpu: { products: ['NVIDIA-*'], minMemoryMiB: 100 },
         numa: { maxCandidates: 2 },
         latency: { to: { zone: 'a' }, maxRttMs: 1 },
@@ -158,20 +189,82 @@ test('on random edits of a valid policy, the schema and the loader agree', () =>
     },
   };
   const paths = [
-    ['spec', 'priority'], ['spec', 'onUnsatisfiable'], ['spec', 'match', 'namespaces'], ['spec', 'match', 'namespaces', 0], ['spec', 'match', 'resources'],
-    ['spec', 'match', 'podSelector', 'matchExpressions', 0, 'operator'], ['spec', 'match', 'podSelector', 'matchExpressions', 0, 'values'],
-    ['spec', 'match', 'podSelector', 'matchLabels'], ['spec', 'match', 'qosClasses', 0], ['spec', 'rules', 'nodeLabels', 'required', 0, 'operator'],
-    ['spec', 'rules', 'nodeLabels', 'required', 0, 'values'], ['spec', 'rules', 'nodeLabels', 'required', 0, 'key'], ['spec', 'rules', 'nodeLabels', 'preferred', 0, 'weight'],
-    ['spec', 'rules', 'nodeLabels', 'preferred', 0, 'requirements', 0, 'values'], ['spec', 'rules', 'gpu', 'products'], ['spec', 'rules', 'gpu', 'minMemoryMiB'],
-    ['spec', 'rules', 'gpu', 'mode'], ['spec', 'rules', 'gpu', 'weight'], ['spec', 'rules', 'numa', 'maxCandidates'], ['spec', 'rules', 'numa', 'schedulerName'],
-    ['spec', 'rules', 'latency', 'to'], ['spec', 'rules', 'latency', 'maxRttMs'], ['spec', 'rules', 'spread', 0, 'whenUnsatisfiable'], ['spec', 'rules', 'spread', 0, 'minDomains'],
-    ['spec', 'rules', 'spread', 0, 'maxSkew'], ['spec', 'rules', 'spread', 0, 'topologyKey'], ['spec', 'rules', 'spread', 0, 'selectorLabelKeys'], ['spec', 'rules'], ['metadata', 'name'],
-    ['spec', 'rules', 'nodeLabels'], ['spec', 'extra'],
+    ['spec', 'priority'],
+    ['spec', 'onUnsatisfiable'],
+    ['spec', 'match', 'namespaces'],
+    ['spec', 'match', 'namespaces', 0],
+    ['spec', 'match', 'resources'],
+    ['spec', 'match', 'podSelector', 'matchExpressions', 0, 'operator'],
+    ['spec', 'match', 'podSelector', 'matchExpressions', 0, 'values'],
+    ['spec', 'match', 'podSelector', 'matchLabels'],
+    ['spec', 'match', 'qosClasses', 0],
+    ['spec', 'rules', 'nodeLabels', 'required', 0, 'operator'],
+    ['spec', 'rules', 'nodeLabels', 'required', 0, 'values'],
+    ['spec', 'rules', 'nodeLabels', 'required', 0, 'key'],
+    ['spec', 'rules', 'nodeLabels', 'preferred', 0, 'weight'],
+    ['spec', 'rules', 'nodeLabels', 'preferred', 0, 'requirements', 0, 'values'],
+    ['spec', 'rules', 'gpu', 'products'],
+    ['spec', 'rules', 'gpu', 'minMemoryMiB'],
+    ['spec', 'rules', 'gpu', 'mode'],
+    ['spec', 'rules', 'gpu', 'weight'],
+    ['spec', 'rules', 'numa', 'maxCandidates'],
+    ['spec', 'rules', 'numa', 'schedulerName'],
+    ['spec', 'rules', 'latency', 'to'],
+    ['spec', 'rules', 'latency', 'maxRttMs'],
+    ['spec', 'rules', 'spread', 0, 'whenUnsatisfiable'],
+    ['spec', 'rules', 'spread', 0, 'minDomains'],
+    ['spec', 'rules', 'spread', 0, 'maxSkew'],
+    ['spec', 'rules', 'spread', 0, 'topologyKey'],
+    ['spec', 'rules', 'spread', 0, 'selectorLabelKeys'],
+    ['spec', 'rules'],
+    ['metadata', 'name'],
+    ['spec', 'rules', 'nodeLabels'],
+    ['spec', 'extra'],
   ] as const;
   const pool = [
-    0, 1, 100, 101, -1, 1.5, 'x', '', 'In', 'NotIn', 'Exists', 'Gt', 'Lt', ['a'], [], ['1'], ['1', '2'], ['a b'], {}, null, true, false, 'a/b', 'A_b', '-a', 'ml-*', 'a[b]',
-    'DoNotSchedule', 'ScheduleAnyway', 'Required', 'Preferred', 'Reject', { zone: 'a' }, { etcdLeader: true }, { etcdLeader: false }, { zone: 'a', service: 'a/b' },
-    { service: 'ns/svc' }, { service: 'svc' }, { app: 'web' }, { 'a b': 'x' }, ['Guaranteed'], { required: [] }, { gpu: {} },
+    0,
+    1,
+    100,
+    101,
+    -1,
+    1.5,
+    'x',
+    '',
+    'In',
+    'NotIn',
+    'Exists',
+    'Gt',
+    'Lt',
+    ['a'],
+    [],
+    ['1'],
+    ['1', '2'],
+    ['a b'],
+    {},
+    null,
+    true,
+    false,
+    'a/b',
+    'A_b',
+    '-a',
+    'ml-*',
+    'a[b]',
+    'DoNotSchedule',
+    'ScheduleAnyway',
+    'Required',
+    'Preferred',
+    'Reject',
+    { zone: 'a' },
+    { etcdLeader: true },
+    { etcdLeader: false },
+    { zone: 'a', service: 'a/b' },
+    { service: 'ns/svc' },
+    { service: 'svc' },
+    { app: 'web' },
+    { 'a b': 'x' },
+    ['Guaranteed'],
+    { required: [] },
+    { gpu: {} },
   ];
   const edit = fc.tuple(fc.constantFrom(...paths), fc.constantFrom(...pool));
   fc.assert(
@@ -180,7 +273,11 @@ test('on random edits of a valid policy, the schema and the loader agree', () =>
       for (const [path, value] of edits) setAt(document, path, structuredClone(value));
       const loaderErrors = parsePolicies(JSON.stringify(document), 'p.json').errors.map((error) => error.message);
       const schemaViolation = violation(root, document);
-      assert.equal(schemaViolation === undefined, loaderErrors.length === 0, `loader: ${loaderErrors.join('; ') || 'accepts'}; schema: ${schemaViolation ?? 'accepts'}`);
+      assert.equal(
+        schemaViolation === undefined,
+        loaderErrors.length === 0,
+        `loader: ${loaderErrors.join('; ') || 'accepts'}; schema: ${schemaViolation ?? 'accepts'}`,
+      );
     }),
     { numRuns: 500 },
   );

@@ -14,8 +14,12 @@ import { clusterObjects, NOW, OPTIONS, pod, policy } from './engine-cluster.ts';
 
 const ZONE = 'topology.kubernetes.io/zone';
 const infra: Toleration = { key: 'dedicated', operator: 'Equal', value: 'infra', effect: 'NoSchedule' };
-const gpuRequest = (count: number) => ({ containers: [{ name: 'c', image: 'x', resources: { limits: { 'nvidia.com/gpu': String(count) } } }] });
-const cpuRequest = (cpu: string) => ({ containers: [{ name: 'c', image: 'x', resources: { limits: { cpu, memory: '4Gi' } } }] });
+const gpuRequest = (count: number) => ({
+  containers: [{ name: 'c', image: 'x', resources: { limits: { 'nvidia.com/gpu': String(count) } } }],
+});
+const cpuRequest = (cpu: string) => ({
+  containers: [{ name: 'c', image: 'x', resources: { limits: { cpu, memory: '4Gi' } } }],
+});
 
 /** Pods that differ in one placement input each, so a key that missed one would hand one Pod another's nodes. */
 const PODS: readonly Pod[] = [
@@ -23,7 +27,16 @@ const PODS: readonly Pod[] = [
   pod({ tolerations: [infra] }),
   pod({ nodeSelector: { disk: 'nvme' } }),
   pod({ nodeSelector: { disk: 'ssd' } }),
-  pod({ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE, operator: 'In', values: ['zone-c'] }] }] } } }, tolerations: [infra] }),
+  pod({
+    affinity: {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE, operator: 'In', values: ['zone-c'] }] }],
+        },
+      },
+    },
+    tolerations: [infra],
+  }),
   pod({ topologySpreadConstraints: [{ topologyKey: 'disk', maxSkew: 1, whenUnsatisfiable: 'DoNotSchedule' }] }),
   pod({ topologySpreadConstraints: [{ topologyKey: 'disk', maxSkew: 1, whenUnsatisfiable: 'ScheduleAnyway' }] }),
   pod(gpuRequest(4)),
@@ -34,8 +47,16 @@ const PODS: readonly Pod[] = [
 ];
 
 const POLICIES = [
-  policy('gpu', { gpu: { products: ['NVIDIA-*'], resource: 'nvidia.com/gpu', mode: 'Required', weight: 1 } }, { priority: 20 }),
-  policy('labels', { nodeLabels: { required: [{ key: ZONE, operator: 'In', values: ['zone-a', 'zone-b'] }], preferred: [] } }, { priority: 10 }),
+  policy(
+    'gpu',
+    { gpu: { products: ['NVIDIA-*'], resource: 'nvidia.com/gpu', mode: 'Required', weight: 1 } },
+    { priority: 20 },
+  ),
+  policy(
+    'labels',
+    { nodeLabels: { required: [{ key: ZONE, operator: 'In', values: ['zone-a', 'zone-b'] }], preferred: [] } },
+    { priority: 10 },
+  ),
   policy('spread', { spread: [{ topologyKey: ZONE, maxSkew: 1, whenUnsatisfiable: 'DoNotSchedule' }] }),
   policy('numa', { numa: { policy: 'SingleNUMANode', mode: 'Required', maxCandidates: 1 } }, { priority: -10 }),
 ];
@@ -49,7 +70,10 @@ const DECISION_PODS: readonly Pod[] = [
   pod({ ...cpuRequest('2'), schedulerName: 'other' }),
   pod({ nodeName: 'n1' }),
   pod({ topologySpreadConstraints: [{ topologyKey: ZONE, maxSkew: 1, whenUnsatisfiable: 'ScheduleAnyway' }] }),
-  pod({ ...cpuRequest('2'), initContainers: [{ name: 'side', image: 'x', restartPolicy: 'Always', resources: { requests: { cpu: '1' } } }] }),
+  pod({
+    ...cpuRequest('2'),
+    initContainers: [{ name: 'side', image: 'x', restartPolicy: 'Always', resources: { requests: { cpu: '1' } } }],
+  }),
   pod({ ...cpuRequest('2'), initContainers: [{ name: 'init', image: 'x', resources: { requests: { cpu: '1' } } }] }),
   pod({ ...cpuRequest('2'), initContainers: [{ name: 'init', image: 'x', resources: { requests: { cpu: '12' } } }] }),
   pod({ ...cpuRequest('2'), tolerations: [infra] }),
@@ -65,32 +89,69 @@ const DECISION_PODS: readonly Pod[] = [
 
 /** Policies that read what DECISION_PODS vary: labels (spread, podSelector), QoS, resources, tolerations (zone-c is tainted), schedulerName. */
 const MORE_POLICIES = [
-  policy('web-spread', { spread: [{ topologyKey: ZONE, maxSkew: 1, whenUnsatisfiable: 'ScheduleAnyway' }] }, { priority: 5, match: { podSelector: { matchLabels: { app: 'web' } } } }),
-  policy('guaranteed', { nodeLabels: { required: [], preferred: [{ weight: 10, requirements: [{ key: 'disk', operator: 'In', values: ['nvme'] }] }] } }, { priority: 4, match: { qosClasses: ['Guaranteed'] } }),
-  policy('zone-c', { nodeLabels: { required: [{ key: ZONE, operator: 'In', values: ['zone-c'] }], preferred: [] } }, { priority: 1, match: { namespaces: ['ml'] } }),
-  policy('numa-scheduler', { numa: { policy: 'SingleNUMANode', mode: 'Preferred', maxCandidates: 2, schedulerName: 'topo-scheduler' } }, { priority: 3, match: { namespaces: ['ml'] } }),
+  policy(
+    'web-spread',
+    { spread: [{ topologyKey: ZONE, maxSkew: 1, whenUnsatisfiable: 'ScheduleAnyway' }] },
+    { priority: 5, match: { podSelector: { matchLabels: { app: 'web' } } } },
+  ),
+  policy(
+    'guaranteed',
+    {
+      nodeLabels: {
+        required: [],
+        preferred: [{ weight: 10, requirements: [{ key: 'disk', operator: 'In', values: ['nvme'] }] }],
+      },
+    },
+    { priority: 4, match: { qosClasses: ['Guaranteed'] } },
+  ),
+  policy(
+    'zone-c',
+    { nodeLabels: { required: [{ key: ZONE, operator: 'In', values: ['zone-c'] }], preferred: [] } },
+    { priority: 1, match: { namespaces: ['ml'] } },
+  ),
+  policy(
+    'numa-scheduler',
+    { numa: { policy: 'SingleNUMANode', mode: 'Preferred', maxCandidates: 2, schedulerName: 'topo-scheduler' } },
+    { priority: 3, match: { namespaces: ['ml'] } },
+  ),
 ];
 
 describe('decision memo', () => {
   test('a set that decided other Pods first decides each Pod as a fresh one does', () => {
     const shared = compile(POLICIES, buildSnapshot(clusterObjects(), { now: NOW }));
     const order = [...PODS, ...[...PODS].reverse(), ...PODS];
-    const fresh = (target: Pod) => decide({ pod: target, namespace: 'default' }, compile(POLICIES, buildSnapshot(clusterObjects(), { now: NOW })), { ...OPTIONS, explain: true });
-    for (const target of order) assert.deepEqual(decide({ pod: target, namespace: 'default' }, shared, { ...OPTIONS, explain: true }), fresh(target));
+    const fresh = (target: Pod) =>
+      decide({ pod: target, namespace: 'default' }, compile(POLICIES, buildSnapshot(clusterObjects(), { now: NOW })), {
+        ...OPTIONS,
+        explain: true,
+      });
+    for (const target of order)
+      assert.deepEqual(
+        decide({ pod: target, namespace: 'default' }, shared, { ...OPTIONS, explain: true }),
+        fresh(target),
+      );
   });
 
   test('whole decisions: each Pod gets what a fresh set decides, however many Pods came before', () => {
-    const requests = [...PODS, ...DECISION_PODS].flatMap((target) => [{ pod: target, namespace: 'default' }, { pod: target, namespace: 'ml' }]);
+    const requests = [...PODS, ...DECISION_PODS].flatMap((target) => [
+      { pod: target, namespace: 'default' },
+      { pod: target, namespace: 'ml' },
+    ]);
     for (const policies of [[...POLICIES, ...MORE_POLICIES], MORE_POLICIES]) {
       const shared = compile(policies, buildSnapshot(clusterObjects(), { now: NOW }));
-      const fresh = (request: PodRequest) => decide(request, compile(policies, buildSnapshot(clusterObjects(), { now: NOW })), OPTIONS);
-      for (const request of [...requests, ...[...requests].reverse()]) assert.deepEqual(decide(request, shared, OPTIONS), fresh(request), JSON.stringify(request));
+      const fresh = (request: PodRequest) =>
+        decide(request, compile(policies, buildSnapshot(clusterObjects(), { now: NOW })), OPTIONS);
+      for (const request of [...requests, ...[...requests].reverse()])
+        assert.deepEqual(decide(request, shared, OPTIONS), fresh(request), JSON.stringify(request));
     }
   });
 
   test('whole decisions: replicas that differ only in name and uid are decided, then kept from the second', () => {
     const compiled = compile(POLICIES, buildSnapshot(clusterObjects(), { now: NOW }));
-    const replica = (name: string, namespace = 'default') => ({ pod: pod(gpuRequest(4), { name, uid: `uid-${name}`, generateName: 'trainer-', labels: { app: 'trainer' } }), namespace });
+    const replica = (name: string, namespace = 'default') => ({
+      pod: pod(gpuRequest(4), { name, uid: `uid-${name}`, generateName: 'trainer-', labels: { app: 'trainer' } }),
+      namespace,
+    });
     const first = decide(replica('trainer-a'), compiled, OPTIONS);
     assert.ok(first.patch.length > 0);
     const second = decide(replica('trainer-b'), compiled, OPTIONS);
@@ -102,7 +163,10 @@ describe('decision memo', () => {
   });
 
   test('whole decisions: once a source goes stale, the clock counts again', () => {
-    const near = [policy('near-a', { latency: { to: { zone: 'zone-a' }, maxRttMs: 1, mode: 'Required' } }), policy('near-etcd', { latency: { to: { etcdLeader: true }, maxRttMs: 1.5, mode: 'Preferred' } })];
+    const near = [
+      policy('near-a', { latency: { to: { zone: 'zone-a' }, maxRttMs: 1, mode: 'Required' } }),
+      policy('near-etcd', { latency: { to: { etcdLeader: true }, maxRttMs: 1.5, mode: 'Preferred' } }),
+    ];
     const compiled = compile(near, buildSnapshot(clusterObjects(), { now: NOW }));
     const request = { pod: pod(), namespace: 'default' };
     decide(request, compiled, OPTIONS);
@@ -111,8 +175,14 @@ describe('decision memo', () => {
     for (const later of [NOW + 20 * 60_000, NOW + 30 * 60_000]) {
       const options = { ...OPTIONS, now: later };
       const decision = decide(request, compiled, options);
-      assert.deepEqual(decision, decide(request, compile(near, buildSnapshot(clusterObjects(), { now: NOW })), options));
-      assert.match(decision.warnings.join('\n'), new RegExp(`NetworkTopology is stale \\(${Math.round((later - NOW + 60_000) / 1000)}s old`));
+      assert.deepEqual(
+        decision,
+        decide(request, compile(near, buildSnapshot(clusterObjects(), { now: NOW })), options),
+      );
+      assert.match(
+        decision.warnings.join('\n'),
+        new RegExp(`NetworkTopology is stale \\(${Math.round((later - NOW + 60_000) / 1000)}s old`),
+      );
     }
     assert.equal(decide(request, compiled, OPTIONS), early);
   });
@@ -152,7 +222,10 @@ describe('decision memo', () => {
       policy('ml-glob', rules, { priority: 9, match: { namespaces: ['m?'] } }),
       policy('team-ml', rules, { priority: 5, match: { namespaceSelector: { matchLabels: { team: 'ml' } } } }),
       policy('not-ml', rules, { priority: 7, match: { excludeNamespaces: ['ml'] } }),
-      policy('by-name-label', rules, { priority: 3, match: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'web' } } } }),
+      policy('by-name-label', rules, {
+        priority: 3,
+        match: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'web' } } },
+      }),
       policy('pods-only', rules, { priority: 2, match: { podSelector: { matchLabels: { app: 'x' } } } }),
     ];
     const compiled = compile(policies, buildSnapshot(clusterObjects(), { now: NOW }));

@@ -6,7 +6,12 @@ import { PatchWriter, pointer } from '../../../src/policy/patch.ts';
 import type { Pod } from '../../../src/kube/types.ts';
 
 const apply = (document: object, operations: readonly object[]) =>
-  fastJsonPatch.applyPatch(structuredClone(document), structuredClone(operations) as fastJsonPatch.Operation[], true, false).newDocument;
+  fastJsonPatch.applyPatch(
+    structuredClone(document),
+    structuredClone(operations) as fastJsonPatch.Operation[],
+    true,
+    false,
+  ).newDocument;
 
 test('pointers escape ~ and / (RFC 6901)', () => {
   assert.equal(pointer(['metadata', 'annotations', 'a/b~c']), '/metadata/annotations/a~1b~0c');
@@ -35,7 +40,9 @@ test('later operations see what earlier ones created, without changing their val
     { op: 'add', path: '/spec/affinity/nodeAffinity/preferred/-', value: { weight: 2 } },
   ]);
   assert.deepEqual(document, { spec: {} }, 'the input is never changed');
-  assert.deepEqual(apply(document, writer.operations), { spec: { affinity: { nodeAffinity: { required: { terms: [] }, preferred: [{ weight: 1 }, { weight: 2 }] } } } });
+  assert.deepEqual(apply(document, writer.operations), {
+    spec: { affinity: { nodeAffinity: { required: { terms: [] }, preferred: [{ weight: 1 }, { weight: 2 }] } } },
+  });
 });
 
 test('values of the wrong type are replaced, never walked into', () => {
@@ -43,7 +50,9 @@ test('values of the wrong type are replaced, never walked into', () => {
   const writer = new PatchWriter(document);
   writer.set(['spec', 'affinity', 'nodeAffinity'], {});
   writer.append(['spec', 'tolerations'], [{ key: 'k' }]);
-  assert.deepEqual(apply(document, writer.operations), { spec: { affinity: { nodeAffinity: {} }, tolerations: [{ key: 'k' }] } });
+  assert.deepEqual(apply(document, writer.operations), {
+    spec: { affinity: { nodeAffinity: {} }, tolerations: [{ key: 'k' }] },
+  });
 });
 
 test('operation values are copies: changing them changes nothing else', () => {
@@ -59,22 +68,61 @@ test('merge: requirements go into every live term; empty terms and lists stay as
   const cases: [Pod['spec'], unknown][] = [
     [{}, [{ matchExpressions: [expression] }]],
     [{ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [] } } } }, []],
-    [{ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{}, { matchExpressions: [{ key: 'x', operator: 'Exists' }] }] } } } },
-      [{}, { matchExpressions: [{ key: 'x', operator: 'Exists' }, expression] }]],
-    [{ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'disk', operator: 'In', values: ['nvme'] }] }, { matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n'] }] }] } } } },
-      [{ matchExpressions: [expression] }, { matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n'] }], matchExpressions: [expression] }]],
+    [
+      {
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [{}, { matchExpressions: [{ key: 'x', operator: 'Exists' }] }],
+            },
+          },
+        },
+      },
+      [{}, { matchExpressions: [{ key: 'x', operator: 'Exists' }, expression] }],
+    ],
+    [
+      {
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [
+                { matchExpressions: [{ key: 'disk', operator: 'In', values: ['nvme'] }] },
+                { matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n'] }] },
+              ],
+            },
+          },
+        },
+      },
+      [
+        { matchExpressions: [expression] },
+        { matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n'] }], matchExpressions: [expression] },
+      ],
+    ],
   ];
   for (const [spec, expected] of cases) {
     const pod: Pod = { spec };
     const changes = new PodChanges(pod);
     changes.addRequirement(expression);
     const output = apply(pod, buildPatch(pod, changes, {})) as Pod;
-    assert.deepEqual(output.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms, expected);
+    assert.deepEqual(
+      output.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms,
+      expected,
+    );
   }
 });
 
 test('merge: an expression is the same whatever the order of its values', () => {
-  const pod: Pod = { spec: { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'z', operator: 'In', values: ['b', 'a'] }] }] } } } } };
+  const pod: Pod = {
+    spec: {
+      affinity: {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: [{ matchExpressions: [{ key: 'z', operator: 'In', values: ['b', 'a'] }] }],
+          },
+        },
+      },
+    },
+  };
   const changes = new PodChanges(pod);
   assert.deepEqual(changes.addRequirement({ key: 'z', operator: 'In', values: ['a', 'b'] }), { added: false });
   assert.deepEqual(changes.addRequirement({ key: 'z', operator: 'In', values: ['a'] }), { added: true });

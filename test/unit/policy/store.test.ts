@@ -65,7 +65,10 @@ test('loads the directory and follows changes; a bad file keeps the last good se
   try {
     assert.deepEqual(store.readiness(), { ready: true });
     assert.equal(store.current().version, 1);
-    assert.deepEqual(store.current().policies.map((p) => p.name), ['a']);
+    assert.deepEqual(
+      store.current().policies.map((p) => p.name),
+      ['a'],
+    );
     assert.equal(await metric(registry, 'topogate_policies_loaded'), 1);
     assert.ok(((await metric(registry, 'topogate_policy_last_reload_success_timestamp_seconds')) ?? 0) > 0);
 
@@ -76,7 +79,10 @@ test('loads the directory and follows changes; a bad file keeps the last good se
       reason: `last reload failed: ${join(dir, 'b.yaml')}:5:33: spec.rules.numa.maxCandidates: must be at least 1, got 0; serving policy set version 1`,
     });
     assert.equal(store.current().version, 1);
-    assert.deepEqual(store.current().policies.map((p) => p.name), ['a']);
+    assert.deepEqual(
+      store.current().policies.map((p) => p.name),
+      ['a'],
+    );
     assert.equal(await metric(registry, 'topogate_policy_reload_errors_total'), 1);
     assert.equal(await metric(registry, 'topogate_policy_last_reload_successful'), 0);
 
@@ -84,7 +90,10 @@ test('loads the directory and follows changes; a bad file keeps the last good se
     await writeFile(join(dir, 'b.yaml'), policy('rules: {numa: {maxCandidates: 4}}', 'b'));
     const set = await changed;
     assert.equal(set.version, 2);
-    assert.deepEqual(set.policies.map((p) => p.name), ['a', 'b']);
+    assert.deepEqual(
+      set.policies.map((p) => p.name),
+      ['a', 'b'],
+    );
     assert.deepEqual(store.current(), set);
     assert.deepEqual(store.readiness(), { ready: true });
     assert.equal(await metric(registry, 'topogate_policies_loaded'), 2);
@@ -95,7 +104,9 @@ test('loads the directory and follows changes; a bad file keeps the last good se
 });
 
 test('a bad first load is not ready, and a fix makes it ready', async () => {
-  const dir = await freshDir({ 'a.yaml': 'apiVersion: topogate.dev/v1alpha1\nkind: SchedulingPolicy\nmetadata: {name: a}\nspec: {rules: {}}\n' });
+  const dir = await freshDir({
+    'a.yaml': 'apiVersion: topogate.dev/v1alpha1\nkind: SchedulingPolicy\nmetadata: {name: a}\nspec: {rules: {}}\n',
+  });
   const { store } = await open(dir);
   try {
     assert.deepEqual(store.readiness(), {
@@ -119,7 +130,10 @@ test('an editor replacing a file by rename is seen', async () => {
     const changed = nextChange(store);
     await writeFile(join(dir, '.a.yaml.swp'), policy(spread, 'renamed'));
     await rename(join(dir, '.a.yaml.swp'), join(dir, 'a.yaml'));
-    assert.deepEqual((await changed).policies.map((p) => p.name), ['renamed']);
+    assert.deepEqual(
+      (await changed).policies.map((p) => p.name),
+      ['renamed'],
+    );
   } finally {
     await store.stop();
   }
@@ -137,7 +151,10 @@ test('an unchanged set keeps its version; a missing directory is not ready', asy
   }
   const missing = await open(join(root, 'nowhere'));
   try {
-    assert.deepEqual(missing.store.readiness(), { ready: false, reason: `policies not loaded: ${join(root, 'nowhere')}: cannot read: no such file or directory` });
+    assert.deepEqual(missing.store.readiness(), {
+      ready: false,
+      reason: `policies not loaded: ${join(root, 'nowhere')}: cannot read: no such file or directory`,
+    });
   } finally {
     await missing.store.stop();
   }
@@ -149,12 +166,21 @@ test('a removed directory keeps the last good set; when it comes back it is foll
   try {
     await rm(dir, { recursive: true });
     await until(() => store.readiness().reason !== undefined, 'the removal is noticed');
-    assert.equal(store.readiness().reason, `last reload failed: ${dir}: cannot read: no such file or directory; serving policy set version 1`);
-    assert.deepEqual(store.current().policies.map((p) => p.name), ['a']);
+    assert.equal(
+      store.readiness().reason,
+      `last reload failed: ${dir}: cannot read: no such file or directory; serving policy set version 1`,
+    );
+    assert.deepEqual(
+      store.current().policies.map((p) => p.name),
+      ['a'],
+    );
     const changed = nextChange(store);
     await mkdir(dir);
     await writeFile(join(dir, 'b.yaml'), policy(spread, 'b'));
-    assert.deepEqual((await changed).policies.map((p) => p.name), ['b']);
+    assert.deepEqual(
+      (await changed).policies.map((p) => p.name),
+      ['b'],
+    );
     assert.deepEqual(store.readiness(), { ready: true });
   } finally {
     await store.stop();

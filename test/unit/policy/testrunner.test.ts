@@ -26,14 +26,24 @@ const node = (name: string, zone: string, extra = '') =>
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'topogate-testrunner-'));
-  await writeFile(join(dir, 'policy.yaml'), policy('rules:\n  nodeLabels: {required: [{key: topology.kubernetes.io/zone, operator: In, values: [a]}]}', 'zone-a'));
-  await writeFile(join(dir, 'cluster.yaml'), [node('n1', 'a'), node('n2', 'b'), node('n3', 'a', 'spec: {unschedulable: true}\n')].join('---\n'));
+  await writeFile(
+    join(dir, 'policy.yaml'),
+    policy(
+      'rules:\n  nodeLabels: {required: [{key: topology.kubernetes.io/zone, operator: In, values: [a]}]}',
+      'zone-a',
+    ),
+  );
+  await writeFile(
+    join(dir, 'cluster.yaml'),
+    [node('n1', 'a'), node('n2', 'b'), node('n3', 'a', 'spec: {unschedulable: true}\n')].join('---\n'),
+  );
 });
 after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const pod = '      apiVersion: v1\n      kind: Pod\n      metadata: {name: p}\n      spec: {containers: [{name: c, image: busybox}]}';
+const pod =
+  '      apiVersion: v1\n      kind: Pod\n      metadata: {name: p}\n      spec: {containers: [{name: c, image: busybox}]}';
 
 test('the example suites in policies/tests pass', async () => {
   const result = await run(repo, 'policies/tests');
@@ -43,15 +53,28 @@ test('the example suites in policies/tests pass', async () => {
 });
 
 test('a passing case', async () => {
-  await writeFile(join(dir, 'topogate-test.yaml'), suite(`  - name: zone a only\n    pod:\n${pod}\n    expect:\n      applied: [zone-a]\n      nodes: [n1]\n      warnings: []\n      fields: {/metadata/annotations/topogate.dev~1policies: zone-a, /spec/nodeName: null}\n`));
-  assert.deepEqual(await run(dir, '.'), { code: 0, stdout: 'PASS demo › zone a only\n\n1 passed, 0 failed (1 suite)\n', stderr: '' });
+  await writeFile(
+    join(dir, 'topogate-test.yaml'),
+    suite(
+      `  - name: zone a only\n    pod:\n${pod}\n    expect:\n      applied: [zone-a]\n      nodes: [n1]\n      warnings: []\n      fields: {/metadata/annotations/topogate.dev~1policies: zone-a, /spec/nodeName: null}\n`,
+    ),
+  );
+  assert.deepEqual(await run(dir, '.'), {
+    code: 0,
+    stdout: 'PASS demo › zone a only\n\n1 passed, 0 failed (1 suite)\n',
+    stderr: '',
+  });
 });
 
 test('each difference is reported, and the run fails', async () => {
   await mkdir(join(dir, 'failing'), { recursive: true });
   await writeFile(
     join(dir, 'failing', 'topogate-test.yaml'),
-    suite(`  - name: wrong on every count\n    pod:\n${pod}\n    expect:\n      allowed: false\n      applied: []\n      nodes: [n1, n2]\n      fields: {/spec/schedulerName: custom}\n      warnings: [dropped]\n`).replace('[policy.yaml]', '[../policy.yaml]').replace('[cluster.yaml]', '[../cluster.yaml]'),
+    suite(
+      `  - name: wrong on every count\n    pod:\n${pod}\n    expect:\n      allowed: false\n      applied: []\n      nodes: [n1, n2]\n      fields: {/spec/schedulerName: custom}\n      warnings: [dropped]\n`,
+    )
+      .replace('[policy.yaml]', '[../policy.yaml]')
+      .replace('[cluster.yaml]', '[../cluster.yaml]'),
   );
   const result = await run(dir, 'failing');
   assert.equal(result.code, 1);
@@ -76,15 +99,24 @@ test('each difference is reported, and the run fails', async () => {
 
 test('an invalid suite is reported with file:line:col', async () => {
   await mkdir(join(dir, 'invalid'), { recursive: true });
-  await writeFile(join(dir, 'invalid', 'topogate-test.yaml'), suite(`  - name: typo\n    pod: p.yaml\n    expect: {alowed: true}\n`));
+  await writeFile(
+    join(dir, 'invalid', 'topogate-test.yaml'),
+    suite(`  - name: typo\n    pod: p.yaml\n    expect: {alowed: true}\n`),
+  );
   const result = await run(dir, 'invalid/topogate-test.yaml');
   assert.equal(result.code, 1);
-  assert.equal(result.stdout, 'FAIL invalid/topogate-test.yaml: invalid suite:\ninvalid/topogate-test.yaml:9:14: cases[0].expect.alowed: unknown field (did you mean "allowed"?)\n\n0 passed, 1 failed (1 suite)\n');
+  assert.equal(
+    result.stdout,
+    'FAIL invalid/topogate-test.yaml: invalid suite:\ninvalid/topogate-test.yaml:9:14: cases[0].expect.alowed: unknown field (did you mean "allowed"?)\n\n0 passed, 1 failed (1 suite)\n',
+  );
 });
 
 test('bad usage exits 2; a folder without suites fails', async () => {
   assert.equal((await run(dir)).code, 2);
   assert.equal((await run(dir, '--watch', '.')).code, 2);
   await mkdir(join(dir, 'empty'), { recursive: true });
-  assert.equal((await run(dir, 'empty')).stdout, 'FAIL empty: no topogate-test.yaml found\n\n0 passed, 1 failed (0 suites)\n');
+  assert.equal(
+    (await run(dir, 'empty')).stdout,
+    'FAIL empty: no topogate-test.yaml found\n\n0 passed, 1 failed (0 suites)\n',
+  );
 });

@@ -18,12 +18,20 @@ test('stops at the first chunk past the limit with a 413', async () => {
   const result = readIncoming(incoming, 10);
   incoming.write(Buffer.alloc(8, 0x20));
   incoming.write(Buffer.alloc(8, 0x20));
-  assert.deepEqual(await result, { ok: false, code: 413, message: 'the body is more than 10 bytes; the limit is 10 bytes (0.0 MiB)' });
+  assert.deepEqual(await result, {
+    ok: false,
+    code: 413,
+    message: 'the body is more than 10 bytes; the limit is 10 bytes (0.0 MiB)',
+  });
   assert.equal(incoming.isPaused(), true);
 });
 
 test('a body that is not UTF-8 is a 400', async () => {
-  assert.deepEqual(await readIncoming(Readable.from([Buffer.from([0x7b, 0xff, 0x7d])]), 1024), { ok: false, code: 400, message: 'the body is not valid UTF-8 JSON' });
+  assert.deepEqual(await readIncoming(Readable.from([Buffer.from([0x7b, 0xff, 0x7d])]), 1024), {
+    ok: false,
+    code: 400,
+    message: 'the body is not valid UTF-8 JSON',
+  });
 });
 
 test('a client that goes away mid-body is a 400 naming why', async () => {

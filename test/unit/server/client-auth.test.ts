@@ -12,7 +12,16 @@ import { clientCaProblem, readClientCa } from '../../../src/server/clientAuth.ts
 import { clientPki, type ClientPem } from './client-pki.ts';
 import { metricValue, postJson, send, startTestServer, until, type Running } from './https.ts';
 
-const review = { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u-1', operation: 'CREATE', kind: { group: '', version: 'v1', kind: 'Pod' }, object: { metadata: { name: 'p' } } } };
+const review = {
+  apiVersion: 'admission.k8s.io/v1',
+  kind: 'AdmissionReview',
+  request: {
+    uid: 'u-1',
+    operation: 'CREATE',
+    kind: { group: '', version: 'v1', kind: 'Pod' },
+    object: { metadata: { name: 'p' } },
+  },
+};
 const trusted = clientPki('api-server-webhook-client-ca', 'kube-apiserver-webhook-client');
 const stranger = clientPki('someone-else-ca', 'kube-apiserver-webhook-client');
 let running: Running;
@@ -24,7 +33,14 @@ before(async () => {
 });
 after(() => running.stop());
 
-const mutate = (client: Partial<ClientPem>) => send(running.server.url, '/mutate', serverCa, { method: 'POST', headers: { 'content-type': 'application/json' }, ...client }, JSON.stringify(review));
+const mutate = (client: Partial<ClientPem>) =>
+  send(
+    running.server.url,
+    '/mutate',
+    serverCa,
+    { method: 'POST', headers: { 'content-type': 'application/json' }, ...client },
+    JSON.stringify(review),
+  );
 
 test('a client certificate signed by --client-ca reaches /mutate', async () => {
   const reply = await mutate(trusted.client);
@@ -37,28 +53,56 @@ test('no client certificate, or one from another CA: 401 on /mutate, counted; th
   const none = await mutate({});
   assert.equal(none.status, 401);
   assert.equal(none.json().reason, 'Unauthorized');
-  assert.match(none.json().message, /^no client certificate was presented; \/mutate needs a certificate signed by the --client-ca/);
+  assert.match(
+    none.json().message,
+    /^no client certificate was presented; \/mutate needs a certificate signed by the --client-ca/,
+  );
   const foreign = await mutate(stranger.client);
   assert.equal(foreign.status, 401);
   assert.match(foreign.json().message, /the client certificate was refused/);
   assert.equal(await metricValue(running, 'topogate_client_certificate_refused_total'), before + 2);
-  for (const path of ['/healthz', '/readyz', '/metrics']) assert.equal((await send(running.server.url, path, serverCa)).status, 200, path);
+  for (const path of ['/healthz', '/readyz', '/metrics'])
+    assert.equal((await send(running.server.url, path, serverCa)).status, 200, path);
 });
 
-test('a caller without the certificate is refused before its body is read, so it never holds one of the in-flight places', { timeout: 10_000 }, async () => {
-  // The rest of the body would come a minute later: only an answer that does not wait for it passes.
-  const reply = await send(running.server.url, '/mutate', serverCa, { method: 'POST', headers: { 'content-type': 'application/json' }, chunks: ['{"apiVersion":', '"admission.k8s.io/v1"}'], pauseMs: 60_000 });
-  assert.equal(reply.status, 401);
-  assert.equal(reply.headers.connection, 'close');
-  assert.equal(await metricValue(running, 'topogate_in_flight_requests'), 0);
-});
+test(
+  'a caller without the certificate is refused before its body is read, so it never holds one of the in-flight places',
+  { timeout: 10_000 },
+  async () => {
+    // The rest of the body would come a minute later: only an answer that does not wait for it passes.
+    const reply = await send(running.server.url, '/mutate', serverCa, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      chunks: ['{"apiVersion":', '"admission.k8s.io/v1"}'],
+      pauseMs: 60_000,
+    });
+    assert.equal(reply.status, 401);
+    assert.equal(reply.headers.connection, 'close');
+    assert.equal(await metricValue(running, 'topogate_in_flight_requests'), 0);
+  },
+);
 
 test('after the serving certificate rotates, client certificates are still checked against --client-ca', async () => {
   const next = issueCertificates({ service: 'topogate', namespace: 'test', localhost: true });
   await writeCertificates(running.certDir, next);
   const both = [serverCa, next.caCert];
-  await until(async () => (await metricValue(running, 'topogate_certificate_reloads_total', { result: 'applied' })) >= 1, 'the new serving certificate', 10_000);
-  assert.equal((await send(running.server.url, '/mutate', both, { method: 'POST', headers: { 'content-type': 'application/json' }, ...trusted.client }, JSON.stringify(review))).status, 200);
+  await until(
+    async () => (await metricValue(running, 'topogate_certificate_reloads_total', { result: 'applied' })) >= 1,
+    'the new serving certificate',
+    10_000,
+  );
+  assert.equal(
+    (
+      await send(
+        running.server.url,
+        '/mutate',
+        both,
+        { method: 'POST', headers: { 'content-type': 'application/json' }, ...trusted.client },
+        JSON.stringify(review),
+      )
+    ).status,
+    200,
+  );
   assert.equal((await postJson(running.server.url, both, review)).status, 401);
 });
 
@@ -67,7 +111,10 @@ test('--client-ca FILE: resolved from the cwd, and must hold a PEM certificate',
   assert.ok(parsed.ok);
   assert.equal(parsed.config.clientCa, '/srv/pki/webhook-clients.crt');
   await assert.rejects(readClientCa('/nonexistent/ca.crt'), /--client-ca \/nonexistent\/ca\.crt: ENOENT/);
-  await assert.rejects(readClientCa(new URL('../../../package.json', import.meta.url).pathname), /is not a CA certificate: it holds no PEM certificate/);
+  await assert.rejects(
+    readClientCa(new URL('../../../package.json', import.meta.url).pathname),
+    /is not a CA certificate: it holds no PEM certificate/,
+  );
   assert.equal(clientCaProblem(trusted.caCert), undefined);
   assert.equal(clientCaProblem('not a certificate'), 'it holds no PEM certificate');
   assert.ok(clientCaProblem('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n') !== undefined);

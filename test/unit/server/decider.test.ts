@@ -24,20 +24,40 @@ function providers(snapshot: TopologySnapshot, policySet: PolicyVersion) {
     subscribe: (listener) => (topologyListeners.add(listener), () => topologyListeners.delete(listener)),
     stop: async () => {},
   };
-  const policies: PolicyProvider = { current: () => state.policySet, readiness: () => ({ ready: true }), onChange: () => () => {}, stop: async () => {} };
-  return { state, topology, policies, publish: (next: TopologySnapshot) => ((state.snapshot = next), topologyListeners.forEach((listener) => listener(next))) };
+  const policies: PolicyProvider = {
+    current: () => state.policySet,
+    readiness: () => ({ ready: true }),
+    onChange: () => () => {},
+    stop: async () => {},
+  };
+  return {
+    state,
+    topology,
+    policies,
+    publish: (next: TopologySnapshot) => (
+      (state.snapshot = next),
+      topologyListeners.forEach((listener) => listener(next))
+    ),
+  };
 }
 
 test('the compiled set is kept per (policy version, snapshot version) and follows a new version', async () => {
   const { policies: loaded, errors } = await loadPolicies([path('policies')]);
   assert.deepEqual(errors, []);
   const objects = await loadTopologyPaths([path('examples/cluster')]);
-  const withoutGpus = objects.filter((object: KubeObject) => object.kind !== 'Node' || object.metadata?.labels?.['nvidia.com/gpu.present'] !== 'true');
+  const withoutGpus = objects.filter(
+    (object: KubeObject) => object.kind !== 'Node' || object.metadata?.labels?.['nvidia.com/gpu.present'] !== 'true',
+  );
   const review = JSON.parse(await readFile(path('examples/admission/pod-create-gpu-training.json'), 'utf8'));
   const request = { pod: review.request.object, namespace: review.request.namespace };
 
   const cluster = providers(buildSnapshot(objects, { now: Date.now(), version: 1 }), { version: 1, policies: loaded });
-  const decider = createDecider({ policies: cluster.policies, topology: cluster.topology, maxSourceAgeMs: 600_000, log: pino({ level: 'silent' }) });
+  const decider = createDecider({
+    policies: cluster.policies,
+    topology: cluster.topology,
+    maxSourceAgeMs: 600_000,
+    log: pino({ level: 'silent' }),
+  });
   try {
     const withGpus = decider.decide(request);
     assert.ok(withGpus.applied.includes('gpu-training'), JSON.stringify(withGpus.warnings));

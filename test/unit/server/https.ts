@@ -65,7 +65,13 @@ export interface SendOptions extends RequestOptions {
   readonly pauseMs?: number;
 }
 
-export function send(url: string, path: string, ca: string | string[], options: SendOptions = {}, body?: string | Buffer): Promise<Reply> {
+export function send(
+  url: string,
+  path: string,
+  ca: string | string[],
+  options: SendOptions = {},
+  body?: string | Buffer,
+): Promise<Reply> {
   const { chunks = body === undefined ? [] : [body], pauseMs = 0, ...request } = options;
   return new Promise((resolve, reject) => {
     const req = httpsRequest(new URL(path, url), { ca, agent: false, ...request }, (res) => {
@@ -93,13 +99,26 @@ export function send(url: string, path: string, ca: string | string[], options: 
 }
 
 export function postJson(url: string, ca: string | string[], value: unknown, query = ''): Promise<Reply> {
-  return send(url, `/mutate${query}`, ca, { method: 'POST', headers: { 'content-type': 'application/json' } }, JSON.stringify(value));
+  return send(
+    url,
+    `/mutate${query}`,
+    ca,
+    { method: 'POST', headers: { 'content-type': 'application/json' } },
+    JSON.stringify(value),
+  );
 }
 
 /** The sum of a metric's samples that carry the given labels (others free), or 0 when none. */
-export async function metricValue(running: Running, name: string, labels: Record<string, string> = {}): Promise<number> {
+export async function metricValue(
+  running: Running,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
   const metric = await running.registry.getSingleMetric(name)?.get();
-  const samples = metric?.values.filter((value) => Object.entries(labels).every(([key, wanted]) => String(value.labels[key]) === wanted)) ?? [];
+  const samples =
+    metric?.values.filter((value) =>
+      Object.entries(labels).every(([key, wanted]) => String(value.labels[key]) === wanted),
+    ) ?? [];
   return samples.reduce((sum, sample) => sum + sample.value, 0);
 }
 

@@ -34,13 +34,22 @@ after(() => running.stop());
 const review = (uid: string) => ({
   apiVersion: 'admission.k8s.io/v1',
   kind: 'AdmissionReview',
-  request: { uid, kind: { group: '', version: 'v1', kind: 'Pod' }, resource: { group: '', version: 'v1', resource: 'pods' }, operation: 'CREATE', namespace: 'default', object: { metadata: { name: uid } } },
+  request: {
+    uid,
+    kind: { group: '', version: 'v1', kind: 'Pod' },
+    resource: { group: '', version: 'v1', resource: 'pods' },
+    operation: 'CREATE',
+    namespace: 'default',
+    object: { metadata: { name: uid } },
+  },
 });
 
 test('a burst of Pods slower to decide than the budget: one is decided, the rest get the safe answer at once', async () => {
   decisionMs = 40;
   const ca = running.certificates.caCert;
-  const replies = await Promise.all(Array.from({ length: 16 }, (_, index) => postJson(running.server.url, ca, review(`burst-${index}`))));
+  const replies = await Promise.all(
+    Array.from({ length: 16 }, (_, index) => postJson(running.server.url, ca, review(`burst-${index}`))),
+  );
   decisionMs = 0;
   let decided = 0;
   let skipped = 0;
@@ -56,7 +65,10 @@ test('a burst of Pods slower to decide than the budget: one is decided, the rest
     skipped++;
     assert.equal(response.patchType, undefined);
     assert.equal(response.warnings.length, 1);
-    assert.match(response.warnings[0], /skipped placement: .* of its 10 ms budget was spent before deciding; the Pod is admitted unchanged/);
+    assert.match(
+      response.warnings[0],
+      /skipped placement: .* of its 10 ms budget was spent before deciding; the Pod is admitted unchanged/,
+    );
   }
   // The first decision sets the estimate (40 ms) over the budget (10 ms): every later request in the burst is shed.
   assert.ok(decided >= 1, 'the first request is decided');
@@ -81,21 +93,34 @@ test('after a quiet second the next request is decided whatever the estimate, so
   assert.ok(Math.abs(cost.estimateMs() - 0.3) < 1e-9, 'then follows slowly again');
   now = 9000;
   cost.record(6);
-  assert.ok(Math.abs(cost.estimateMs() - 0.3) < 1e-9, 'a slow first decision after an idle spell does not make it pessimistic');
+  assert.ok(
+    Math.abs(cost.estimateMs() - 0.3) < 1e-9,
+    'a slow first decision after an idle spell does not make it pessimistic',
+  );
 });
 
 /** A POST whose body is never finished until `finish` is called: a request held in flight. */
 function heldRequest(url: string, ca: string): { reply: Promise<Reply>; request: ClientRequest } {
   let request!: ClientRequest;
   const reply = new Promise<Reply>((resolve, reject) => {
-    request = httpsRequest(new URL('/mutate', url), { method: 'POST', ca, agent: false, headers: { 'content-type': 'application/json' } }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (part: Buffer) => parts.push(part));
-      res.on('end', () => {
-        const text = Buffer.concat(parts).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, issuer: '', json: () => JSON.parse(text) });
-      });
-    });
+    request = httpsRequest(
+      new URL('/mutate', url),
+      { method: 'POST', ca, agent: false, headers: { 'content-type': 'application/json' } },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (part: Buffer) => parts.push(part));
+        res.on('end', () => {
+          const text = Buffer.concat(parts).toString('utf8');
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text,
+            issuer: '',
+            json: () => JSON.parse(text),
+          });
+        });
+      },
+    );
     request.on('error', reject);
   });
   request.write('{"apiVersion":"admission.k8s.io/v1",');
@@ -107,7 +132,11 @@ test('past the in-flight cap a request is refused with 429 before its body is re
   const ca = running.certificates.caCert;
   const held = Array.from({ length: defaultMaxInFlight }, () => heldRequest(url, ca));
   try {
-    await until(async () => (await metricValue(running, 'topogate_in_flight_requests')) === defaultMaxInFlight, `${defaultMaxInFlight} requests in flight`, 30_000);
+    await until(
+      async () => (await metricValue(running, 'topogate_in_flight_requests')) === defaultMaxInFlight,
+      `${defaultMaxInFlight} requests in flight`,
+      30_000,
+    );
 
     const refused = await postJson(url, ca, review('one-too-many'));
     assert.equal(refused.status, 429);
@@ -117,7 +146,8 @@ test('past the in-flight cap a request is refused with 429 before its body is re
     assert.equal(await metricValue(running, 'topogate_in_flight_refused_total'), 1);
     assert.equal((await send(url, '/healthz', ca)).status, 200, '/healthz is not capped');
 
-    for (const [index, { request }] of held.entries()) request.end(`"kind":"AdmissionReview","request":${JSON.stringify(review(`held-${index}`).request)}}`);
+    for (const [index, { request }] of held.entries())
+      request.end(`"kind":"AdmissionReview","request":${JSON.stringify(review(`held-${index}`).request)}}`);
     const replies = await Promise.all(held.map(({ reply }) => reply));
     replies.forEach((reply, index) => {
       assert.equal(reply.status, 200, reply.text);

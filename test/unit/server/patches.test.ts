@@ -15,7 +15,9 @@ const realWorld = fileURLToPath(new URL('../../../../shared/fixtures/real-world/
 
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
-  return entries.filter((entry) => entry.isFile() && /\.(json|ya?ml)$/.test(entry.name)).map((entry) => join(entry.parentPath, entry.name));
+  return entries
+    .filter((entry) => entry.isFile() && /\.(json|ya?ml)$/.test(entry.name))
+    .map((entry) => join(entry.parentPath, entry.name));
 }
 
 /** Every Pod in the fixtures, and every Pod a workload's template would make. */
@@ -24,7 +26,8 @@ function podsIn(value: unknown, found: Record<string, unknown>[]): void {
   if (typeof value !== 'object' || value === null) return;
   const object = value as Record<string, any>;
   if (object.kind === 'Pod' && typeof object.spec === 'object') found.push(object);
-  else if (typeof object.template?.spec === 'object' && Array.isArray(object.template.spec.containers)) found.push({ apiVersion: 'v1', kind: 'Pod', metadata: object.template.metadata ?? {}, spec: object.template.spec });
+  else if (typeof object.template?.spec === 'object' && Array.isArray(object.template.spec.containers))
+    found.push({ apiVersion: 'v1', kind: 'Pod', metadata: object.template.metadata ?? {}, spec: object.template.spec });
   for (const child of Object.values(object)) podsIn(child, found);
 }
 
@@ -33,7 +36,9 @@ async function realWorldPods(): Promise<{ source: string; pod: Record<string, un
   for (const file of await filesUnder(realWorld)) {
     if (file.includes('/openapi/') || file.includes('/notes/')) continue;
     const text = await readFile(file, 'utf8');
-    const documents = file.endsWith('.json') ? [JSON.parse(text)] : parseAllDocuments(text).map((document) => document.toJS());
+    const documents = file.endsWith('.json')
+      ? [JSON.parse(text)]
+      : parseAllDocuments(text).map((document) => document.toJS());
     const found: Record<string, unknown>[] = [];
     podsIn(documents, found);
     found.forEach((pod, index) => pods.push({ source: `${relative(realWorld, file)}#${index}`, pod }));
@@ -58,15 +63,19 @@ after(async () => {
 });
 
 test('the strict RFC 6902 reference behaves as the RFC says', () => {
-  assert.deepEqual(applyPatch({ foo: ['bar', 'baz'] }, [{ op: 'add', path: '/foo/1', value: 'qux' }]), { foo: ['bar', 'qux', 'baz'] });
-  assert.deepEqual(applyPatch({ 'a/b': { '~': 1 } }, [{ op: 'replace', path: '/a~1b/~0', value: 2 }]), { 'a/b': { '~': 2 } });
+  assert.deepEqual(applyPatch({ foo: ['bar', 'baz'] }, [{ op: 'add', path: '/foo/1', value: 'qux' }]), {
+    foo: ['bar', 'qux', 'baz'],
+  });
+  assert.deepEqual(applyPatch({ 'a/b': { '~': 1 } }, [{ op: 'replace', path: '/a~1b/~0', value: 2 }]), {
+    'a/b': { '~': 2 },
+  });
   assert.throws(() => applyPatch({}, [{ op: 'add', path: '/a/b', value: 1 }]), /"a" does not exist/);
   assert.throws(() => applyPatch({ a: [] }, [{ op: 'add', path: '/a/1', value: 1 }]), /out of bounds/);
   assert.throws(() => applyPatch({ a: 1 }, [{ op: 'remove', path: '/b' }]), /"b" does not exist/);
   assert.throws(() => applyPatch({ a: 1 }, [{ op: 'test', path: '/a', value: 2 }]), /test failed/);
 });
 
-test('the embedded default\'s patch applies cleanly to every real-world Pod, in every demo namespace', async () => {
+test("the embedded default's patch applies cleanly to every real-world Pod, in every demo namespace", async () => {
   const pods = await realWorldPods();
   assert.ok(pods.length >= 30, `found only ${pods.length} Pods`);
   const outcomes = { patched: 0, unchanged: 0, denied: 0 };
@@ -75,7 +84,14 @@ test('the embedded default\'s patch applies cleanly to every real-world Pod, in 
       const review = {
         apiVersion: 'admission.k8s.io/v1',
         kind: 'AdmissionReview',
-        request: { uid: `${source}/${namespace}`, kind: { group: '', version: 'v1', kind: 'Pod' }, resource: { group: '', version: 'v1', resource: 'pods' }, namespace, operation: 'CREATE', object: pod },
+        request: {
+          uid: `${source}/${namespace}`,
+          kind: { group: '', version: 'v1', kind: 'Pod' },
+          resource: { group: '', version: 'v1', resource: 'pods' },
+          namespace,
+          operation: 'CREATE',
+          object: pod,
+        },
       };
       const reply = await postJson(running.url, ca, review);
       assert.equal(reply.status, 200, `${source} in ${namespace}: ${reply.text}`);
@@ -95,7 +111,11 @@ test('the embedded default\'s patch applies cleanly to every real-world Pod, in 
       const patch = JSON.parse(Buffer.from(response.patch, 'base64').toString('utf8'));
       const mutated = applyPatch(pod, patch) as Record<string, any>;
       assert.notDeepEqual(mutated, pod, `${source} in ${namespace}: a patch that changes nothing`);
-      assert.deepEqual(mutated.spec.containers, (pod as Record<string, any>).spec.containers, `${source}: containers are not topogate's to change`);
+      assert.deepEqual(
+        mutated.spec.containers,
+        (pod as Record<string, any>).spec.containers,
+        `${source}: containers are not topogate's to change`,
+      );
     }
   }
   assert.ok(outcomes.patched > 0 && outcomes.unchanged > 0, JSON.stringify(outcomes));

@@ -16,7 +16,13 @@ function reviews(): { name: string; review: Record<string, any> }[] {
   return readdirSync(fixtures).map((name) => {
     const text = readFileSync(new URL(name, fixtures), 'utf8');
     const value = name.endsWith('.json') ? JSON.parse(text) : parse(text);
-    return { name, review: value.kind === 'AdmissionReview' ? value : { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: value } };
+    return {
+      name,
+      review:
+        value.kind === 'AdmissionReview'
+          ? value
+          : { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: value },
+    };
   });
 }
 
@@ -31,12 +37,22 @@ before(async () => {
     decide: (request): Decision => {
       seen.push(request);
       if (request.pod.metadata?.name === 'explode') throw new Error('engine bug');
-      return { allowed: true, patch: label, warnings: ['w1'], auditAnnotations: { 'topogate.dev/policy': 'p' }, applied: ['p'], matched: ['p'] };
+      return {
+        allowed: true,
+        patch: label,
+        warnings: ['w1'],
+        auditAnnotations: { 'topogate.dev/policy': 'p' },
+        applied: ['p'],
+        matched: ['p'],
+      };
     },
   });
   ca = running.certificates.caCert;
   url = running.server.url;
-  assert.ok(seen.length > 0 && seen.every((request) => request.pod.metadata?.name === 'warm-up'), 'the warm-up reviews, before serving, are decided');
+  assert.ok(
+    seen.length > 0 && seen.every((request) => request.pod.metadata?.name === 'warm-up'),
+    'the warm-up reviews, before serving, are decided',
+  );
   seen.length = 0;
 });
 after(() => running.stop());
@@ -77,11 +93,27 @@ test('answers every real-world AdmissionReview in its own version, echoing the u
 const podReview = (object: unknown, extra: Record<string, unknown> = {}) => ({
   apiVersion: 'admission.k8s.io/v1',
   kind: 'AdmissionReview',
-  request: { uid: 'u-1', kind: { group: '', version: 'v1', kind: 'Pod' }, resource: { group: '', version: 'v1', resource: 'pods' }, operation: 'CREATE', object, ...extra },
+  request: {
+    uid: 'u-1',
+    kind: { group: '', version: 'v1', kind: 'Pod' },
+    resource: { group: '', version: 'v1', resource: 'pods' },
+    operation: 'CREATE',
+    object,
+    ...extra,
+  },
 });
-const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } };
+const pod = {
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'p' },
+  spec: { containers: [{ name: 'c', image: 'nginx' }] },
+};
 
-async function expectRefusal(reply: Promise<import('./https.ts').Reply>, status: number, message: RegExp): Promise<void> {
+async function expectRefusal(
+  reply: Promise<import('./https.ts').Reply>,
+  status: number,
+  message: RegExp,
+): Promise<void> {
   const { status: got, json, text } = await reply;
   assert.equal(got, status, text);
   const body = json();
@@ -91,44 +123,128 @@ async function expectRefusal(reply: Promise<import('./https.ts').Reply>, status:
 }
 
 test('400 for a body that is not JSON, saying so', async () => {
-  await expectRefusal(send(url, '/mutate', ca, { method: 'POST', headers: { 'content-type': 'application/json' } }, '{"apiVersion":'), 400, /^the body is not JSON: /);
-  await expectRefusal(send(url, '/mutate', ca, { method: 'POST', headers: { 'content-type': 'application/json' } }, Buffer.from([0x7b, 0xff, 0x7d])), 400, /not valid UTF-8/);
-  await expectRefusal(send(url, '/mutate', ca, { method: 'POST', headers: { 'content-type': 'application/json' } }, ''), 400, /not JSON/);
+  await expectRefusal(
+    send(url, '/mutate', ca, { method: 'POST', headers: { 'content-type': 'application/json' } }, '{"apiVersion":'),
+    400,
+    /^the body is not JSON: /,
+  );
+  await expectRefusal(
+    send(
+      url,
+      '/mutate',
+      ca,
+      { method: 'POST', headers: { 'content-type': 'application/json' } },
+      Buffer.from([0x7b, 0xff, 0x7d]),
+    ),
+    400,
+    /not valid UTF-8/,
+  );
+  await expectRefusal(
+    send(url, '/mutate', ca, { method: 'POST', headers: { 'content-type': 'application/json' } }, ''),
+    400,
+    /not JSON/,
+  );
 });
 
 test('400 for JSON that is not an AdmissionReview, saying what is wrong', async () => {
-  await expectRefusal(postJson(url, ca, pod), 400, /apiVersion is "v1": expected one of admission\.k8s\.io\/v1, admission\.k8s\.io\/v1beta1/);
-  await expectRefusal(postJson(url, ca, { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: {} }), 400, /request is missing/);
-  await expectRefusal(postJson(url, ca, podReview('not a pod')), 400, /request\.object must be the Pod being created, not a string/);
+  await expectRefusal(
+    postJson(url, ca, pod),
+    400,
+    /apiVersion is "v1": expected one of admission\.k8s\.io\/v1, admission\.k8s\.io\/v1beta1/,
+  );
+  await expectRefusal(
+    postJson(url, ca, { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: {} }),
+    400,
+    /request is missing/,
+  );
+  await expectRefusal(
+    postJson(url, ca, podReview('not a pod')),
+    400,
+    /request\.object must be the Pod being created, not a string/,
+  );
 });
 
 test('415 for another content type', async () => {
-  await expectRefusal(send(url, '/mutate', ca, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, JSON.stringify(podReview(pod))), 415, /Content-Type must be application\/json, not "application\/x-www-form-urlencoded"/);
-  await expectRefusal(send(url, '/mutate', ca, { method: 'POST' }, JSON.stringify(podReview(pod))), 415, /^Content-Type is missing: send application\/json$/);
+  await expectRefusal(
+    send(
+      url,
+      '/mutate',
+      ca,
+      { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+      JSON.stringify(podReview(pod)),
+    ),
+    415,
+    /Content-Type must be application\/json, not "application\/x-www-form-urlencoded"/,
+  );
+  await expectRefusal(
+    send(url, '/mutate', ca, { method: 'POST' }, JSON.stringify(podReview(pod))),
+    415,
+    /^Content-Type is missing: send application\/json$/,
+  );
 });
 
 test('413 from the Content-Length alone, before the body is sent', async () => {
   // Only the headers go out; the answer comes without waiting for the 4 MiB announced.
-  await expectRefusal(send(url, '/mutate', ca, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(4 * 1024 * 1024) }, chunks: ['{'], pauseMs: 60_000 }), 413, /the body is 4194304 bytes; the limit is 3145728 bytes/);
+  await expectRefusal(
+    send(url, '/mutate', ca, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': String(4 * 1024 * 1024) },
+      chunks: ['{'],
+      pauseMs: 60_000,
+    }),
+    413,
+    /the body is 4194304 bytes; the limit is 3145728 bytes/,
+  );
 });
 
 test('413 for a chunked body that grows past the limit', async () => {
   const chunk = Buffer.alloc(256 * 1024, 0x20);
-  await expectRefusal(send(url, '/mutate', ca, { method: 'POST', headers: { 'content-type': 'application/json' }, chunks: Array(16).fill(chunk) }), 413, /more than 3145728 bytes/);
+  await expectRefusal(
+    send(url, '/mutate', ca, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      chunks: Array(16).fill(chunk),
+    }),
+    413,
+    /more than 3145728 bytes/,
+  );
 });
 
 test('a "__proto__" key is refused and pollutes nothing; "constructor" is plain data', async () => {
   const body = `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u","operation":"CREATE","kind":{"group":"","version":"v1","kind":"Pod"},"object":{"metadata":{"name":"p","labels":{"__proto__":{"polluted":"yes"}}}}}}`;
-  await expectRefusal(send(url, '/mutate', ca, { method: 'POST', headers: { 'content-type': 'application/json' } }, body), 400, /"__proto__" is not allowed \(at \/request\/object\/metadata\/labels\/__proto__\)/);
-  const reply = await postJson(url, ca, podReview({ ...pod, metadata: { name: 'p', labels: { constructor: 'x' }, annotations: JSON.parse('{"constructor":{"prototype":{"polluted":"yes"}}}') } }));
+  await expectRefusal(
+    send(url, '/mutate', ca, { method: 'POST', headers: { 'content-type': 'application/json' } }, body),
+    400,
+    /"__proto__" is not allowed \(at \/request\/object\/metadata\/labels\/__proto__\)/,
+  );
+  const reply = await postJson(
+    url,
+    ca,
+    podReview({
+      ...pod,
+      metadata: {
+        name: 'p',
+        labels: { constructor: 'x' },
+        annotations: JSON.parse('{"constructor":{"prototype":{"polluted":"yes"}}}'),
+      },
+    }),
+  );
   assert.equal(reply.status, 200);
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
 });
 
 test('deep nesting is refused with 400; a huge array gets a normal answer', async () => {
   const deep = `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u","operation":"CREATE","object":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`;
-  await expectRefusal(send(url, '/mutate', ca, { method: 'POST', headers: { 'content-type': 'application/json' } }, deep), 400, /nests deeper than 128 levels/);
-  const huge = await postJson(url, ca, podReview({ ...pod, spec: { ...pod.spec, tolerations: Array(300_000).fill(0) } }));
+  await expectRefusal(
+    send(url, '/mutate', ca, { method: 'POST', headers: { 'content-type': 'application/json' } }, deep),
+    400,
+    /nests deeper than 128 levels/,
+  );
+  const huge = await postJson(
+    url,
+    ca,
+    podReview({ ...pod, spec: { ...pod.spec, tolerations: Array(300_000).fill(0) } }),
+  );
   assert.equal(huge.status, 200);
   assert.equal(huge.json().response.uid, 'u-1');
 });
@@ -162,11 +278,23 @@ test('a client that goes away mid-body costs nothing: no 500, and the server goe
   const before = await metricValue(running, 'topogate_rejected_requests_total', { code: '400' });
   const socket = connect({ host: '127.0.0.1', port: running.server.port, ca, servername: 'localhost' });
   await once(socket, 'secureConnect');
-  socket.write('POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"apiVersion":');
-  await until(async () => (await metricValue(running, 'topogate_in_flight_requests')) === 1, 'the request to be in flight');
+  socket.write(
+    'POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"apiVersion":',
+  );
+  await until(
+    async () => (await metricValue(running, 'topogate_in_flight_requests')) === 1,
+    'the request to be in flight',
+  );
   socket.destroy();
-  await until(async () => (await metricValue(running, 'topogate_rejected_requests_total', { code: '400' })) === before + 1, 'the abandoned request to be counted as a 400');
-  assert.equal(await metricValue(running, 'topogate_admission_requests_total', { outcome: 'error' }), 1, 'only the engine bug above');
+  await until(
+    async () => (await metricValue(running, 'topogate_rejected_requests_total', { code: '400' })) === before + 1,
+    'the abandoned request to be counted as a 400',
+  );
+  assert.equal(
+    await metricValue(running, 'topogate_admission_requests_total', { outcome: 'error' }),
+    1,
+    'only the engine bug above',
+  );
   assert.equal((await send(url, '/healthz', ca)).status, 200);
 });
 
@@ -186,7 +314,13 @@ test('an error anywhere in a route is a 500 with its message, and the server goe
 test('once serving, a request claiming to be the warm-up is an ordinary request, decided and counted', async () => {
   const before = seen.length;
   const counted = await metricValue(running, 'topogate_admission_requests_total');
-  const reply = await send(url, '/mutate', ca, { method: 'POST', headers: { 'content-type': 'application/json', 'x-topogate-warm-up': 'guess' } }, JSON.stringify(podReview(pod)));
+  const reply = await send(
+    url,
+    '/mutate',
+    ca,
+    { method: 'POST', headers: { 'content-type': 'application/json', 'x-topogate-warm-up': 'guess' } },
+    JSON.stringify(podReview(pod)),
+  );
   assert.equal(reply.status, 200);
   assert.equal(seen.length, before + 1);
   assert.equal(await metricValue(running, 'topogate_admission_requests_total'), counted + 1);
@@ -199,7 +333,12 @@ test('healthy after all of the above, with metrics that counted it', async () =>
   const metrics = await send(url, '/metrics', ca);
   assert.equal(metrics.status, 200);
   assert.match(metrics.headers['content-type'] ?? '', /^text\/plain/);
-  for (const name of ['topogate_admission_requests_total', 'topogate_admission_duration_seconds_bucket{le="0.0001"', 'topogate_rejected_requests_total{code="413"}', 'topogate_policy_applied_total{policy="p"}']) {
+  for (const name of [
+    'topogate_admission_requests_total',
+    'topogate_admission_duration_seconds_bucket{le="0.0001"',
+    'topogate_rejected_requests_total{code="413"}',
+    'topogate_policy_applied_total{policy="p"}',
+  ]) {
     assert.ok(metrics.text.includes(name), name);
   }
 });

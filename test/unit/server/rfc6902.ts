@@ -41,7 +41,8 @@ function arrayIndex(array: Json[], token: string, forAdd: boolean): number {
   if (forAdd && token === '-') return array.length;
   if (!/^(0|[1-9][0-9]*)$/.test(token)) throw new Error(`"${token}" is not an array index`);
   const index = Number(token);
-  if (index > array.length || (!forAdd && index === array.length)) throw new Error(`index ${index} is out of bounds (length ${array.length})`);
+  if (index > array.length || (!forAdd && index === array.length))
+    throw new Error(`index ${index} is out of bounds (length ${array.length})`);
   return index;
 }
 
@@ -88,7 +89,8 @@ function add(root: Json, path: string[], value: Json): Json {
   const parent = resolve(root, path.slice(0, -1));
   const last = path[path.length - 1] as string;
   if (Array.isArray(parent)) parent.splice(arrayIndex(parent, last, true), 0, value);
-  else if (parent !== null && typeof parent === 'object') Object.defineProperty(parent, last, { value, enumerable: true, writable: true, configurable: true });
+  else if (parent !== null && typeof parent === 'object')
+    Object.defineProperty(parent, last, { value, enumerable: true, writable: true, configurable: true });
   else throw new Error('the parent is not a container');
   return root;
 }
@@ -105,8 +107,22 @@ function remove(root: Json, path: string[]): Json {
 
 function deepEqual(a: Json, b: Json): boolean {
   if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  if (
+    typeof a !== 'object' ||
+    typeof b !== 'object' ||
+    a === null ||
+    b === null ||
+    Array.isArray(a) !== Array.isArray(b)
+  )
+    return false;
   const keysA = Object.keys(a);
   const keysB = Object.keys(b);
-  return keysA.length === keysB.length && keysA.every((key) => Object.hasOwn(b, key) && deepEqual((a as Record<string, Json>)[key] as Json, (b as Record<string, Json>)[key] as Json));
+  return (
+    keysA.length === keysB.length &&
+    keysA.every(
+      (key) =>
+        Object.hasOwn(b, key) &&
+        deepEqual((a as Record<string, Json>)[key] as Json, (b as Record<string, Json>)[key] as Json),
+    )
+  );
 }

@@ -27,7 +27,7 @@ function problem(args: string[]): string {
   return parsed.message;
 }
 
-test('defaults are the package\'s embedded demo, whatever the cwd; given paths are from the cwd', () => {
+test("defaults are the package's embedded demo, whatever the cwd; given paths are from the cwd", () => {
   const defaults = config([]);
   assert.equal(defaults.policies, join(packageRoot, 'policies'));
   assert.deepEqual(defaults.topology, [join(packageRoot, 'examples', 'cluster')]);
@@ -46,17 +46,29 @@ test('inside a cluster the topology is watched and the port is open to the Servi
   const inCluster = config([], { KUBERNETES_SERVICE_HOST: '10.96.0.1' });
   assert.equal(inCluster.topology, 'kube');
   assert.equal(inCluster.host, '0.0.0.0');
-  assert.equal(config(['--topology', 'kube', '--kubeconfig', 'k', '--etcd-metrics', 'https://10.0.0.1:2381/metrics']).kubeconfig, '/work/here/k');
+  assert.equal(
+    config(['--topology', 'kube', '--kubeconfig', 'k', '--etcd-metrics', 'https://10.0.0.1:2381/metrics']).kubeconfig,
+    '/work/here/k',
+  );
 });
 
 test('bad flags are usage errors that say what is wrong', () => {
   assert.equal(problem(['--port', '70000']), '--port must be a whole number from 0 to 65535, not "70000"');
   assert.equal(problem(['--budget-ms', '0']), '--budget-ms must be a positive number of milliseconds, not "0"');
-  assert.equal(problem(['--max-source-age', '10']), '--max-source-age must be a duration such as 90s, 10m or 1h, not "10"');
-  assert.equal(problem(['--log-level', 'loud']), '--log-level must be one of fatal, error, warn, info, debug, trace, silent, not "loud"');
+  assert.equal(
+    problem(['--max-source-age', '10']),
+    '--max-source-age must be a duration such as 90s, 10m or 1h, not "10"',
+  );
+  assert.equal(
+    problem(['--log-level', 'loud']),
+    '--log-level must be one of fatal, error, warn, info, debug, trace, silent, not "loud"',
+  );
   assert.equal(problem(['--topology', 'kube', 'x.yaml']), '--topology kube cannot be combined with paths');
   assert.equal(problem(['--kubeconfig', 'k']), '--kubeconfig and --etcd-metrics need --topology kube');
-  assert.equal(problem(['--topology', 'kube', '--etcd-metrics', 'etcd:2381']), '--etcd-metrics "etcd:2381" is not an http(s) URL');
+  assert.equal(
+    problem(['--topology', 'kube', '--etcd-metrics', 'etcd:2381']),
+    '--etcd-metrics "etcd:2381" is not an http(s) URL',
+  );
   assert.equal(problem(['stray']), 'unexpected argument "stray"');
   assert.match(problem(['--nope']), /Unknown option '--nope'/);
 });
@@ -65,7 +77,11 @@ test('bad flags are usage errors that say what is wrong', () => {
 test('topogate serve: makes certificates on first start, turns ready, answers, and stops cleanly on SIGTERM', async () => {
   const certDir = await mkdtemp(join(tmpdir(), 'topogate-serve-'));
   await writeFile(join(certDir, 'README.md'), 'not a certificate\n');
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--cert-dir', certDir, '--log-level', 'debug', '--budget-ms', '10000'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [bin, 'serve', '--port', '0', '--cert-dir', certDir, '--log-level', 'debug', '--budget-ms', '10000'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   try {
     const logged: Record<string, any>[] = [];
     const serving = new Promise<string>((resolve, reject) => {
@@ -80,7 +96,9 @@ test('topogate serve: makes certificates on first start, turns ready, answers, a
     assert.match(url, /^https:\/\/127\.0\.0\.1:\d+$/);
     const ca = await readFile(join(certDir, 'ca.crt'), 'utf8');
     assert.equal((await send(url, '/readyz', ca)).status, 200);
-    const review = JSON.parse(await readFile(join(packageRoot, 'examples', 'admission', 'pod-create-web.json'), 'utf8'));
+    const review = JSON.parse(
+      await readFile(join(packageRoot, 'examples', 'admission', 'pod-create-web.json'), 'utf8'),
+    );
     const reply = await postJson(url, ca, review, '?timeout=10s');
     assert.equal(reply.status, 200);
     assert.equal(reply.json().response.patchType, 'JSONPatch', reply.text);
@@ -99,13 +117,19 @@ test('topogate serve: makes certificates on first start, turns ready, answers, a
   }
 });
 
-test('a certificate directory with half a pair is the user\'s: left alone, and start-up says what is missing', async () => {
+test("a certificate directory with half a pair is the user's: left alone, and start-up says what is missing", async () => {
   const certDir = await mkdtemp(join(tmpdir(), 'topogate-serve-'));
   try {
     await writeFile(join(certDir, 'tls.crt'), 'mine\n');
-    await assert.rejects(startTopogate(config(['--cert-dir', certDir, '--port', '0']), { log: pino({ level: 'silent' }), registry: new Registry() }), {
-      message: `${certDir} holds tls.crt without tls.key: give both, or neither to have them made`,
-    });
+    await assert.rejects(
+      startTopogate(config(['--cert-dir', certDir, '--port', '0']), {
+        log: pino({ level: 'silent' }),
+        registry: new Registry(),
+      }),
+      {
+        message: `${certDir} holds tls.crt without tls.key: give both, or neither to have them made`,
+      },
+    );
     assert.equal(await readFile(join(certDir, 'tls.crt'), 'utf8'), 'mine\n');
   } finally {
     await rm(certDir, { recursive: true, force: true });

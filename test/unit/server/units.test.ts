@@ -14,7 +14,7 @@ test('reads Go durations as the API server and Kubernetes flags write them', () 
   for (const bad of ['', '10', 's', '10x', '1m 30s', '-1s', '1s!']) assert.equal(parseDuration(bad), undefined, bad);
 });
 
-test('the budget is the shorter of --budget-ms and the request\'s timeout', () => {
+test("the budget is the shorter of --budget-ms and the request's timeout", () => {
   assert.equal(requestBudgetMs(5, undefined), 5);
   assert.equal(requestBudgetMs(5, 10_000), 5);
   assert.equal(requestBudgetMs(5, 2), 2);

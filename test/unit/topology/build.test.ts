@@ -7,8 +7,10 @@ import { buildSnapshot } from '../../../src/topology/build.ts';
 import type { NodeSet } from '../../../src/topology/nodeset.ts';
 import { loadTopologyPaths } from '../../../src/topology/sources/files.ts';
 
-const fixtures = (path: string) => fileURLToPath(new URL(`../../../../shared/fixtures/real-world/${path}`, import.meta.url));
-const names = (snapshot: ReturnType<typeof buildSnapshot>, set: NodeSet) => [...set.slots()].map((s) => snapshot.nodes.bySlot(s)?.name);
+const fixtures = (path: string) =>
+  fileURLToPath(new URL(`../../../../shared/fixtures/real-world/${path}`, import.meta.url));
+const names = (snapshot: ReturnType<typeof buildSnapshot>, set: NodeSet) =>
+  [...set.slots()].map((s) => snapshot.nodes.bySlot(s)?.name);
 const node = (name: string, labels: Record<string, string> = {}, extra: Record<string, unknown> = {}): KubeObject => ({
   apiVersion: 'v1',
   kind: 'Node',
@@ -35,8 +37,13 @@ describe('buildSnapshot from the real-world Node fixtures', async () => {
     assert.equal(t4.allocatable['nvidia.com/gpu'], 2_000);
     assert.equal(t4.allocatable.memory, 123560520 * 1024 * 1000);
     assert.deepEqual(t4.addresses, ['10.51.0.4', 'qa-mig-worker-gpu-1']);
-    assert.deepEqual(names(snapshot, snapshot.nodes.withLabelValue('nvidia.com/gpu.product', 'Tesla-T4')), ['qa-mig-worker-gpu-1']);
-    assert.deepEqual([...snapshot.nodes.labelValues('nvidia.com/gpu.product').keys()].sort(), ['NVIDIA-A100-SXM4-40GB', 'Tesla-T4']);
+    assert.deepEqual(names(snapshot, snapshot.nodes.withLabelValue('nvidia.com/gpu.product', 'Tesla-T4')), [
+      'qa-mig-worker-gpu-1',
+    ]);
+    assert.deepEqual([...snapshot.nodes.labelValues('nvidia.com/gpu.product').keys()].sort(), [
+      'NVIDIA-A100-SXM4-40GB',
+      'Tesla-T4',
+    ]);
     assert.equal(snapshot.nodes.withLabel('nvidia.com/gpu.present').size, 2);
   });
 
@@ -51,7 +58,12 @@ describe('buildSnapshot from the real-world Node fixtures', async () => {
   });
 
   it('marks every source synced at the given time', () => {
-    assert.deepEqual(snapshot.sources.get('nodes'), { name: 'nodes', synced: true, objects: 5, updatedAt: 1_700_000_000_000 });
+    assert.deepEqual(snapshot.sources.get('nodes'), {
+      name: 'nodes',
+      synced: true,
+      objects: 5,
+      updatedAt: 1_700_000_000_000,
+    });
     assert.equal(snapshot.sources.get('etcd')?.synced, true);
     assert.equal(snapshot.sources.size, 7);
   });
@@ -85,7 +97,10 @@ describe('buildSnapshot from the real-world NodeResourceTopology fixtures', asyn
       { node: 'worker-node-b', zone: 'node-0', leftover: 2 / 3 },
     ]);
     assert.deepEqual(names(snapshot, fit.nodes), ['worker-node-a', 'worker-node-b']);
-    assert.deepEqual(snapshot.numa.fit({ 'example.com/deviceA': 1000, 'example.com/deviceB': 2000 }).ranked.map((c) => c.node), ['worker-node-a']);
+    assert.deepEqual(
+      snapshot.numa.fit({ 'example.com/deviceA': 1000, 'example.com/deviceB': 2000 }).ranked.map((c) => c.node),
+      ['worker-node-a'],
+    );
     assert.equal(snapshot.numa.fit({ cpu: 4000 }).nodes.size, 0);
   });
 
@@ -117,7 +132,10 @@ describe('buildSnapshot from the other sources', () => {
           { addresses: ['10.0.0.3'], zone: 'zone-c', conditions: { ready: false } },
         ]),
         slice('api-2', [{ addresses: ['10.0.0.4'], nodeName: 'n-unknown' }]),
-        { ...slice('orphan', [{ addresses: ['10.0.0.5'], zone: 'zone-d' }]), metadata: { name: 'orphan', namespace: 'web' } },
+        {
+          ...slice('orphan', [{ addresses: ['10.0.0.5'], zone: 'zone-d' }]),
+          metadata: { name: 'orphan', namespace: 'web' },
+        },
       ],
       { now: 0 },
     );
@@ -127,8 +145,19 @@ describe('buildSnapshot from the other sources', () => {
 
   it('lists control-plane Pods of kube-system only', async () => {
     const [etcdPod] = await loadTopologyPaths([fixtures('etcd/kubescape-regolibrary.kubeadm-etcd-static-pod.yaml')]);
-    const other: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'app', namespace: 'default', labels: { tier: 'control-plane' } } };
-    const snapshot = buildSnapshot([etcdPod!, other, { ...etcdPod!, spec: { nodeName: 'cp-1' }, metadata: { ...etcdPod!.metadata, name: 'etcd-cp-1' } }], { now: 0 });
+    const other: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'app', namespace: 'default', labels: { tier: 'control-plane' } },
+    };
+    const snapshot = buildSnapshot(
+      [
+        etcdPod!,
+        other,
+        { ...etcdPod!, spec: { nodeName: 'cp-1' }, metadata: { ...etcdPod!.metadata, name: 'etcd-cp-1' } },
+      ],
+      { now: 0 },
+    );
     assert.deepEqual(snapshot.controlPlane, [
       { name: 'etcd-cp-1', component: 'etcd', nodeName: 'cp-1' },
       { name: 'kube-apiserver-minikube', component: 'etcd' },
@@ -136,7 +165,10 @@ describe('buildSnapshot from the other sources', () => {
   });
 
   it('reads namespace labels', () => {
-    const snapshot = buildSnapshot([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ml', labels: { team: 'ml' } } }], { now: 0 });
+    const snapshot = buildSnapshot(
+      [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ml', labels: { team: 'ml' } } }],
+      { now: 0 },
+    );
     assert.deepEqual(snapshot.namespaces.get('ml'), { team: 'ml' });
   });
 
@@ -185,16 +217,43 @@ describe('buildSnapshot from the other sources', () => {
   });
 
   it('knows the etcd leader only when exactly one member claims it', () => {
-    const etcd = (members: unknown[]): KubeObject => ({ apiVersion: 'topogate.dev/v1alpha1', kind: 'EtcdCluster', metadata: { name: 'default' }, status: { members } });
-    const one = buildSnapshot([etcd([{ name: 'e1', nodeName: 'cp-1', isLeader: true, peerRttMs: { e2: 0.4 } }, { name: 'e2', isLeader: false }])], { now: 0 });
+    const etcd = (members: unknown[]): KubeObject => ({
+      apiVersion: 'topogate.dev/v1alpha1',
+      kind: 'EtcdCluster',
+      metadata: { name: 'default' },
+      status: { members },
+    });
+    const one = buildSnapshot(
+      [
+        etcd([
+          { name: 'e1', nodeName: 'cp-1', isLeader: true, peerRttMs: { e2: 0.4 } },
+          { name: 'e2', isLeader: false },
+        ]),
+      ],
+      { now: 0 },
+    );
     assert.deepEqual(one.etcd.leader, { name: 'e1', nodeName: 'cp-1', isLeader: true, peerRttMs: { e2: 0.4 } });
     assert.equal(one.etcd.members.length, 2);
-    const two = buildSnapshot([etcd([{ name: 'e1', isLeader: true }, { name: 'e2', isLeader: true }])], { now: 0 });
+    const two = buildSnapshot(
+      [
+        etcd([
+          { name: 'e1', isLeader: true },
+          { name: 'e2', isLeader: true },
+        ]),
+      ],
+      { now: 0 },
+    );
     assert.equal(two.etcd.leader, undefined);
   });
 
   it('ignores kinds the model does not read, and reports objects without a name', () => {
-    const snapshot = buildSnapshot([{ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'x' } }, { apiVersion: 'v1', kind: 'Node', metadata: {} }], { now: 0 });
+    const snapshot = buildSnapshot(
+      [
+        { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'x' } },
+        { apiVersion: 'v1', kind: 'Node', metadata: {} },
+      ],
+      { now: 0 },
+    );
     assert.equal(snapshot.nodes.count, 0);
     assert.equal(snapshot.sources.get('nodes')?.error, 'Node without metadata.name ignored');
   });
@@ -218,7 +277,10 @@ describe('buildSnapshot on untrusted input', () => {
         fc.array(
           fc.record({
             kind: fc.constantFrom(...kinds),
-            metadata: fc.oneof(field, fc.record({ name: fc.oneof(fc.string(), field), namespace: field, labels: field, annotations: field })),
+            metadata: fc.oneof(
+              field,
+              fc.record({ name: fc.oneof(fc.string(), field), namespace: field, labels: field, annotations: field }),
+            ),
             spec: field,
             status: field,
             zones: field,

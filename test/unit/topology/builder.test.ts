@@ -10,7 +10,11 @@ import type { NodeSet } from '../../../src/topology/nodeset.ts';
 
 const ZONE = 'topology.kubernetes.io/zone';
 
-function node(name: string, labels: Record<string, string>, extra: { unschedulable?: boolean; taint?: string; resourceVersion?: string } = {}): KubeObject {
+function node(
+  name: string,
+  labels: Record<string, string>,
+  extra: { unschedulable?: boolean; taint?: string; resourceVersion?: string } = {},
+): KubeObject {
   const spec: Record<string, unknown> = {};
   if (extra.unschedulable) spec.unschedulable = true;
   if (extra.taint) spec.taints = [{ key: extra.taint, effect: 'NoSchedule' }];
@@ -23,7 +27,11 @@ function nrt(name: string, cpus: readonly number[]): KubeObject {
     apiVersion: 'topology.node.k8s.io/v1alpha2',
     kind: 'NodeResourceTopology',
     metadata: { name },
-    zones: cpus.map((cpu, i) => ({ name: `node-${i}`, type: 'Node', resources: [{ name: 'cpu', capacity: 8, allocatable: 8, available: cpu }] })),
+    zones: cpus.map((cpu, i) => ({
+      name: `node-${i}`,
+      type: 'Node',
+      resources: [{ name: 'cpu', capacity: 8, allocatable: 8, available: cpu }],
+    })),
   };
 }
 
@@ -51,7 +59,10 @@ function describe_(snapshot: TopologySnapshot) {
     slotsAgree: nodes.every((n) => snapshot.nodes.get(n.name)?.slot === n.slot),
     labels,
     schedulable: names(snapshot.nodes.schedulable()),
-    taints: snapshot.nodes.taintGroups().map((g) => ({ taints: g.taints, nodes: names(g.nodes) })).sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1)),
+    taints: snapshot.nodes
+      .taintGroups()
+      .map((g) => ({ taints: g.taints, nodes: names(g.nodes) }))
+      .sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1)),
     numa: [1000, 3000, 6000].map((cpu) => {
       const fit = snapshot.numa.fit({ cpu });
       return { ranked: fit.ranked, nodes: names(fit.nodes) };
@@ -110,7 +121,12 @@ describe('TopologyBuilder', () => {
     const builder = new TopologyBuilder({ sources: ['nodes'] });
     builder.replace('nodes', [node('a', { k: 'v' })], 0);
     const first = builder.publish();
-    builder.apply('nodes', 'MODIFIED', { ...node('a', { k: 'v' }), metadata: { name: 'a', labels: { k: 'v' }, annotations: { heartbeat: 'now' } } }, 5);
+    builder.apply(
+      'nodes',
+      'MODIFIED',
+      { ...node('a', { k: 'v' }), metadata: { name: 'a', labels: { k: 'v' }, annotations: { heartbeat: 'now' } } },
+      5,
+    );
     assert.equal(builder.changed, false);
     assert.equal(builder.publish(), first);
   });
@@ -125,7 +141,10 @@ describe('TopologyBuilder', () => {
     const snapshot = builder.publish();
     assert.deepEqual([...snapshot.nodeTopologies.keys()], ['b']);
     assert.equal(snapshot.nodes.count, 1);
-    assert.deepEqual(snapshot.numa.fit({ cpu: 1000 }).ranked.map((c) => c.node), ['b']);
+    assert.deepEqual(
+      snapshot.numa.fit({ cpu: 1000 }).ranked.map((c) => c.node),
+      ['b'],
+    );
   });
 
   it('reports each source’s state: unsynced, synced, disabled, stale, and current again after a relist', () => {
@@ -140,12 +159,24 @@ describe('TopologyBuilder', () => {
     builder.fail('nodes', 'watch closed', 20);
     builder.fail('nodes', 'watch closed', 30);
     snapshot = builder.publish();
-    assert.deepEqual(snapshot.sources.get('nodes'), { name: 'nodes', synced: true, objects: 1, updatedAt: 10, staleSince: 20, error: 'watch closed' });
+    assert.deepEqual(snapshot.sources.get('nodes'), {
+      name: 'nodes',
+      synced: true,
+      objects: 1,
+      updatedAt: 10,
+      staleSince: 20,
+      error: 'watch closed',
+    });
     assert.equal(snapshot.nodes.count, 1, 'the last good model stays');
 
     builder.fail('nodes', 'gone', 40);
     builder.replace('nodes', [node('a', {})], 50);
-    assert.deepEqual(builder.publish().sources.get('nodes'), { name: 'nodes', synced: true, objects: 1, updatedAt: 50 });
+    assert.deepEqual(builder.publish().sources.get('nodes'), {
+      name: 'nodes',
+      synced: true,
+      objects: 1,
+      updatedAt: 50,
+    });
   });
 
   it('refreshes the time of the sources in contact only, publishing that they are current', () => {
@@ -160,7 +191,15 @@ describe('TopologyBuilder', () => {
     assert.equal(builder.changed, true);
     const after = builder.publish();
     assert.ok(after.version > before.version);
-    assert.deepEqual([...after.sources.values()].map((s) => [s.name, s.updatedAt]), [['nodes', 500], ['namespaces', 500], ['etcd', 10], ['networkTopologies', 10]]);
+    assert.deepEqual(
+      [...after.sources.values()].map((s) => [s.name, s.updatedAt]),
+      [
+        ['nodes', 500],
+        ['namespaces', 500],
+        ['etcd', 10],
+        ['networkTopologies', 10],
+      ],
+    );
     assert.equal(after.nodes, before.nodes, 'the model itself is shared');
   });
 
@@ -168,7 +207,12 @@ describe('TopologyBuilder', () => {
     const builder = new TopologyBuilder({ sources: ['schedulingPolicies'] });
     builder.replace('schedulingPolicies', [], 0);
     const before = builder.publish();
-    builder.apply('schedulingPolicies', 'ADDED', { apiVersion: 'topogate.dev/v1alpha1', kind: 'SchedulingPolicy', metadata: { name: 'p' } }, 1);
+    builder.apply(
+      'schedulingPolicies',
+      'ADDED',
+      { apiVersion: 'topogate.dev/v1alpha1', kind: 'SchedulingPolicy', metadata: { name: 'p' } },
+      1,
+    );
     assert.equal(builder.changed, true);
     const after = builder.publish();
     assert.ok(after.version > before.version);
@@ -191,7 +235,11 @@ describe('TopologyBuilder', () => {
   });
 
   it('stops counting a Pod that loses its control-plane label', () => {
-    const pod = (tier: string): KubeObject => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'etcd-a', namespace: 'kube-system', labels: { tier, component: 'etcd' } } });
+    const pod = (tier: string): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'etcd-a', namespace: 'kube-system', labels: { tier, component: 'etcd' } },
+    });
     const builder = new TopologyBuilder({ sources: ['controlPlanePods'] });
     builder.apply('controlPlanePods', 'ADDED', pod('control-plane'), 0);
     assert.equal(builder.publish().controlPlane.length, 1);
@@ -215,7 +263,17 @@ describe('TopologyBuilder', () => {
     const snapshot = builder.publish();
     assert.equal(snapshot.etcd.leader?.name, 'e2');
     assert.equal(snapshot.network, undefined);
-    builder.apply('networkTopologies', 'ADDED', { apiVersion: 'topogate.dev/v1alpha1', kind: 'NetworkTopology', metadata: { name: 'n' }, spec: { links: [{ from: 'a', to: 'b', rttMs: 2 }] } }, 2);
+    builder.apply(
+      'networkTopologies',
+      'ADDED',
+      {
+        apiVersion: 'topogate.dev/v1alpha1',
+        kind: 'NetworkTopology',
+        metadata: { name: 'n' },
+        spec: { links: [{ from: 'a', to: 'b', rttMs: 2 }] },
+      },
+      2,
+    );
     assert.equal(builder.publish().network?.rttMs('b', 'a'), 2);
   });
 });
@@ -229,16 +287,42 @@ type Op =
 const nodeName = fc.constantFrom('n0', 'n1', 'n2', 'n3', 'n4', 'n5');
 const eventType = fc.constantFrom<WatchEventType>('ADDED', 'MODIFIED', 'DELETED');
 const op: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ kind: fc.constant('node' as const), type: eventType, name: nodeName, zone: fc.constantFrom('z1', 'z2', 'z3'), gpu: fc.boolean(), cordoned: fc.boolean(), taint: fc.boolean() }),
-  fc.record({ kind: fc.constant('nrt' as const), type: eventType, name: nodeName, cpus: fc.array(fc.integer({ min: 0, max: 8 }), { minLength: 1, maxLength: 3 }) }),
-  fc.record({ kind: fc.constant('slice' as const), type: eventType, name: fc.constantFrom('s0', 's1', 's2'), service: fc.constantFrom('api', 'db'), nodes: fc.array(nodeName, { maxLength: 3 }) }),
+  fc.record({
+    kind: fc.constant('node' as const),
+    type: eventType,
+    name: nodeName,
+    zone: fc.constantFrom('z1', 'z2', 'z3'),
+    gpu: fc.boolean(),
+    cordoned: fc.boolean(),
+    taint: fc.boolean(),
+  }),
+  fc.record({
+    kind: fc.constant('nrt' as const),
+    type: eventType,
+    name: nodeName,
+    cpus: fc.array(fc.integer({ min: 0, max: 8 }), { minLength: 1, maxLength: 3 }),
+  }),
+  fc.record({
+    kind: fc.constant('slice' as const),
+    type: eventType,
+    name: fc.constantFrom('s0', 's1', 's2'),
+    service: fc.constantFrom('api', 'db'),
+    nodes: fc.array(nodeName, { maxLength: 3 }),
+  }),
   fc.constant({ kind: 'publish' as const }),
 );
 
 function objectOf(o: Exclude<Op, { kind: 'publish' }>): [SourceName, KubeObject] {
   switch (o.kind) {
     case 'node':
-      return ['nodes', node(o.name, { [ZONE]: o.zone, ...(o.gpu ? { 'nvidia.com/gpu.product': 'Tesla-T4' } : {}) }, { unschedulable: o.cordoned, ...(o.taint ? { taint: 'dedicated' } : {}) })];
+      return [
+        'nodes',
+        node(
+          o.name,
+          { [ZONE]: o.zone, ...(o.gpu ? { 'nvidia.com/gpu.product': 'Tesla-T4' } : {}) },
+          { unschedulable: o.cordoned, ...(o.taint ? { taint: 'dedicated' } : {}) },
+        ),
+      ];
     case 'nrt':
       return ['nodeResourceTopologies', nrt(o.name, o.cpus)];
     case 'slice':

@@ -6,7 +6,12 @@ import { describeKubeError, statusOf } from '../../../src/topology/sources/error
 
 describe('describeKubeError', () => {
   it('gives the status and the API server’s message from the Status body', () => {
-    const body = JSON.stringify({ kind: 'Status', status: 'Failure', message: 'nodes is forbidden: User "x" cannot list resource "nodes"', code: 403 });
+    const body = JSON.stringify({
+      kind: 'Status',
+      status: 'Failure',
+      message: 'nodes is forbidden: User "x" cannot list resource "nodes"',
+      code: 403,
+    });
     const error = new ApiException(403, 'Unknown API Status Code!', body, {});
     assert.equal(statusOf(error), 403);
     assert.equal(describeKubeError(error), 'HTTP 403: nodes is forbidden: User "x" cannot list resource "nodes"');

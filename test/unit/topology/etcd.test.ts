@@ -33,7 +33,9 @@ etcd_network_peer_round_trip_time_seconds_count{To="fd422379fda50e48"} 0
 
 describe('parsePrometheusText', () => {
   it('reads names, escaped label values, special values and timestamps, skipping what it cannot read', () => {
-    const samples = parsePrometheusText('a{x="q\\"uote",y="line\\nbreak"} 1.5 1700000000000\nb +Inf\nc NaN\nd not-a-number\n{bad} 1\n');
+    const samples = parsePrometheusText(
+      'a{x="q\\"uote",y="line\\nbreak"} 1.5 1700000000000\nb +Inf\nc NaN\nd not-a-number\n{bad} 1\n',
+    );
     assert.deepEqual(samples.slice(0, 2), [
       { name: 'a', labels: { x: 'q"uote', y: 'line\nbreak' }, value: 1.5 },
       { name: 'b', labels: {}, value: Infinity },
@@ -46,24 +48,51 @@ describe('parsePrometheusText', () => {
 describe('readEtcdMetrics', () => {
   it('reads the member ID, leadership and mean peer RTT in ms (peers never measured are left out)', () => {
     const metrics = readEtcdMetrics(leaderText);
-    assert.deepEqual(metrics, { id: '8e9e05c52164694d', isLeader: true, hasLeader: true, peerRttMs: { '91bc3c398fb3c146': 0.4 } });
+    assert.deepEqual(metrics, {
+      id: '8e9e05c52164694d',
+      isLeader: true,
+      hasLeader: true,
+      peerRttMs: { '91bc3c398fb3c146': 0.4 },
+    });
   });
 
   it('reads a follower and refuses text that is not an etcd metrics page', () => {
-    assert.deepEqual(readEtcdMetrics('etcd_server_is_leader 0\netcd_server_has_leader 0\n'), { isLeader: false, hasLeader: false, peerRttMs: {} });
+    assert.deepEqual(readEtcdMetrics('etcd_server_is_leader 0\netcd_server_has_leader 0\n'), {
+      isLeader: false,
+      hasLeader: false,
+      peerRttMs: {},
+    });
     assert.equal(readEtcdMetrics('process_cpu_seconds_total 3\n'), undefined);
   });
 });
 
 describe('etcdClusterObject', () => {
-  const fixture = fileURLToPath(new URL('../../../../shared/fixtures/real-world/etcd/kubescape-regolibrary.kubeadm-etcd-static-pod.yaml', import.meta.url));
-  const node = (name: string, addresses: string[]): KubeObject => ({ apiVersion: 'v1', kind: 'Node', metadata: { name }, status: { addresses: addresses.map((address) => ({ type: 'InternalIP', address })) } });
+  const fixture = fileURLToPath(
+    new URL(
+      '../../../../shared/fixtures/real-world/etcd/kubescape-regolibrary.kubeadm-etcd-static-pod.yaml',
+      import.meta.url,
+    ),
+  );
+  const node = (name: string, addresses: string[]): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name },
+    status: { addresses: addresses.map((address) => ({ type: 'InternalIP', address })) },
+  });
   const follower = { isLeader: false, peerRttMs: {} };
 
   it('places members on the node of the etcd Pod serving their URL, else on the node with their address', async () => {
     const [pod] = await loadTopologyPaths([fixture]);
     const onNode = { ...pod!, spec: { ...(pod!.spec as object), nodeName: 'minikube' } };
-    const nodes = buildSnapshot([node('minikube', ['192.168.49.2']), node('cp-2', ['10.0.0.2']), node('dup-1', ['10.0.0.9']), node('dup-2', ['10.0.0.9'])], { now: 0 }).nodes;
+    const nodes = buildSnapshot(
+      [
+        node('minikube', ['192.168.49.2']),
+        node('cp-2', ['10.0.0.2']),
+        node('dup-1', ['10.0.0.9']),
+        node('dup-2', ['10.0.0.9']),
+      ],
+      { now: 0 },
+    ).nodes;
     const object = etcdClusterObject(
       [
         { endpoint: 'http://127.0.0.1:2381/metrics', metrics: { id: 'aa', isLeader: true, peerRttMs: { bb: 1 } } },
@@ -76,8 +105,20 @@ describe('etcdClusterObject', () => {
     );
     assert.deepEqual(object.status, {
       members: [
-        { name: 'aa', nodeName: 'minikube', endpoint: 'http://127.0.0.1:2381/metrics', isLeader: true, peerRttMs: { bb: 1 } },
-        { name: '192.168.49.2:2379', nodeName: 'minikube', endpoint: 'https://192.168.49.2:2379', isLeader: false, peerRttMs: {} },
+        {
+          name: 'aa',
+          nodeName: 'minikube',
+          endpoint: 'http://127.0.0.1:2381/metrics',
+          isLeader: true,
+          peerRttMs: { bb: 1 },
+        },
+        {
+          name: '192.168.49.2:2379',
+          nodeName: 'minikube',
+          endpoint: 'https://192.168.49.2:2379',
+          isLeader: false,
+          peerRttMs: {},
+        },
         { name: '10.0.0.2:2381', nodeName: 'cp-2', endpoint: 'http://10.0.0.2:2381', isLeader: false, peerRttMs: {} },
         { name: '10.0.0.9:2381', endpoint: 'http://10.0.0.9:2381', isLeader: false, peerRttMs: {} },
       ],
@@ -90,11 +131,28 @@ describe('etcdClusterObject', () => {
     const pod = (component: string, nodeName: string): KubeObject => ({
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: `${component}-${nodeName}`, namespace: 'kube-system', labels: { component, tier: 'control-plane' } },
-      spec: { nodeName, containers: [{ name: 'c', command: ['etcd'], args: ['--listen-metrics-urls', 'http://127.0.0.1:3001,http://127.0.0.1:3002'] }] },
+      metadata: {
+        name: `${component}-${nodeName}`,
+        namespace: 'kube-system',
+        labels: { component, tier: 'control-plane' },
+      },
+      spec: {
+        nodeName,
+        containers: [
+          {
+            name: 'c',
+            command: ['etcd'],
+            args: ['--listen-metrics-urls', 'http://127.0.0.1:3001,http://127.0.0.1:3002'],
+          },
+        ],
+      },
     });
     const nodes = buildSnapshot([], { now: 0 }).nodes;
-    const members = etcdClusterObject([{ endpoint: 'http://127.0.0.1:3002', metrics: follower }], [pod('kube-apiserver', 'x'), pod('etcd', 'cp-a')], nodes);
+    const members = etcdClusterObject(
+      [{ endpoint: 'http://127.0.0.1:3002', metrics: follower }],
+      [pod('kube-apiserver', 'x'), pod('etcd', 'cp-a')],
+      nodes,
+    );
     assert.equal((members.status as { members: { nodeName?: string }[] }).members[0]?.nodeName, 'cp-a');
   });
 });

@@ -11,7 +11,8 @@ const cluster = fileURLToPath(new URL('../../../examples/cluster/', import.meta.
 
 describe('examples/cluster', async () => {
   const snapshot = buildSnapshot(await loadTopologyPaths([cluster]), { now: 0 });
-  const namesOf = (set: ReturnType<typeof snapshot.nodes.all>) => [...set.slots()].map((s) => snapshot.nodes.bySlot(s)!.name).sort();
+  const namesOf = (set: ReturnType<typeof snapshot.nodes.all>) =>
+    [...set.slots()].map((s) => snapshot.nodes.bySlot(s)!.name).sort();
 
   it('loads without a problem in any source', () => {
     for (const status of snapshot.sources.values()) assert.equal(status.error, undefined, status.name);
@@ -19,7 +20,11 @@ describe('examples/cluster', async () => {
   });
 
   it('spreads nodes over three zones of one region', () => {
-    assert.deepEqual([...snapshot.nodes.labelValues('topology.kubernetes.io/zone').keys()].sort(), ['us-east-1a', 'us-east-1b', 'us-east-1c']);
+    assert.deepEqual([...snapshot.nodes.labelValues('topology.kubernetes.io/zone').keys()].sort(), [
+      'us-east-1a',
+      'us-east-1b',
+      'us-east-1c',
+    ]);
     assert.deepEqual([...snapshot.nodes.labelValues('topology.kubernetes.io/region').keys()], ['us-east-1']);
   });
 
@@ -44,18 +49,27 @@ describe('examples/cluster', async () => {
   it('has the etcd leader on the us-east-1b control-plane node, and RTT between all zones', () => {
     assert.equal(snapshot.etcd.leader?.nodeName, 'cp-us-east-1b');
     assert.equal(snapshot.network?.rttMs('us-east-1c', 'us-east-1b'), 1.1);
-    assert.deepEqual(new Map(snapshot.services), new Map([
-      ['web/frontend', new Set(['us-east-1a', 'us-east-1b'])],
-      ['ml-inference/model-server', new Set(['us-east-1b'])],
-    ]));
+    assert.deepEqual(
+      new Map(snapshot.services),
+      new Map([
+        ['web/frontend', new Set(['us-east-1a', 'us-east-1b'])],
+        ['ml-inference/model-server', new Set(['us-east-1b'])],
+      ]),
+    );
   });
 
   it('has NUMA cells for CPU and GPU nodes', () => {
-    assert.deepEqual(namesOf(snapshot.numa.known()), ['cpu-1a-1', 'cpu-1b-1', 'cpu-1c-1', 'gpu-a100-1b-1', 'gpu-h100-1a-1', 'gpu-t4-1b-1']);
-    assert.deepEqual(snapshot.numa.fit({ cpu: 4000, 'nvidia.com/gpu': 2000 }).ranked.map((c) => `${c.node}/${c.zone}`), [
-      'gpu-a100-1b-1/node-1',
-      'gpu-t4-1b-1/node-0',
-      'gpu-h100-1a-1/node-1',
+    assert.deepEqual(namesOf(snapshot.numa.known()), [
+      'cpu-1a-1',
+      'cpu-1b-1',
+      'cpu-1c-1',
+      'gpu-a100-1b-1',
+      'gpu-h100-1a-1',
+      'gpu-t4-1b-1',
     ]);
+    assert.deepEqual(
+      snapshot.numa.fit({ cpu: 4000, 'nvidia.com/gpu': 2000 }).ranked.map((c) => `${c.node}/${c.zone}`),
+      ['gpu-a100-1b-1/node-1', 'gpu-t4-1b-1/node-0', 'gpu-h100-1a-1/node-1'],
+    );
   });
 });

@@ -9,7 +9,10 @@ test('a list of 200,000 objects loads whole (more than a function call takes as 
   const dir = await mkdtemp(join(tmpdir(), 'topogate-files-large-'));
   try {
     const count = 200_000;
-    const items = Array.from({ length: count }, (_, index) => ({ kind: 'Namespace', metadata: { name: `ns-${index}` } }));
+    const items = Array.from({ length: count }, (_, index) => ({
+      kind: 'Namespace',
+      metadata: { name: `ns-${index}` },
+    }));
     await writeFile(join(dir, 'namespaces.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
     const objects = await loadTopologyPaths([dir]);
     assert.equal(objects.length, count);

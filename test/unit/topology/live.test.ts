@@ -55,24 +55,46 @@ describe('LiveModel', () => {
 });
 
 describe('sourceReadiness', () => {
-  const snapshot = (sources: readonly object[]): TopologySnapshot => ({ ...buildSnapshot([], { now: 0 }), sources: new Map(sources.map((s) => [(s as { name: never }).name, s as never])) });
+  const snapshot = (sources: readonly object[]): TopologySnapshot => ({
+    ...buildSnapshot([], { now: 0 }),
+    sources: new Map(sources.map((s) => [(s as { name: never }).name, s as never])),
+  });
 
   it('waits for every source not disabled, and names what is degraded once ready', () => {
-    assert.deepEqual(sourceReadiness(snapshot([{ name: 'nodes', synced: false, objects: 0 }, { name: 'etcd', synced: true, objects: 1 }]), 0, 1000), {
-      ready: false,
-      reason: 'topology: waiting for the first sync of nodes',
-    });
+    assert.deepEqual(
+      sourceReadiness(
+        snapshot([
+          { name: 'nodes', synced: false, objects: 0 },
+          { name: 'etcd', synced: true, objects: 1 },
+        ]),
+        0,
+        1000,
+      ),
+      {
+        ready: false,
+        reason: 'topology: waiting for the first sync of nodes',
+      },
+    );
     assert.deepEqual(
       sourceReadiness(
         snapshot([
           { name: 'nodes', synced: true, objects: 1, staleSince: 1000, error: 'HTTP 503' },
           { name: 'etcd', synced: true, objects: 1, staleSince: 9000, error: 'x' },
-          { name: 'networkTopologies', synced: false, objects: 0, disabled: 'CRD networktopologies.topogate.dev not installed' },
+          {
+            name: 'networkTopologies',
+            synced: false,
+            objects: 0,
+            disabled: 'CRD networktopologies.topogate.dev not installed',
+          },
         ]),
         10_000,
         5000,
       ),
-      { ready: true, reason: 'topology degraded: nodes out of contact for 9s (HTTP 503); networkTopologies disabled (CRD networktopologies.topogate.dev not installed)' },
+      {
+        ready: true,
+        reason:
+          'topology degraded: nodes out of contact for 9s (HTTP 503); networkTopologies disabled (CRD networktopologies.topogate.dev not installed)',
+      },
     );
     assert.deepEqual(sourceReadiness(buildSnapshot([], { now: 0 }), 0, 1000), { ready: true });
   });
@@ -81,7 +103,10 @@ describe('sourceReadiness', () => {
 describe('createFileTopology', () => {
   it('serves the demo cluster as one snapshot that never goes stale', async () => {
     const registry = new Registry();
-    const provider = await createFileTopology([fileURLToPath(new URL('../../../examples/cluster/', import.meta.url))], { log, registry });
+    const provider = await createFileTopology([fileURLToPath(new URL('../../../examples/cluster/', import.meta.url))], {
+      log,
+      registry,
+    });
     const snapshot = provider.current();
     assert.equal(snapshot.nodes.count, 13);
     assert.deepEqual(provider.readiness(), { ready: true });
@@ -92,7 +117,9 @@ describe('createFileTopology', () => {
   });
 
   it('rejects naming the file that is wrong', async () => {
-    await assert.rejects(createFileTopology(['/nonexistent/topology'], { log, registry: new Registry() }), { message: '/nonexistent/topology: no such file or directory' });
+    await assert.rejects(createFileTopology(['/nonexistent/topology'], { log, registry: new Registry() }), {
+      message: '/nonexistent/topology: no such file or directory',
+    });
   });
 });
 
@@ -104,7 +131,9 @@ describe('EtcdScraper', () => {
   async function member(id: string, state: { leader: boolean; up: boolean }): Promise<string> {
     const server = createServer((request, response) => {
       if (!state.up) return void response.writeHead(503).end();
-      response.end(`etcd_server_id{server_id="${id}"} 1\netcd_server_is_leader ${state.leader ? 1 : 0}\netcd_server_has_leader 1\n`);
+      response.end(
+        `etcd_server_id{server_id="${id}"} 1\netcd_server_is_leader ${state.leader ? 1 : 0}\netcd_server_has_leader 1\n`,
+      );
     });
     servers.push(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -116,7 +145,10 @@ describe('EtcdScraper', () => {
     const b = { leader: false, up: true };
     const urls = [await member('aa', a), await member('bb', b)];
     const model = new LiveModel(['nodes', 'etcd'], createTopologyMetrics(new Registry()), log);
-    const scraper = new EtcdScraper(urls, model, () => [], createTopologyMetrics(new Registry()), log, { intervalMs: 20, timeoutMs: 500 });
+    const scraper = new EtcdScraper(urls, model, () => [], createTopologyMetrics(new Registry()), log, {
+      intervalMs: 20,
+      timeoutMs: 500,
+    });
     try {
       scraper.start();
       // Members are placed on Nodes: nothing is published before the Nodes have synced.
@@ -131,7 +163,10 @@ describe('EtcdScraper', () => {
       Object.assign(a, { up: false });
       Object.assign(b, { leader: true });
       snapshot = await next(model, (s) => s.etcd.leader?.name === 'bb');
-      assert.deepEqual(snapshot.etcd.members.map((m) => m.name), ['bb']);
+      assert.deepEqual(
+        snapshot.etcd.members.map((m) => m.name),
+        ['bb'],
+      );
 
       Object.assign(b, { up: false });
       snapshot = await next(model, (s) => s.sources.get('etcd')?.staleSince !== undefined);

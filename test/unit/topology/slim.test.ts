@@ -6,7 +6,8 @@ import { buildSnapshot } from '../../../src/topology/build.ts';
 import { slim } from '../../../src/topology/sources/slim.ts';
 import { loadTopologyPaths } from '../../../src/topology/sources/files.ts';
 
-const fixtures = (path: string) => fileURLToPath(new URL(`../../../../shared/fixtures/real-world/${path}`, import.meta.url));
+const fixtures = (path: string) =>
+  fileURLToPath(new URL(`../../../../shared/fixtures/real-world/${path}`, import.meta.url));
 
 describe('slim', () => {
   it('drops the Node image list and bookkeeping, and the model built from what is left is the same', async () => {
@@ -14,7 +15,10 @@ describe('slim', () => {
     const slimmed = nodes.map((node) => slim('nodes', node));
     const t4 = slimmed.find((n) => n.metadata?.name === 'qa-mig-worker-gpu-1')!;
     assert.equal((t4.status as Record<string, unknown>).images, undefined);
-    assert.ok(JSON.stringify(t4).length < JSON.stringify(nodes.find((n) => n.metadata?.name === 'qa-mig-worker-gpu-1')).length / 2);
+    assert.ok(
+      JSON.stringify(t4).length <
+        JSON.stringify(nodes.find((n) => n.metadata?.name === 'qa-mig-worker-gpu-1')).length / 2,
+    );
     assert.equal((slimmed[0]!.metadata as Record<string, unknown>).managedFields, undefined);
     const full = buildSnapshot(nodes, { now: 0 });
     const lean = buildSnapshot(slimmed, { now: 0 });
@@ -25,14 +29,23 @@ describe('slim', () => {
     const [pod] = await loadTopologyPaths([fixtures('etcd/kubescape-regolibrary.kubeadm-etcd-static-pod.yaml')]);
     const withBookkeeping: KubeObject = {
       ...pod!,
-      metadata: { ...pod!.metadata, annotations: { ...pod!.metadata?.annotations, 'kubectl.kubernetes.io/last-applied-configuration': '{}' } },
+      metadata: {
+        ...pod!.metadata,
+        annotations: { ...pod!.metadata?.annotations, 'kubectl.kubernetes.io/last-applied-configuration': '{}' },
+      },
       status: { phase: 'Running' },
     };
     const slimmed = slim('controlPlanePods', withBookkeeping);
-    assert.deepEqual(slimmed.metadata?.annotations, { 'kubeadm.kubernetes.io/etcd.advertise-client-urls': 'https://192.168.49.2:2379' });
+    assert.deepEqual(slimmed.metadata?.annotations, {
+      'kubeadm.kubernetes.io/etcd.advertise-client-urls': 'https://192.168.49.2:2379',
+    });
     assert.equal(slimmed.status, undefined);
     assert.deepEqual(slimmed.spec, pod!.spec);
-    const bare = slim('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'x', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}' } } });
+    const bare = slim('namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'x', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}' } },
+    });
     assert.deepEqual(bare.metadata, { name: 'x' });
   });
 });

@@ -7,7 +7,12 @@ async function run(args: string[]): Promise<{ code: number; stderr: string }> {
   const stderr = new PassThrough();
   let text = '';
   stderr.on('data', (chunk) => (text += chunk));
-  const code = await snapshot.run(args, { stdout: new PassThrough(), stderr, stdin: new PassThrough(), cwd: process.cwd() });
+  const code = await snapshot.run(args, {
+    stdout: new PassThrough(),
+    stderr,
+    stdin: new PassThrough(),
+    cwd: process.cwd(),
+  });
   return { code, stderr: text };
 }
 
