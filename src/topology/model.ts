@@ -82,18 +82,42 @@ export interface NumaIndex {
   known(): NodeSet;
 }
 
+/** Which round-trip figure a question reads: the median (status rttMs) or the tail (status rttP99Ms). */
+export type RttPercentile = 'p50' | 'p99';
+
+/** A node whose RTT to its own domain's peers is far above the domain's (status.degradedNodes). */
+export interface DegradedNode {
+  readonly name: string;
+  readonly rttMs: number;
+  readonly zoneRttMs: number;
+}
+
+/**
+ * Links between failure domains. A measured link (status.links) wins over a
+ * declared one (spec.links) for the same pair; declared links are the
+ * fallback. p99 reads the measured rttP99Ms, else the measured median, else
+ * the declared rttMs (a declared figure has no percentile).
+ */
 export interface NetworkModel {
   readonly name: string;
   /** The node label whose values links speak of (usually topology.kubernetes.io/zone). */
   readonly domainLabel: string;
   /** Epoch ms of status.observedAt, when given. */
   readonly observedAt?: number;
-  /** Measured RTT; 0 for a domain to itself; undefined when no link is known. */
-  rttMs(from: string, to: string): number | undefined;
+  /** RTT between two domains; 0 for a domain to itself; undefined when no link is known. */
+  rttMs(from: string, to: string, percentile?: RttPercentile): number | undefined;
   /** Domains whose RTT to `target` is ≤ maxRttMs (target included), memoised. */
-  within(target: string, maxRttMs: number): ReadonlySet<string>;
+  within(target: string, maxRttMs: number, percentile?: RttPercentile): ReadonlySet<string>;
   /** Known domains sorted by RTT to `target`, nearest first (target first). */
-  nearest(target: string): readonly { readonly domain: string; readonly rttMs: number }[];
+  nearest(target: string, percentile?: RttPercentile): readonly { readonly domain: string; readonly rttMs: number }[];
+  /** The measured RTT between nodes of one domain (a status link with from == to). */
+  zoneRttMs(domain: string, percentile?: RttPercentile): number | undefined;
+  /** Bandwidth between two different domains: measured when measured, else declared. */
+  bandwidthGbps(from: string, to: string): number | undefined;
+  /** Whether rttMs(from, to) comes from a measurement (status) rather than a declaration (spec). */
+  measured(from: string, to: string): boolean;
+  /** status.degradedNodes by node name. */
+  readonly degradedNodes: ReadonlyMap<string, DegradedNode>;
 }
 
 export interface EtcdMember {

@@ -1,57 +1,95 @@
-// Distances between failure domains from measured links, with the two
-// questions latency rules ask memoised per snapshot.
+// Distances between failure domains: measured links (status) over declared
+// ones (spec), with the two questions latency rules ask memoised per snapshot.
 
-import type { NetworkModel } from './model.ts';
-import type { NetworkFacts } from './read/network-topology.ts';
+import type { DegradedNode, NetworkModel, RttPercentile } from './model.ts';
+import type { Link, MeasuredLink, NetworkFacts } from './read/network-topology.ts';
 
 type Nearest = readonly { readonly domain: string; readonly rttMs: number }[];
 
 export function createNetworkModel(facts: NetworkFacts): NetworkModel {
-  const distances = new Map<string, Map<string, number>>();
-  const link = (from: string, to: string, rttMs: number) => {
-    let row = distances.get(from);
-    if (!row) distances.set(from, (row = new Map()));
-    row.set(to, rttMs);
+  const declared = new Map<string, Map<string, Link>>();
+  const declare = (from: string, to: string, link: Link) => {
+    let row = declared.get(from);
+    if (!row) declared.set(from, (row = new Map()));
+    row.set(to, link);
   };
+  const domains = new Set<string>();
   // Later links win, so that a correction appended to the list takes effect.
-  for (const { from, to, rttMs, symmetric } of facts.links) {
-    link(from, to, rttMs);
-    if (symmetric) link(to, from, rttMs);
+  for (const link of facts.links) {
+    declare(link.from, link.to, link);
+    if (link.symmetric) declare(link.to, link.from, link);
+    domains.add(link.from).add(link.to);
   }
-  const rttMs = (from: string, to: string) => (from === to ? 0 : distances.get(from)?.get(to));
+  // A round trip is the same both ways: one entry per unordered pair.
+  const measured = new Map<string, MeasuredLink>();
+  for (const link of facts.measured) {
+    measured.set(pairKey(link.from, link.to), link);
+    domains.add(link.from).add(link.to);
+  }
+
+  const rttMs = (from: string, to: string, percentile: RttPercentile = 'p50'): number | undefined => {
+    if (from === to) return 0;
+    const link = measured.get(pairKey(from, to));
+    if (link) return percentile === 'p99' ? (link.rttP99Ms ?? link.rttMs) : link.rttMs;
+    return declared.get(from)?.get(to)?.rttMs;
+  };
 
   const nearestMemo = new Map<string, Nearest>();
-  const nearest = (target: string): Nearest => {
-    let ranked = nearestMemo.get(target);
+  const nearest = (target: string, percentile: RttPercentile = 'p50'): Nearest => {
+    const key = `${percentile}\u0000${target}`;
+    let ranked = nearestMemo.get(key);
     if (!ranked) {
       // RTT measured from each domain towards the target: the path a client there would take.
       const others: { domain: string; rttMs: number }[] = [];
-      for (const [from, row] of distances) {
-        const ms = row.get(target);
-        if (from !== target && ms !== undefined) others.push({ domain: from, rttMs: ms });
+      for (const domain of domains) {
+        const ms = domain === target ? undefined : rttMs(domain, target, percentile);
+        if (ms !== undefined) others.push({ domain, rttMs: ms });
       }
       others.sort((a, b) => a.rttMs - b.rttMs || (a.domain < b.domain ? -1 : 1));
       ranked = [{ domain: target, rttMs: 0 }, ...others];
-      nearestMemo.set(target, ranked);
+      nearestMemo.set(key, ranked);
     }
     return ranked;
   };
 
   const withinMemo = new Map<string, ReadonlySet<string>>();
-  const within = (target: string, maxRttMs: number): ReadonlySet<string> => {
-    const key = `${maxRttMs}\u0000${target}`;
-    let domains = withinMemo.get(key);
-    if (!domains) {
-      domains = new Set(
-        nearest(target)
+  const within = (target: string, maxRttMs: number, percentile: RttPercentile = 'p50'): ReadonlySet<string> => {
+    const key = `${maxRttMs}\u0000${percentile}\u0000${target}`;
+    let found = withinMemo.get(key);
+    if (!found) {
+      found = new Set(
+        nearest(target, percentile)
           .filter((d) => d.rttMs <= maxRttMs)
           .map((d) => d.domain),
       );
-      withinMemo.set(key, domains);
+      withinMemo.set(key, found);
     }
-    return domains;
+    return found;
   };
 
-  const model = { name: facts.name, domainLabel: facts.domainLabel, rttMs, within, nearest };
+  const zoneRttMs = (domain: string, percentile: RttPercentile = 'p50'): number | undefined => {
+    const link = measured.get(pairKey(domain, domain));
+    return link && (percentile === 'p99' ? (link.rttP99Ms ?? link.rttMs) : link.rttMs);
+  };
+  const bandwidthGbps = (from: string, to: string): number | undefined =>
+    measured.get(pairKey(from, to))?.bandwidthGbps ?? declared.get(from)?.get(to)?.bandwidthGbps;
+  const isMeasured = (from: string, to: string): boolean => measured.has(pairKey(from, to));
+  const degradedNodes: ReadonlyMap<string, DegradedNode> = new Map(facts.degradedNodes.map((n) => [n.name, n]));
+
+  const model = {
+    name: facts.name,
+    domainLabel: facts.domainLabel,
+    rttMs,
+    within,
+    nearest,
+    zoneRttMs,
+    bandwidthGbps,
+    measured: isMeasured,
+    degradedNodes,
+  };
   return facts.observedAt === undefined ? model : { ...model, observedAt: facts.observedAt };
+}
+
+function pairKey(a: string, b: string): string {
+  return a < b ? `${a}\u0000${b}` : `${b}\u0000${a}`;
 }

@@ -1,18 +1,36 @@
-// topogate.dev/v1alpha1 NetworkTopology → measured links between domains.
+// topogate.dev/v1alpha1 NetworkTopology → links between domains: declared in
+// spec (by a person, the cloud provider or the CNI), measured in status (by
+// `topogate probe` or an adapter of another tool's metrics).
 
+import type { DegradedNode } from '../model.ts';
 import { isRecord, list, record, string, timestamp } from './fields.ts';
 
+/** A link as declared in spec.links. */
 export interface Link {
   readonly from: string;
   readonly to: string;
   readonly rttMs: number;
+  readonly bandwidthGbps?: number;
   readonly symmetric: boolean;
+}
+
+/** A link as measured in status.links: a round trip, so it holds both ways; from == to is a domain's own RTT. */
+export interface MeasuredLink {
+  readonly from: string;
+  readonly to: string;
+  /** Median round trip. */
+  readonly rttMs: number;
+  readonly rttP99Ms?: number;
+  readonly samples?: number;
+  readonly bandwidthGbps?: number;
 }
 
 export interface NetworkFacts {
   readonly name: string;
   readonly domainLabel: string;
   readonly links: readonly Link[];
+  readonly measured: readonly MeasuredLink[];
+  readonly degradedNodes: readonly DegradedNode[];
   readonly observedAt?: number;
 }
 
@@ -20,19 +38,57 @@ export const DEFAULT_DOMAIN_LABEL = 'topology.kubernetes.io/zone';
 
 export function readNetworkTopology(name: string, object: Record<string, unknown>): NetworkFacts {
   const spec = record(object.spec);
-  const observedAt = timestamp(record(object.status).observedAt);
+  const status = record(object.status);
+  const observedAt = timestamp(status.observedAt);
   const facts = {
     name,
     domainLabel: string(spec.domainLabel) || DEFAULT_DOMAIN_LABEL,
     links: list(spec.links).flatMap(readLink),
+    measured: list(status.links).flatMap(readMeasuredLink),
+    degradedNodes: list(status.degradedNodes).flatMap(readDegradedNode),
   };
   return observedAt === undefined ? facts : { ...facts, observedAt };
 }
 
 function readLink(value: unknown): Link[] {
   if (!isRecord(value)) return [];
-  const { from, to, rttMs } = value;
-  if (typeof from !== 'string' || typeof to !== 'string' || typeof rttMs !== 'number') return [];
-  if (!Number.isFinite(rttMs) || rttMs < 0) return [];
-  return [{ from, to, rttMs, symmetric: value.symmetric !== false }];
+  const { from, to } = value;
+  const rttMs = nonNegative(value.rttMs);
+  if (typeof from !== 'string' || typeof to !== 'string' || rttMs === undefined) return [];
+  const bandwidthGbps = nonNegative(value.bandwidthGbps);
+  const link = { from, to, rttMs, symmetric: value.symmetric !== false };
+  return [bandwidthGbps === undefined ? link : { ...link, bandwidthGbps }];
+}
+
+function readMeasuredLink(value: unknown): MeasuredLink[] {
+  if (!isRecord(value)) return [];
+  const { from, to } = value;
+  const rttMs = nonNegative(value.rttMs);
+  if (typeof from !== 'string' || typeof to !== 'string' || rttMs === undefined) return [];
+  const rttP99Ms = nonNegative(value.rttP99Ms);
+  const samples = nonNegative(value.samples);
+  const bandwidthGbps = nonNegative(value.bandwidthGbps);
+  return [
+    {
+      from,
+      to,
+      rttMs,
+      ...(rttP99Ms === undefined ? {} : { rttP99Ms }),
+      ...(samples === undefined ? {} : { samples }),
+      ...(bandwidthGbps === undefined ? {} : { bandwidthGbps }),
+    },
+  ];
+}
+
+function readDegradedNode(value: unknown): DegradedNode[] {
+  if (!isRecord(value) || typeof value.name !== 'string') return [];
+  const rttMs = nonNegative(value.rttMs);
+  const zoneRttMs = nonNegative(value.zoneRttMs);
+  if (rttMs === undefined || zoneRttMs === undefined) return [];
+  return [{ name: value.name, rttMs, zoneRttMs }];
+}
+
+/** A finite, non-negative number (milliseconds, Gbps, a count). */
+function nonNegative(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
 }
