@@ -1,0 +1,33 @@
+// Background parts of serve (controllers, collectors, extra listeners): each is
+// started once the policies, the topology and the decider are up, before the
+// webhook listens, and stopped after the webhook has closed, in reverse order.
+// A new one is a file exporting a ServeComponent and one line in `components`.
+
+import type { PodDecider } from '../../admission/handler.ts';
+import type { PolicyProvider } from '../../policy/store.ts';
+import type { Readiness, TopologyProvider } from '../../topology/provider.ts';
+import type { KubeTopology } from '../../topology/sources/kube.ts';
+import type { ServeConfig } from './config.ts';
+import type { Shell } from './shell.ts';
+
+export interface ServeContext extends Shell {
+  readonly config: ServeConfig;
+  readonly policies: PolicyProvider;
+  readonly topology: TopologyProvider | KubeTopology;
+  readonly decide: PodDecider;
+}
+
+export interface StartedComponent {
+  /** Shown in /readyz under the component's name; serve is not ready while this is not. */
+  readiness?(): Readiness;
+  stop(): Promise<void>;
+}
+
+export interface ServeComponent {
+  readonly name: string;
+  /** Resolves to undefined when the configuration does not ask for this component. */
+  start(context: ServeContext): Promise<StartedComponent | undefined>;
+}
+
+/** Started in this order. */
+export const components: readonly ServeComponent[] = [];

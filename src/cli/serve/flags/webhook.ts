@@ -1,0 +1,54 @@
+// Where and how the webhook listens and answers.
+
+import { join, resolve } from 'node:path';
+import { text, type FlagGroup } from './flag-group.ts';
+import { packageRoot } from './package-root.ts';
+
+export interface WebhookFlags {
+  readonly host: string;
+  readonly port: number;
+  readonly certDir: string;
+  readonly clientCa?: string;
+  readonly budgetMs: number;
+}
+
+export const webhookFlags: FlagGroup<WebhookFlags> = {
+  options: {
+    host: { type: 'string' },
+    port: { type: 'string', default: '8443' },
+    'cert-dir': { type: 'string' },
+    'client-ca': { type: 'string' },
+    'budget-ms': { type: 'string', default: '5' },
+  },
+  help: `  --host H               address to listen on (default 127.0.0.1; 0.0.0.0 inside a cluster)
+  --port N               port (default 8443; 0 picks a free one)
+  --cert-dir DIR         tls.crt and tls.key, reloaded when they change (default:
+                         the package's certs/; made there when both are missing)
+  --client-ca FILE       /mutate answers only clients presenting a certificate
+                         this CA signed (the API server's, from its
+                         AdmissionConfiguration kubeconfig); probes need none
+  --budget-ms MS         per-request latency budget (default 5): a Pod that
+                         would be answered later is admitted unchanged at once,
+                         with a warning`,
+  parse(values, { cwd, inCluster }) {
+    const portText = text(values, 'port');
+    const port = Number(portText);
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      return { error: `--port must be a whole number from 0 to 65535, not "${portText}"` };
+    const budgetText = text(values, 'budget-ms');
+    const budgetMs = Number(budgetText);
+    if (!(budgetMs > 0) || !Number.isFinite(budgetMs))
+      return { error: `--budget-ms must be a positive number of milliseconds, not "${budgetText}"` };
+    const certDir = text(values, 'cert-dir');
+    const clientCa = text(values, 'client-ca');
+    return {
+      config: {
+        host: text(values, 'host') ?? (inCluster ? '0.0.0.0' : '127.0.0.1'),
+        port,
+        certDir: certDir === undefined ? join(packageRoot, 'certs') : resolve(cwd, certDir),
+        ...(clientCa !== undefined && { clientCa: resolve(cwd, clientCa) }),
+        budgetMs,
+      },
+    };
+  },
+};

@@ -1,0 +1,16 @@
+// The policies in force: the directory's, joined in a cluster by its SchedulingPolicy objects.
+
+import { createClusterPolicies } from '../../policy/clusterPolicies.ts';
+import type { PolicyProvider } from '../../policy/store.ts';
+import type { TopologyProvider } from '../../topology/provider.ts';
+import type { KubeTopology } from '../../topology/sources/kube.ts';
+import type { Shell } from './shell.ts';
+
+/** The combined provider stops the directory's store with it. */
+export function policiesInForce(
+  directory: PolicyProvider,
+  topology: TopologyProvider | KubeTopology,
+  shell: Shell,
+): PolicyProvider {
+  return 'objects' in topology ? createClusterPolicies({ directory, cluster: topology, ...shell }) : directory;
+}

@@ -1,0 +1,85 @@
+// Everything `serve` runs, in start-up order, without the signal handling:
+// for tests and embedding. What fails to start stops what had started.
+
+import { createPolicyStore } from '../../policy/store.ts';
+import { readClientCa } from '../../server/clientAuth.ts';
+import { createDecider } from '../../server/decider.ts';
+import type { ReadinessChecks } from '../../server/readiness.ts';
+import { startWebhookServer } from '../../server/server.ts';
+import { ensureCertificates } from './certificates.ts';
+import { components as defaultComponents, type ServeComponent, type StartedComponent } from './components.ts';
+import type { ServeConfig } from './config.ts';
+import { policiesInForce } from './policies.ts';
+import type { Shell } from './shell.ts';
+import { releaseStartUpGarbage } from './startup-gc.ts';
+import { createTopology } from './topology.ts';
+
+export interface RunningTopogate {
+  readonly url: string;
+  /** Re-reads the policies (SIGHUP). */
+  reload(): Promise<void>;
+  /** Stops accepting, finishes in-flight requests, stops the components and the watches. */
+  stop(): Promise<void>;
+}
+
+export async function startTopogate(
+  config: ServeConfig,
+  shell: Shell,
+  components: readonly ServeComponent[] = defaultComponents,
+): Promise<RunningTopogate> {
+  await ensureCertificates(config.certDir, shell.log);
+  const clientCa = config.clientCa === undefined ? undefined : await readClientCa(config.clientCa);
+  const store = await createPolicyStore({ dir: config.policies, ...shell });
+  const topology = await createTopology(config, shell).catch(async (error: unknown) => {
+    await store.stop();
+    throw error;
+  });
+  const policies = policiesInForce(store, topology, shell);
+  const decider = createDecider({ policies, topology, maxSourceAgeMs: config.maxSourceAgeMs, log: shell.log });
+  // The decider has compiled the policies against the topology: what start-up allocates once is all done.
+  releaseStartUpGarbage();
+
+  const started: { name: string; component: StartedComponent }[] = [];
+  const stopBackground = async () => {
+    for (const { component } of started.splice(0).reverse()) await component.stop();
+    decider.stop();
+    await Promise.all([policies.stop(), topology.stop()]);
+  };
+  const checks: Record<string, ReadinessChecks[string]> = {
+    policies: () => policies.readiness(),
+    topology: () => topology.readiness(),
+  };
+  try {
+    const context = { config, ...shell, policies, topology, decide: decider.decide };
+    for (const { name, start } of components) {
+      const component = await start(context);
+      if (component === undefined) continue;
+      started.push({ name, component });
+      if (component.readiness) checks[name] = () => component.readiness!();
+    }
+  } catch (error) {
+    await stopBackground();
+    throw error;
+  }
+  const server = await startWebhookServer({
+    host: config.host,
+    port: config.port,
+    certDir: config.certDir,
+    ...(clientCa !== undefined && { clientCa }),
+    budgetMs: config.budgetMs,
+    decide: decider.decide,
+    checks,
+    ...shell,
+  }).catch(async (error: unknown) => {
+    await stopBackground();
+    throw error;
+  });
+  return {
+    url: server.url,
+    reload: () => store.reload(),
+    async stop() {
+      await server.close();
+      await stopBackground();
+    },
+  };
+}
