@@ -2,7 +2,7 @@
 # topogate's image: the TypeScript sources run directly by Node's type stripping (no build step),
 # with production dependencies only, as a non-root user. Build: docker build -t topogate .
 
-# Keep in step with the `node` devDependency in package.json (a unit test checks it).
+# Keep in step with the `node` dependency in package.json (a unit test checks it).
 ARG NODE_VERSION=26.10.0
 
 FROM node:${NODE_VERSION}-trixie-slim AS dependencies

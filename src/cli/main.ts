@@ -13,6 +13,7 @@ const commands: Record<string, () => Promise<Command>> = {
   certs: async () => (await import('./certs.ts')).certs,
   manifests: async () => (await import('./manifests.ts')).manifests,
   snapshot: async () => (await import('./snapshot.ts')).snapshot,
+  version: async () => (await import('./version.ts')).version,
 };
 
 const processIO: CommandIO = {
@@ -23,7 +24,8 @@ const processIO: CommandIO = {
 };
 
 export async function main(argv: readonly string[], io: CommandIO = processIO): Promise<number> {
-  const [name, ...args] = argv;
+  const [given, ...args] = argv;
+  const name = given === '--version' ? 'version' : given;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(await overview());
     return name === undefined ? EXIT.usage : EXIT.ok;

@@ -11,7 +11,7 @@ const root = new URL('../../../', import.meta.url);
 const dockerfile = await readFile(new URL('Dockerfile', root), 'utf8');
 const dockerignore = await readFile(new URL('.dockerignore', root), 'utf8');
 const packageJson = JSON.parse(await readFile(new URL('package.json', root), 'utf8')) as {
-  devDependencies: Record<string, string>;
+  dependencies: Record<string, string>;
 };
 const deployment = (await readManifests(manifestsDir)).find((object) => object.kind === 'Deployment') as Record<
   string,
@@ -33,7 +33,7 @@ const all = (keyword: string) =>
   instructions.filter((instruction) => instruction.keyword === keyword).map((instruction) => instruction.args);
 
 test('the image runs the Node version package.json pins, on a slim base, built in stages', () => {
-  const pinned = packageJson.devDependencies['node'];
+  const pinned = packageJson.dependencies['node'];
   assert.ok(pinned);
   assert.ok(all('ARG').includes(`NODE_VERSION=${pinned}`), `ARG NODE_VERSION=${pinned}`);
   const froms = all('FROM');
