@@ -3,6 +3,7 @@
 // policies it matches and the Pod's size, never the node count.
 
 import type { TopologySnapshot } from '../topology/model.ts';
+import { snapshotId } from '../topology/snapshotId.ts';
 import { compileMatch, type Matcher } from './match.ts';
 import { namespaceLabels } from './context.ts';
 import { DecisionMemo, remember } from './memo.ts';
@@ -32,6 +33,8 @@ export interface CompiledPolicySet {
   candidates(namespace: string): readonly CompiledPolicy[];
   /** What decisions share (node sets, whole decisions of replicas), for this snapshot only. */
   readonly memo: DecisionMemo;
+  /** How decisions, logs and explain name the snapshot. */
+  readonly snapshotId: string;
 }
 
 export function compile(policies: readonly SchedulingPolicy[], snapshot: TopologySnapshot): CompiledPolicySet {
@@ -53,7 +56,15 @@ export function compile(policies: readonly SchedulingPolicy[], snapshot: Topolog
     }
     return found;
   };
-  return { snapshot, policies: compiled, candidates, memo: new DecisionMemo(snapshot) };
+  // A partial rollout makes decisions depend on the workload, which the memo then has to tell apart.
+  const byWorkload = policies.some((policy) => (policy.rollout?.percent ?? 100) < 100);
+  return {
+    snapshot,
+    policies: compiled,
+    candidates,
+    memo: new DecisionMemo(snapshot, byWorkload),
+    snapshotId: snapshotId(snapshot),
+  };
 }
 
 function compilePolicy(policy: SchedulingPolicy, snapshot: TopologySnapshot): CompiledPolicy {

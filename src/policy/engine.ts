@@ -6,6 +6,7 @@
 // with what higher-priority policies already added (else it is dropped).
 
 import type { Pod } from '../kube/types.ts';
+import { describeWorkload, podWorkload, type WorkloadIdentity } from '../kube/workloadIdentity.ts';
 import type { NodeSet } from '../topology/nodeset.ts';
 import type { TopologySnapshot } from '../topology/model.ts';
 import type { CompiledPolicy, CompiledPolicySet } from './compiler.ts';
@@ -22,7 +23,9 @@ import {
 import { freshUntil } from './rules/latency.ts';
 import { describeRequirement, type RuleOutput } from './rules/rule.ts';
 import type { DecisionMemo } from './memo.ts';
-import type { Decision, DecisionOptions, PodRequest } from './types.ts';
+import { DECISION_ANNOTATION, recordText, type RecordedPolicy, type RuleResultName } from './record.ts';
+import { inRollout, rolloutBucket } from './rollout.ts';
+import type { AuditOutcome, Decision, DecisionOptions, PodRequest } from './types.ts';
 
 export function decide(request: PodRequest, compiled: CompiledPolicySet, options: DecisionOptions): Decision {
   // While every source is fresh a decision depends on the Pod and the compiled set alone; explain always walks.
@@ -35,12 +38,15 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
   const { pod, namespace } = request;
   const snapshot = compiled.snapshot;
   const podName = pod.metadata?.name ?? pod.metadata?.generateName ?? '';
-  const skipped = skipReason(pod);
+  const workload = request.workload ?? podWorkload(pod, namespace);
+  const skipped = skipReason(pod) ?? daemonSetReason(workload);
   if (skipped !== undefined) {
     const trace: DecisionTrace | undefined = options.explain
       ? {
           pod: podName,
           namespace,
+          workload: describeWorkload(workload),
+          snapshot: compiled.snapshotId,
           skipped,
           nodes: { total: snapshot.nodes.count, schedulable: 0, podPlacement: 0 },
           policies: [],
@@ -56,6 +62,8 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
       auditAnnotations: {},
       applied: [],
       matched: [],
+      audited: NONE,
+      snapshot: compiled.snapshotId,
       ...(trace ? { trace } : {}),
     };
   }
@@ -79,23 +87,29 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
   const changes = new PodChanges(pod);
   const matched: string[] = [];
   const applied: string[] = [];
+  const recorded: RecordedPolicy[] = [];
+  let audited: AuditOutcome[] | undefined;
+  const auditNotes: Record<string, string> = {};
   const traces: PolicyTrace[] = [];
   let allowed = base;
 
   const candidates = options.explain ? compiled.policies : compiled.candidates(namespace);
   for (const compiledPolicy of candidates) {
     const { policy } = compiledPolicy;
+    const audit = policy.enforcement === 'Audit';
     // Explain looks at every policy and says why one does not match; candidates already hold for the namespace.
-    const whyNot = options.explain
-      ? compiledPolicy.match.whyNot(context)
-      : compiledPolicy.match.podMatches(context)
-        ? undefined
-        : 'does not match';
+    const whyNot =
+      (options.explain
+        ? compiledPolicy.match.whyNot(context)
+        : compiledPolicy.match.podMatches(context)
+          ? undefined
+          : 'does not match') ?? outOfRollout(policy.rollout?.percent, workload);
     if (whyNot !== undefined) {
       if (options.explain)
         traces.push({
           policy: policy.name,
           priority: policy.priority,
+          ...(audit && { enforcement: 'Audit' as const }),
           matched: false,
           reason: whyNot,
           outcome: 'not matched',
@@ -106,8 +120,13 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
       continue;
     }
     matched.push(policy.name);
+    // An Audit policy is decided as under Enforce, into changes of its own that never reach the Pod.
+    const target = audit ? new PodChanges(pod) : changes;
+    const said: string[] = audit ? [] : warnings;
+    let unsatisfiable = false;
     let attempt = evaluate(compiledPolicy, context, base, allowed, compiled.memo, undefined);
     if ('unsatisfiable' in attempt) {
+      unsatisfiable = true;
       const { rule, modelHolds, conflict } = attempt.unsatisfiable;
       if (!conflict && policy.onUnsatisfiable === 'Reject') {
         const message = `policy ${policy.name}, rule ${rule}: no schedulable node satisfies the Pod's placement; the model holds: ${modelHolds}`;
@@ -115,18 +134,41 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
           traces.push({
             policy: policy.name,
             priority: policy.priority,
+            ...(audit && { enforcement: 'Audit' as const }),
             matched: true,
+            unsatisfiable: true,
             outcome: 'rejected',
             rules: attempt.rules,
             nodesBefore: allowed.size,
-            nodesAfter: 0,
+            nodesAfter: audit ? allowed.size : 0,
           });
+        if (audit) {
+          (audited ??= []).push({ policy: policy.name, wouldChange: false, unsatisfiable: true });
+          auditNotes[policy.name] = `would deny the Pod: ${message}`;
+          warnings.push(`audit: policy ${policy.name} would deny the Pod: ${message}`);
+          continue;
+        }
         return denied(
           message,
           warnings,
           matched,
+          audited ?? NONE,
+          compiled.snapshotId,
           options.explain
-            ? trace(podName, namespace, snapshot, schedulable, own, traces, 0, false, message, warnings)
+            ? trace(
+                podName,
+                namespace,
+                workload,
+                compiled.snapshotId,
+                snapshot,
+                schedulable,
+                own,
+                traces,
+                0,
+                false,
+                message,
+                warnings,
+              )
             : undefined,
         );
       }
@@ -134,17 +176,19 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
         ? `rule ${rule} conflicts with higher-priority policies (${applied.join(', ')}); the model holds: ${modelHolds}`
         : `rule ${rule} is unsatisfiable; the model holds: ${modelHolds}`;
       const hardRules = compiledPolicy.rules.filter((candidate) => candidate.hard).map((candidate) => candidate.name);
-      warnings.push(`policy ${policy.name}: required placement (${hardRules.join(', ')}) dropped: ${why}`);
+      said.push(`policy ${policy.name}: required placement (${hardRules.join(', ')}) dropped: ${why}`);
       attempt = evaluate(compiledPolicy, context, base, allowed, compiled.memo, why);
     }
     if ('unsatisfiable' in attempt) throw new Error('unreachable: preferred outputs never constrain nodes');
 
     const before = allowed;
     const ruleTraces: RuleTrace[] = [];
+    const results: Record<string, RuleResultName> = {};
     let changed = false;
     for (const step of attempt.steps) {
       if ('dropped' in step) {
-        if (!step.withPolicy) warnings.push(`policy ${policy.name}: ${step.rule} dropped: ${step.dropped}`);
+        if (!step.withPolicy) said.push(`policy ${policy.name}: ${step.rule} dropped: ${step.dropped}`);
+        results[step.rule] = 'dropped';
         if (options.explain)
           ruleTraces.push({
             rule: step.rule,
@@ -155,11 +199,12 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
           });
         continue;
       }
-      const { added, details } = merge(changes, step.output, options.explain === true, (why) =>
-        warnings.push(`policy ${policy.name}: ${step.rule}: ${why}`),
+      const { added, details } = merge(target, step.output, options.explain === true || audit, (why) =>
+        said.push(`policy ${policy.name}: ${step.rule}: ${why}`),
       );
-      for (const warning of step.output.warnings) warnings.push(`policy ${policy.name}: ${warning}`);
+      for (const warning of step.output.warnings) said.push(`policy ${policy.name}: ${warning}`);
       changed ||= added;
+      results[step.rule] = added ? 'added' : 'unchanged';
       if (options.explain)
         ruleTraces.push({
           rule: step.rule,
@@ -169,8 +214,18 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
           nodesAfter: step.after.size,
         });
     }
-    if (changed) {
+    if (audit) {
+      (audited ??= []).push({ policy: policy.name, wouldChange: changed, unsatisfiable });
+      const note = changed ? `would add ${describeChanges(target)}` : 'would change nothing';
+      auditNotes[policy.name] = note;
+      warnings.push(`audit: policy ${policy.name} ${note}${said.length > 0 ? `; ${said.join('; ')}` : ''}`);
+    } else if (changed) {
       applied.push(policy.name);
+      recorded.push({
+        name: policy.name,
+        ...(policy.generation !== undefined && { generation: policy.generation }),
+        rules: results,
+      });
       allowed = attempt.nodes;
     } else {
       warnings.push(`policy ${policy.name} matched but changed nothing`);
@@ -179,11 +234,13 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
       traces.push({
         policy: policy.name,
         priority: policy.priority,
+        ...(audit && { enforcement: 'Audit' as const }),
         matched: true,
-        outcome: changed ? 'applied' : 'unchanged',
+        ...(unsatisfiable && { unsatisfiable }),
+        outcome: audit ? (changed ? 'would apply' : 'unchanged') : changed ? 'applied' : 'unchanged',
         rules: ruleTraces,
         nodesBefore: before.size,
-        nodesAfter: allowed.size,
+        nodesAfter: audit ? before.size : allowed.size,
       });
   }
 
@@ -191,10 +248,14 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
   if (applied.length > 0) {
     annotations[POLICIES_ANNOTATION] = applied.join(',');
     if (changes.numaHint) annotations[NUMA_HINT_ANNOTATION] = JSON.stringify(changes.numaHint);
+    annotations[DECISION_ANNOTATION] = recordText(compiled.snapshotId, recorded, changes);
   }
   const patch = applied.length > 0 ? buildPatch(pod, changes, annotations) : [];
   const auditAnnotations: Record<string, string> =
-    applied.length > 0 ? { policies: applied.join(','), placement: summarize(changes) } : {};
+    applied.length > 0
+      ? { policies: applied.join(','), placement: summarize(changes), snapshot: compiled.snapshotId }
+      : {};
+  if (audited) auditAnnotations.audit = JSON.stringify(auditNotes);
   return {
     allowed: true,
     patch,
@@ -202,12 +263,42 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
     auditAnnotations,
     applied,
     matched,
+    audited: audited ?? NONE,
+    snapshot: compiled.snapshotId,
     ...(options.explain
       ? {
-          trace: trace(podName, namespace, snapshot, schedulable, own, traces, allowed.size, true, undefined, warnings),
+          trace: trace(
+            podName,
+            namespace,
+            workload,
+            compiled.snapshotId,
+            snapshot,
+            schedulable,
+            own,
+            traces,
+            allowed.size,
+            true,
+            undefined,
+            warnings,
+          ),
         }
       : {}),
   };
+}
+
+const NONE: readonly AuditOutcome[] = [];
+
+/** Pods of a DaemonSet are never given placement outputs: the DaemonSet places one per node itself. */
+function daemonSetReason(workload: WorkloadIdentity): string | undefined {
+  return workload.kind === 'DaemonSet'
+    ? `owned by DaemonSet ${workload.name}: a DaemonSet places one Pod on every node it selects, and a spread or a required zone would strand its Pods, so topogate gives them no placement outputs`
+    : undefined;
+}
+
+/** Why a matching policy is treated as not matching: the workload is left out of its rollout. */
+function outOfRollout(percent: number | undefined, workload: WorkloadIdentity): string | undefined {
+  if (percent === undefined || inRollout(percent, workload)) return undefined;
+  return `left out by rollout.percent ${percent}: workload ${describeWorkload(workload)} has bucket ${rolloutBucket(workload)} (in when below ${percent})`;
 }
 
 /** Why the Pod is admitted unchanged without looking at any policy (merge rule 5). */
@@ -355,6 +446,24 @@ function merge(
   return { added, details };
 }
 
+/** What an Audit policy would have written, for its warning and audit annotation. */
+function describeChanges(changes: PodChanges): string {
+  const parts = [
+    ...changes.requirements.map((requirement) => `required ${describeRequirement(requirement)}`),
+    ...changes.preferred.map(
+      (term) =>
+        `preferred (weight ${term.weight}) ${(term.preference.matchExpressions ?? []).map(describeRequirement).join(', ')}`,
+    ),
+    ...changes.spreads.map(
+      (spread) =>
+        `topologySpreadConstraint ${spread.topologyKey} maxSkew ${spread.maxSkew} ${spread.whenUnsatisfiable}`,
+    ),
+  ];
+  if (changes.schedulerName !== undefined) parts.push(`schedulerName ${changes.schedulerName}`);
+  if (changes.numaHint) parts.push(`numa-hint on ${Object.keys(changes.numaHint).length} nodes`);
+  return parts.join('; ');
+}
+
 function summarize(changes: PodChanges): string {
   const parts = [
     `${changes.requirements.length} required`,
@@ -370,6 +479,8 @@ function denied(
   message: string,
   warnings: readonly string[],
   matched: readonly string[],
+  audited: readonly AuditOutcome[],
+  snapshot: string,
   trace: DecisionTrace | undefined,
 ): Decision {
   return {
@@ -377,9 +488,11 @@ function denied(
     message,
     patch: [],
     warnings,
-    auditAnnotations: { denied: message },
+    auditAnnotations: { denied: message, snapshot },
     applied: [],
     matched,
+    audited,
+    snapshot,
     ...(trace ? { trace } : {}),
   };
 }
@@ -387,6 +500,8 @@ function denied(
 function trace(
   pod: string,
   namespace: string,
+  workload: WorkloadIdentity,
+  snapshotId: string,
   snapshot: TopologySnapshot,
   schedulable: NodeSet,
   own: NodeSet,
@@ -399,6 +514,8 @@ function trace(
   return {
     pod,
     namespace,
+    workload: describeWorkload(workload),
+    snapshot: snapshotId,
     nodes: { total: snapshot.nodes.count, schedulable: schedulable.size, podPlacement: own.size },
     policies,
     finalNodes,

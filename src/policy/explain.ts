@@ -14,10 +14,15 @@ export interface RuleTrace {
 export interface PolicyTrace {
   readonly policy: string;
   readonly priority: number;
+  /** Absent: Enforce. */
+  readonly enforcement?: 'Audit';
   readonly matched: boolean;
-  /** Why it did not match. */
+  /** Why it did not match (or was left out by its rollout). */
   readonly reason?: string;
-  readonly outcome: 'not matched' | 'applied' | 'unchanged' | 'rejected';
+  /** Its required placement left no schedulable node. */
+  readonly unsatisfiable?: boolean;
+  /** 'would apply': an Audit policy whose outputs would have changed the Pod. */
+  readonly outcome: 'not matched' | 'applied' | 'unchanged' | 'rejected' | 'would apply';
   readonly rules: readonly RuleTrace[];
   readonly nodesBefore: number;
   readonly nodesAfter: number;
@@ -26,6 +31,10 @@ export interface PolicyTrace {
 export interface DecisionTrace {
   readonly pod: string;
   readonly namespace: string;
+  /** namespace/Kind/name: what rollout.percent hashes. */
+  readonly workload: string;
+  /** The topology snapshot decided on. */
+  readonly snapshot: string;
   /** Why the Pod was admitted unchanged before any policy was looked at. */
   readonly skipped?: string;
   /** Nodes in the model; schedulable ones (cordon, Ready, taints vs tolerations); those the Pod's own placement allows. */
@@ -38,7 +47,7 @@ export interface DecisionTrace {
 }
 
 export function renderTrace(trace: DecisionTrace, subject = `Pod ${trace.namespace}/${trace.pod}`): string {
-  const lines = [subject];
+  const lines = [subject, `  workload ${trace.workload}, topology snapshot ${trace.snapshot}`];
   if (trace.skipped !== undefined) {
     lines.push(`  admitted unchanged: ${trace.skipped}`);
     return `${lines.join('\n')}\n`;
@@ -48,9 +57,10 @@ export function renderTrace(trace: DecisionTrace, subject = `Pod ${trace.namespa
     `  nodes: ${total} in the model, ${schedulable} schedulable for this Pod, ${podPlacement} allowed by its own placement`,
   );
   for (const policy of trace.policies) {
+    const audit = policy.enforcement === 'Audit' ? ', Audit: never written' : '';
     lines.push(
       '',
-      `policy ${policy.policy} (priority ${policy.priority}): ${policy.matched ? policy.outcome : `not matched: ${policy.reason}`}`,
+      `policy ${policy.policy} (priority ${policy.priority}${audit}): ${policy.matched ? policy.outcome : `not matched: ${policy.reason}`}`,
     );
     for (const rule of policy.rules) {
       const counts =

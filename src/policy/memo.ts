@@ -8,6 +8,7 @@
 import { isRecord, recordsOf } from '../kube/json.ts';
 import { parseQuantity } from '../kube/quantity.ts';
 import type { Pod } from '../kube/types.ts';
+import { controllerOf, describeWorkload, podWorkload } from '../kube/workloadIdentity.ts';
 import type { TopologySnapshot } from '../topology/model.ts';
 import type { NodeSet } from '../topology/nodeset.ts';
 import { placementNodes, schedulableFor } from './satisfiability.ts';
@@ -33,8 +34,12 @@ export class DecisionMemo {
   /** null: seen once. */
   readonly #decisions = new Map<string, Decision | null>();
 
-  constructor(snapshot: TopologySnapshot) {
+  /** Decisions depend on the workload identity (a partial rollout is in force). */
+  readonly #byWorkload: boolean;
+
+  constructor(snapshot: TopologySnapshot, byWorkload = false) {
     this.#snapshot = snapshot;
+    this.#byWorkload = byWorkload;
   }
 
   placement(pod: Pod): Placement {
@@ -64,7 +69,7 @@ export class DecisionMemo {
    * pay for every Pod. Decisions are never changed once made.
    */
   decision(request: PodRequest, compute: () => Decision): Decision {
-    const key = decisionKey(request);
+    const key = decisionKey(request, this.#byWorkload);
     const kept = this.#decisions.get(key);
     if (kept) return kept;
     const decision = compute();
@@ -99,17 +104,20 @@ function placementKey(pod: Pod): string {
 }
 
 /**
- * Everything decide reads of a request, and nothing else: the namespace, the
+ * Everything decide reads of a request, and nothing else: the namespace, the workload, the
  * Pod's labels and annotations, the spec fields placement, resources, QoS
  * and the patch read, and whether metadata and spec exist at all (the patch
  * adds them when not). Name, uid, images, env, probes and volumes are left
  * out: replicas differ there and decisions do not.
  */
-function decisionKey({ pod, namespace }: PodRequest): string {
+function decisionKey({ pod, namespace, workload }: PodRequest, byWorkload: boolean): string {
   const { metadata, spec } = pod;
   return (
     JSON.stringify([
       namespace,
+      // The controller's kind says whether the Pod is a DaemonSet's; the identity whether a rollout takes it.
+      workload?.kind ?? controllerOf(pod)?.kind,
+      byWorkload ? describeWorkload(workload ?? podWorkload(pod, namespace)) : undefined,
       isRecord(metadata),
       metadata?.labels,
       metadata?.annotations,

@@ -3,6 +3,7 @@
 // the compiler and engine consume them.
 
 import type { LabelSelector, NodeSelectorRequirement, PatchOperation, Pod } from '../kube/types.ts';
+import type { WorkloadIdentity } from '../kube/workloadIdentity.ts';
 
 export type RuleMode = 'Required' | 'Preferred';
 
@@ -69,12 +70,20 @@ export interface PolicyRules {
   readonly spread?: readonly SpreadRule[];
 }
 
+export type Enforcement = 'Enforce' | 'Audit';
+
 export interface SchedulingPolicy {
   readonly name: string;
   readonly priority: number;
   readonly match?: PolicyMatch;
   readonly onUnsatisfiable: 'Warn' | 'Reject';
+  /** Absent: Enforce. Audit: decided, said in warnings and audit annotations, never written nor denied. */
+  readonly enforcement?: Enforcement;
+  /** Absent: 100. The share of workloads the policy applies to (see rollout.ts). */
+  readonly rollout?: { readonly percent: number };
   readonly rules: PolicyRules;
+  /** metadata.generation of a SchedulingPolicy object from the cluster. */
+  readonly generation?: number;
   /** Where the policy was read from, for messages. */
   readonly source?: SourceLocation;
 }
@@ -84,6 +93,8 @@ export interface PodRequest {
   readonly pod: Pod;
   /** The request's namespace, else the Pod's, else "default". */
   readonly namespace: string;
+  /** The workload whose Pods these are, when the Pod is a workload's template; else read from the Pod. */
+  readonly workload?: WorkloadIdentity;
 }
 
 export interface DecisionOptions {
@@ -105,8 +116,19 @@ export interface Decision {
   readonly auditAnnotations: Readonly<Record<string, string>>;
   /** Names of the policies whose outputs were applied, in order. */
   readonly applied: readonly string[];
-  /** Names of the policies that matched the Pod. */
+  /** Names of the policies that matched the Pod (Audit ones included; those the rollout left out not). */
   readonly matched: readonly string[];
+  /** The Audit policies that matched, and whether their outputs would have changed the Pod. */
+  readonly audited?: readonly AuditOutcome[];
+  /** The topology snapshot decided on (snapshotId). */
+  readonly snapshot?: string;
   /** Present when DecisionOptions.explain was set. */
   readonly trace?: unknown;
+}
+
+export interface AuditOutcome {
+  readonly policy: string;
+  readonly wouldChange: boolean;
+  /** Its required placement is unsatisfiable (under Reject it would have denied the Pod). */
+  readonly unsatisfiable: boolean;
 }

@@ -119,10 +119,24 @@ test('the policy.md example works as written', () => {
     },
   ]);
   assert.equal(output.spec.schedulerName, 'topo-aware-scheduler');
-  assert.deepEqual(output.metadata.annotations, {
+  const { 'topogate.dev/decision': record, ...annotations } = output.metadata.annotations;
+  assert.deepEqual(annotations, {
     'topogate.dev/policies': 'gpu-training',
     'topogate.dev/numa-hint': JSON.stringify({ 'p5-a': 'node-0', 'p5-b': 'node-0' }),
   });
+  assert.deepEqual(JSON.parse(record).policies, [
+    {
+      name: 'gpu-training',
+      rules: {
+        'nodeLabels.required': 'added',
+        'nodeLabels.preferred': 'added',
+        gpu: 'added',
+        latency: 'added',
+        'spread[0]': 'added',
+        numa: 'added',
+      },
+    },
+  ]);
   const sandboxed = decide({ pod, namespace: 'ml-sandbox' }, compiled, OPTIONS);
   assert.deepEqual(sandboxed.matched, []);
 });

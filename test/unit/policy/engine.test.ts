@@ -623,8 +623,14 @@ test('annotation keys are escaped in patch paths and existing annotations are ke
     input,
   );
   assert.ok(decision.patch.some((op) => op.path === '/metadata/annotations/topogate.dev~1policies'));
-  assert.deepEqual(patched(input, decision).metadata.annotations, { keep: 'me', 'topogate.dev/policies': 'p' });
-  assert.deepEqual(decision.auditAnnotations, { policies: 'p', placement: '1 required, 0 preferred, 0 spread' });
+  const { 'topogate.dev/decision': record, ...annotations } = patched(input, decision).metadata.annotations;
+  assert.deepEqual(annotations, { keep: 'me', 'topogate.dev/policies': 'p' });
+  assert.equal(JSON.parse(record).snapshot, decision.snapshot);
+  assert.deepEqual(decision.auditAnnotations, {
+    policies: 'p',
+    placement: '1 required, 0 preferred, 0 spread',
+    snapshot: decision.snapshot,
+  });
 });
 
 test('policies apply by priority, then name, and the annotation lists them in that order', () => {

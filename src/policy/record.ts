@@ -1,0 +1,85 @@
+// The decision record: the annotation topogate.dev/decision that every Pod
+// topogate changed carries (policy-v2.md). Compact JSON naming each applied
+// policy (with its generation when it came from the cluster) and each of its
+// rules' results, the topology snapshot it was decided on, and what was
+// added, so that `explain pod/…` and `audit` can take the additions back and
+// decide the Pod again.
+
+import { isRecord, recordsOf } from '../kube/json.ts';
+import type { NodeSelectorRequirement, Pod, PreferredSchedulingTerm, TopologySpreadConstraint } from '../kube/types.ts';
+import type { PodChanges } from './merge.ts';
+
+export const DECISION_ANNOTATION = 'topogate.dev/decision';
+
+export type RuleResultName = 'added' | 'unchanged' | 'dropped';
+
+export interface RecordedPolicy {
+  readonly name: string;
+  readonly generation?: number;
+  readonly rules: Readonly<Record<string, RuleResultName>>;
+}
+
+export interface DecisionRecord {
+  readonly snapshot: string;
+  readonly policies: readonly RecordedPolicy[];
+  readonly added: {
+    readonly required?: readonly NodeSelectorRequirement[];
+    readonly preferred?: readonly PreferredSchedulingTerm[];
+    readonly spread?: readonly TopologySpreadConstraint[];
+    readonly schedulerName?: string;
+  };
+}
+
+export function recordText(snapshot: string, policies: readonly RecordedPolicy[], changes: PodChanges): string {
+  const { requirements, preferred, spreads, schedulerName } = changes;
+  const record: DecisionRecord = {
+    snapshot,
+    policies,
+    added: {
+      ...(requirements.length > 0 && { required: requirements }),
+      ...(preferred.length > 0 && { preferred }),
+      ...(spreads.length > 0 && { spread: spreads }),
+      ...(schedulerName !== undefined && { schedulerName }),
+    },
+  };
+  return JSON.stringify(record);
+}
+
+/** The Pod's decision record; undefined when it has none, or one that is not a record (said in `problem`). */
+export function readRecord(pod: Pod): { record?: DecisionRecord; problem?: string } {
+  const text = pod.metadata?.annotations?.[DECISION_ANNOTATION];
+  if (typeof text !== 'string') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { problem: `annotation ${DECISION_ANNOTATION} is not JSON` };
+  }
+  if (
+    !isRecord(value) ||
+    typeof value.snapshot !== 'string' ||
+    !Array.isArray(value.policies) ||
+    !isRecord(value.added)
+  )
+    return { problem: `annotation ${DECISION_ANNOTATION} is not a decision record` };
+  const policies = recordsOf(value.policies)
+    .filter((policy) => typeof policy.name === 'string')
+    .map((policy) => ({
+      name: String(policy.name),
+      ...(typeof policy.generation === 'number' && { generation: policy.generation }),
+      rules: isRecord(policy.rules) ? (policy.rules as Record<string, RuleResultName>) : {},
+    }));
+  const added = value.added;
+  return {
+    record: {
+      snapshot: value.snapshot,
+      policies,
+      added: {
+        ...(Array.isArray(added.required) && { required: recordsOf(added.required) as NodeSelectorRequirement[] }),
+        ...(Array.isArray(added.preferred) && { preferred: recordsOf(added.preferred) as PreferredSchedulingTerm[] }),
+        ...(Array.isArray(added.spread) && { spread: recordsOf(added.spread) as TopologySpreadConstraint[] }),
+        ...(typeof added.schedulerName === 'string' && { schedulerName: added.schedulerName }),
+      },
+    },
+  };
+}
