@@ -6,7 +6,7 @@
 // with what higher-priority policies already added (else it is dropped).
 
 import type { Pod } from '../kube/types.ts';
-import { describeWorkload, podWorkload, type WorkloadIdentity } from '../kube/workloadIdentity.ts';
+import { workloadKey, podWorkload, type WorkloadIdentity } from '../kube/workload-identity.ts';
 import type { NodeSet } from '../topology/nodeset.ts';
 import type { TopologySnapshot } from '../topology/model.ts';
 import type { CompiledPolicy, CompiledPolicySet } from './compiler.ts';
@@ -45,7 +45,7 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
       ? {
           pod: podName,
           namespace,
-          workload: describeWorkload(workload),
+          workload: workloadKey(workload),
           snapshot: compiled.snapshotId,
           skipped,
           nodes: { total: snapshot.nodes.count, schedulable: 0, podPlacement: 0 },
@@ -298,7 +298,7 @@ function daemonSetReason(workload: WorkloadIdentity): string | undefined {
 /** Why a matching policy is treated as not matching: the workload is left out of its rollout. */
 function outOfRollout(percent: number | undefined, workload: WorkloadIdentity): string | undefined {
   if (percent === undefined || inRollout(percent, workload)) return undefined;
-  return `left out by rollout.percent ${percent}: workload ${describeWorkload(workload)} has bucket ${rolloutBucket(workload)} (in when below ${percent})`;
+  return `left out by rollout.percent ${percent}: workload ${workloadKey(workload)} has bucket ${rolloutBucket(workload)} (in when below ${percent})`;
 }
 
 /** Why the Pod is admitted unchanged without looking at any policy (merge rule 5). */
@@ -514,7 +514,7 @@ function trace(
   return {
     pod,
     namespace,
-    workload: describeWorkload(workload),
+    workload: workloadKey(workload),
     snapshot: snapshotId,
     nodes: { total: snapshot.nodes.count, schedulable: schedulable.size, podPlacement: own.size },
     policies,

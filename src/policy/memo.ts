@@ -8,7 +8,7 @@
 import { isRecord, recordsOf } from '../kube/json.ts';
 import { parseQuantity } from '../kube/quantity.ts';
 import type { Pod } from '../kube/types.ts';
-import { controllerOf, describeWorkload, podWorkload } from '../kube/workloadIdentity.ts';
+import { podWorkload, workloadKey } from '../kube/workload-identity.ts';
 import type { TopologySnapshot } from '../topology/model.ts';
 import type { NodeSet } from '../topology/nodeset.ts';
 import { placementNodes, schedulableFor } from './satisfiability.ts';
@@ -115,9 +115,10 @@ function decisionKey({ pod, namespace, workload }: PodRequest, byWorkload: boole
   return (
     JSON.stringify([
       namespace,
-      // The controller's kind says whether the Pod is a DaemonSet's; the identity whether a rollout takes it.
-      workload?.kind ?? controllerOf(pod)?.kind,
-      byWorkload ? describeWorkload(workload ?? podWorkload(pod, namespace)) : undefined,
+      // The workload's kind says whether the Pod is a DaemonSet's; the whole identity whether a rollout takes it.
+      byWorkload
+        ? workloadKey(workload ?? podWorkload(pod, namespace))
+        : (workload ?? podWorkload(pod, namespace)).kind,
       isRecord(metadata),
       metadata?.labels,
       metadata?.annotations,

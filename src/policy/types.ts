@@ -3,7 +3,7 @@
 // the compiler and engine consume them.
 
 import type { LabelSelector, NodeSelectorRequirement, PatchOperation, Pod } from '../kube/types.ts';
-import type { WorkloadIdentity } from '../kube/workloadIdentity.ts';
+import type { WorkloadIdentity } from '../kube/workload-identity.ts';
 
 export type RuleMode = 'Required' | 'Preferred';
 

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fastJsonPatch from 'fast-json-patch';
 import type { Pod } from '../../../src/kube/types.ts';
-import { podWorkload, workloadOfObject } from '../../../src/kube/workloadIdentity.ts';
 import { compile } from '../../../src/policy/compiler.ts';
 import { decide } from '../../../src/policy/engine.ts';
 import { readRecord } from '../../../src/policy/record.ts';
@@ -28,31 +27,6 @@ const owned = (kind: string, name: string, labels: Record<string, string> = {}, 
       ownerReferences: [{ apiVersion: 'apps/v1', kind, name, uid: 'u', controller: true }],
     },
   );
-
-test('workload identity: a Deployment through its ReplicaSet, other controllers, and Pods without one', () => {
-  const replica = owned('ReplicaSet', 'web-7d9f8b6c5d', { 'pod-template-hash': '7d9f8b6c5d' });
-  assert.deepEqual(podWorkload(replica, 'shop'), { namespace: 'shop', kind: 'Deployment', name: 'web' });
-  // A ReplicaSet of its own (no pod-template-hash suffix) is the workload.
-  assert.deepEqual(podWorkload(owned('ReplicaSet', 'plain'), 'shop'), {
-    namespace: 'shop',
-    kind: 'ReplicaSet',
-    name: 'plain',
-  });
-  assert.deepEqual(podWorkload(owned('StatefulSet', 'db'), 'shop'), {
-    namespace: 'shop',
-    kind: 'StatefulSet',
-    name: 'db',
-  });
-  const notController = pod({}, { name: 'p', ownerReferences: [{ kind: 'Job', name: 'j', controller: false }] });
-  assert.deepEqual(podWorkload(notController, 'shop'), { namespace: 'shop', kind: 'Pod', name: 'p' });
-  assert.deepEqual(podWorkload(pod({}, { name: undefined, generateName: 'batch-' }), 'x'), {
-    namespace: 'x',
-    kind: 'Pod',
-    name: 'batch-',
-  });
-  const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { template: {} } };
-  assert.deepEqual(workloadOfObject(deployment, 'shop'), podWorkload(replica, 'shop'));
-});
 
 test('the rollout bucket is FNV-1a of namespace/Kind/name modulo 100, and a higher percent only adds', () => {
   // The published FNV-1a 32-bit test vectors.
