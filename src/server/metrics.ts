@@ -19,8 +19,8 @@ export interface WebhookMetrics {
   readonly latency: Histogram<'outcome'>;
   readonly budgetExceeded: Counter<'stage'>;
   readonly rejected: Counter<'code'>;
-  readonly policyMatches: Counter<'policy'>;
-  readonly policyApplied: Counter<'policy'>;
+  readonly policyMatches: Counter<'policy' | 'enforcement'>;
+  readonly policyApplied: Counter<'policy' | 'enforcement'>;
 }
 
 const outcomes: readonly RequestOutcome[] = ['allowed', 'patched', 'denied', 'skipped', 'error'];
@@ -67,14 +67,14 @@ function registerMetrics(registry: Registry): WebhookMetrics {
     }),
     policyMatches: new Counter({
       name: 'topogate_policy_matches_total',
-      help: 'Pods a SchedulingPolicy matched (dry runs not counted).',
-      labelNames: ['policy'],
+      help: 'Pods a SchedulingPolicy matched, by policy and enforcement (Enforce, Audit); a workload its rollout leaves out is not matched (dry runs not counted).',
+      labelNames: ['policy', 'enforcement'],
       registers,
     }),
     policyApplied: new Counter({
       name: 'topogate_policy_applied_total',
-      help: 'Pods a SchedulingPolicy changed (dry runs not counted).',
-      labelNames: ['policy'],
+      help: 'Pods a SchedulingPolicy changed, by policy and enforcement; under Audit, Pods it would have changed (dry runs not counted).',
+      labelNames: ['policy', 'enforcement'],
       registers,
     }),
   };

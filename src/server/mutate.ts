@@ -9,6 +9,7 @@ import { allowed } from '../admission/answer.ts';
 import { handleAdmission, type Handled, type PodDecider } from '../admission/handler.ts';
 import { parseJson } from '../admission/json.ts';
 import type { AdmissionRequest } from '../admission/review.ts';
+import type { Decision } from '../policy/types.ts';
 import type { WebhookEnv } from './arrival.ts';
 import { declaredTooLarge, isJson, readBody, readIncoming } from './body.ts';
 import { requestBudgetMs, skipWarning, type DecisionCost } from './budget.ts';
@@ -86,8 +87,7 @@ export function mutateHandler({ decide, budgetMs, maxBodyBytes, cost, metrics, l
     const elapsedMs = count(handled.outcome, dryRun, arrival);
     if (handled.decision !== undefined && elapsedMs > budget) metrics.budgetExceeded.inc({ stage: 'decision' });
     if (handled.decision !== undefined && !dryRun) {
-      for (const policy of handled.decision.matched) metrics.policyMatches.inc({ policy });
-      for (const policy of handled.decision.applied) metrics.policyApplied.inc({ policy });
+      countPolicies(metrics, handled.decision);
     }
     if (log.isLevelEnabled('debug')) {
       log.debug(
@@ -98,6 +98,7 @@ export function mutateHandler({ decide, budgetMs, maxBodyBytes, cost, metrics, l
           outcome: handled.outcome,
           patchOps: handled.answer.patch.length,
           matched: handled.decision?.matched,
+          snapshot: handled.decision?.snapshot,
           warnings: handled.answer.warnings.length,
           ms: elapsedMs,
         },
@@ -113,6 +114,17 @@ export function mutateHandler({ decide, budgetMs, maxBodyBytes, cost, metrics, l
     metrics.latency.observe({ outcome }, elapsedMs / 1000);
     return elapsedMs;
   }
+}
+
+function countPolicies(metrics: WebhookMetrics, decision: Decision): void {
+  const audited = decision.audited ?? [];
+  for (const policy of decision.matched) {
+    const audit = audited.some((outcome) => outcome.policy === policy);
+    metrics.policyMatches.inc({ policy, enforcement: audit ? 'Audit' : 'Enforce' });
+  }
+  for (const policy of decision.applied) metrics.policyApplied.inc({ policy, enforcement: 'Enforce' });
+  for (const outcome of audited)
+    if (outcome.wouldChange) metrics.policyApplied.inc({ policy: outcome.policy, enforcement: 'Audit' });
 }
 
 /** Which object a request is about, for logs: never its body. */

@@ -337,7 +337,7 @@ test('healthy after all of the above, with metrics that counted it', async () =>
     'topogate_admission_requests_total',
     'topogate_admission_duration_seconds_bucket{le="0.0001"',
     'topogate_rejected_requests_total{code="413"}',
-    'topogate_policy_applied_total{policy="p"}',
+    'topogate_policy_applied_total{policy="p",enforcement="Enforce"}',
   ]) {
     assert.ok(metrics.text.includes(name), name);
   }
