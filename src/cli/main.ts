@@ -14,6 +14,7 @@ const commands: Record<string, () => Promise<Command>> = {
   manifests: async () => (await import('./manifests.ts')).manifests,
   snapshot: async () => (await import('./snapshot.ts')).snapshot,
   version: async () => (await import('./version.ts')).version,
+  audit: async () => (await import('./audit.ts')).audit,
 };
 
 const processIO: CommandIO = {

@@ -47,7 +47,9 @@ export function policyFromObject(
     return {
       errors: checked.issues.map((issue) => ({ file: origin, line: 0, col: 0, message: describeIssue(issue) })),
     };
-  return { policy: toPolicy(checked.document, { file: origin, line: 0, col: 0 }), errors: [] };
+  const policy = toPolicy(checked.document, { file: origin, line: 0, col: 0 });
+  const generation = (object as { metadata?: { generation?: unknown } }).metadata?.generation;
+  return { policy: typeof generation === 'number' ? { ...policy, generation } : policy, errors: [] };
 }
 
 /**

@@ -1,0 +1,100 @@
+// What the cluster commands (audit, explain pod/…, mutate --kubeconfig) read
+// of a live cluster: the topology model and the policies in force, as serve
+// would have them (shell). The model is watched until ready, then stopped.
+
+import { AppsV1Api, BatchV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import type { KubeObject, Pod } from '../kube/types.ts';
+import { combinePolicies, readPolicyObjects } from '../policy/combine.ts';
+import { compile, type CompiledPolicySet } from '../policy/compiler.ts';
+import { formatPolicyError } from '../policy/errors.ts';
+import { loadPolicies } from '../policy/loader.ts';
+
+const READY_TIMEOUT_MS = 30_000;
+
+export interface LiveCluster {
+  readonly config: KubeConfig;
+  readonly compiled: CompiledPolicySet;
+  /** Invalid policies (files or objects), one line each: they are left out, as serve leaves them out. */
+  readonly policyErrors: readonly string[];
+}
+
+export function kubeConfig(kubeconfig: string | undefined): KubeConfig {
+  const config = new KubeConfig();
+  if (kubeconfig !== undefined) config.loadFromFile(kubeconfig);
+  else config.loadFromDefault();
+  if (!config.getCurrentCluster()?.server) throw new Error(`no cluster in ${kubeconfig ?? 'the default kubeconfig'}`);
+  return config;
+}
+
+/** The live model and the policies: the cluster's SchedulingPolicy objects, and the files in `policyPaths`. */
+export async function readLiveCluster(options: {
+  readonly kubeconfig?: string;
+  readonly policyPaths: readonly string[];
+  readonly cwd: string;
+}): Promise<LiveCluster> {
+  const config = kubeConfig(options.kubeconfig);
+  const files =
+    options.policyPaths.length > 0 ? await loadPolicies(options.policyPaths, { cwd: options.cwd }) : undefined;
+  // Loaded only here, as serve does: the watches bring the generated API models.
+  const { createKubeTopology } = await import('../topology/sources/kube.ts');
+  const topology = createKubeTopology({
+    ...(options.kubeconfig !== undefined && { kubeconfig: options.kubeconfig }),
+    etcdMetrics: [],
+    log: pino({ level: 'silent' }),
+    registry: new Registry(),
+  });
+  try {
+    await topology.ready(READY_TIMEOUT_MS);
+    const objects = topology.objects().get('schedulingPolicies') ?? [];
+    const combined = combinePolicies(files?.policies ?? [], readPolicyObjects(objects, new Map()));
+    return {
+      config,
+      compiled: compile(combined.policies, topology.current()),
+      policyErrors: [...(files?.errors ?? []), ...combined.errors].map(formatPolicyError),
+    };
+  } finally {
+    await topology.stop();
+  }
+}
+
+/** Every Pod of the cluster, as plain JSON. */
+export async function listPods(config: KubeConfig): Promise<Pod[]> {
+  const list = await config.makeApiClient(CoreV1Api).listPodForAllNamespaces();
+  return plain(list.items, 'v1', 'Pod');
+}
+
+/**
+ * Every workload with a pod template that no other workload controls: Deployments, StatefulSets, DaemonSets,
+ * CronJobs, and the ReplicaSets and Jobs of their own (not a Deployment's, not a CronJob's).
+ */
+export async function listWorkloads(config: KubeConfig): Promise<KubeObject[]> {
+  const apps = config.makeApiClient(AppsV1Api);
+  const batch = config.makeApiClient(BatchV1Api);
+  const [deployments, statefulSets, daemonSets, replicaSets, jobs, cronJobs] = await Promise.all([
+    apps.listDeploymentForAllNamespaces(),
+    apps.listStatefulSetForAllNamespaces(),
+    apps.listDaemonSetForAllNamespaces(),
+    apps.listReplicaSetForAllNamespaces(),
+    batch.listJobForAllNamespaces(),
+    batch.listCronJobForAllNamespaces(),
+  ]);
+  const uncontrolled = (object: KubeObject) =>
+    !(object.metadata?.ownerReferences ?? []).some(
+      (owner) => typeof owner === 'object' && owner !== null && (owner as { controller?: unknown }).controller === true,
+    );
+  return [
+    ...plain(deployments.items, 'apps/v1', 'Deployment'),
+    ...plain(statefulSets.items, 'apps/v1', 'StatefulSet'),
+    ...plain(daemonSets.items, 'apps/v1', 'DaemonSet'),
+    ...plain(replicaSets.items, 'apps/v1', 'ReplicaSet').filter(uncontrolled),
+    ...plain(jobs.items, 'batch/v1', 'Job').filter(uncontrolled),
+    ...plain(cronJobs.items, 'batch/v1', 'CronJob'),
+  ];
+}
+
+/** The client's model objects as the JSON the API server sent, with the kind list items leave out. */
+export function plain(items: readonly object[], apiVersion: string, kind: string): KubeObject[] {
+  return items.map((item) => ({ apiVersion, kind, ...(JSON.parse(JSON.stringify(item)) as KubeObject) }));
+}
