@@ -7,7 +7,7 @@ import { EXIT } from './command.ts';
 const commands: Record<string, () => Promise<Command>> = {
   serve: async () => (await import('./serve.ts')).serve,
   mutate: async () => (await import('./mutate.ts')).mutate,
-  explain: async () => (await import('./mutate.ts')).explain,
+  explain: async () => (await import('./explain-pod.ts')).explain,
   lint: async () => (await import('./lint.ts')).lint,
   test: async () => (await import('./test.ts')).test,
   certs: async () => (await import('./certs.ts')).certs,
