@@ -8,6 +8,7 @@ import fastJsonPatch from 'fast-json-patch';
 import { parseAllDocuments, stringify } from 'yaml';
 import { isRecord } from '../kube/json.ts';
 import type { KubeObject, Pod } from '../kube/types.ts';
+import { objectWorkload } from '../kube/workload-identity.ts';
 import { isWorkloadKind, templatePod, withTemplatePod } from '../kube/workloads.ts';
 import { compile, type CompiledPolicySet } from '../policy/compiler.ts';
 import { decide } from '../policy/engine.ts';
@@ -25,9 +26,13 @@ const DEFAULT_MAX_SOURCE_AGE = '10m';
 const MAX_INPUT_BYTES = 8 * 1024 * 1024;
 
 const flags = `Flags:
-  --policies DIR      SchedulingPolicy files or directories (repeatable; required)
+  --policies DIR      SchedulingPolicy files or directories (repeatable; required
+                      unless --kubeconfig)
   --topology PATH…    topology objects: files or folders (repeatable, or several
-                      paths before FILE; required)
+                      paths before FILE; required unless --kubeconfig)
+  --kubeconfig F      decide on the live cluster instead: its model and its
+                      SchedulingPolicy objects (with --policies files, if given),
+                      as the webhook would now; nothing is created or changed
   --output yaml|json  output format (default yaml)
   --now TIME          the decision's time, RFC 3339 (default: the clock)
   --max-source-age D  sources older than this degrade the rules that need them (default ${DEFAULT_MAX_SOURCE_AGE}; Go durations: 90s, 1m30s, 1h)
@@ -35,8 +40,13 @@ const flags = `Flags:
 The input (FILE, or - for stdin) is a Pod, a workload with a pod template
 (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob), or an
 AdmissionReview (or a bare AdmissionRequest) whose request.object is one of
-those; several YAML documents or a kind: List are decided one by one. A
-workload is decided as the Pods it will create.
+those; several YAML documents or a kind: List are decided one by one.
+
+The webhook mutates Pods, never workloads: a workload is admitted unchanged,
+and each Pod its controller creates is decided on its own. For a workload,
+mutate prints it with its pod template as the webhook will admit those Pods
+(the same workload identity for rollout.percent; a DaemonSet's Pods get no
+placement outputs), and says so on stderr.
 
 Warnings go to stderr, one "Warning: …" line each. Exit 0 when admitted,
 1 when denied (the reason on stderr), 2 on bad input or usage.
@@ -75,6 +85,7 @@ type Mode = 'mutate' | 'explain';
 interface Parsed {
   readonly policies: string[];
   readonly topology: string[];
+  readonly kubeconfig?: string;
   readonly input: string;
   readonly json: boolean;
   readonly patch: boolean;
@@ -112,6 +123,11 @@ async function run(mode: Mode, args: readonly string[], io: CommandIO): Promise<
       );
       return { object: input.object, subject: input.label };
     });
+    for (const { object, subject } of outcomes)
+      if (mode === 'mutate' && object.kind !== 'Pod' && isWorkloadKind(object.kind))
+        io.stderr.write(
+          `Note: the webhook mutates Pods, not workloads: ${subject} is admitted unchanged, and its pod template above is what each of its Pods will be admitted as\n`,
+        );
     for (const { decision } of outcomes)
       for (const warning of decision?.warnings ?? []) io.stderr.write(`Warning: ${warning}\n`);
     io.stdout.write(mode === 'explain' ? renderExplain(outcomes, parsed.json) : renderMutate(outcomes, parsed));
@@ -132,14 +148,17 @@ function parse(mode: Mode, args: readonly string[]): Parsed {
     options: {
       policies: { type: 'string', multiple: true },
       topology: { type: 'string', multiple: true },
+      kubeconfig: { type: 'string' },
       output: { type: 'string', short: 'o', default: 'yaml' },
       patch: { type: 'boolean', default: false },
       now: { type: 'string' },
       'max-source-age': { type: 'string', default: DEFAULT_MAX_SOURCE_AGE },
     },
   });
-  if (!values.policies?.length) throw new Error('--policies DIR is required');
-  if (!values.topology?.length) throw new Error('--topology PATH is required');
+  const live = values.kubeconfig !== undefined;
+  if (!live && !values.policies?.length) throw new Error('--policies DIR is required (or --kubeconfig)');
+  if (!live && !values.topology?.length) throw new Error('--topology PATH is required (or --kubeconfig)');
+  if (live && values.topology?.length) throw new Error('--topology and --kubeconfig exclude each other');
   if (positionals.length === 0) throw new Error('give the input FILE, or - for stdin');
   if (values.output !== 'yaml' && values.output !== 'json')
     throw new Error(`--output must be yaml or json, not ${values.output}`);
@@ -147,9 +166,10 @@ function parse(mode: Mode, args: readonly string[]): Parsed {
   const now = values.now === undefined ? Date.now() : Date.parse(values.now);
   if (Number.isNaN(now)) throw new Error(`--now must be an RFC 3339 time, not ${values.now}`);
   return {
-    policies: values.policies,
+    policies: values.policies ?? [],
+    ...(live && { kubeconfig: values.kubeconfig }),
     // `--topology a.yaml b/ pod.yaml`: the last positional is the input, the ones before it more topology paths.
-    topology: [...values.topology, ...positionals.slice(0, -1)],
+    topology: [...(values.topology ?? []), ...positionals.slice(0, -1)],
     input: positionals[positionals.length - 1]!,
     json: values.output === 'json',
     patch: values.patch === true,
@@ -165,6 +185,7 @@ function maxSourceAge(text: string): number {
 }
 
 async function load(parsed: Parsed, io: CommandIO): Promise<CompiledPolicySet> {
+  if (parsed.kubeconfig !== undefined) return loadLive(parsed, io);
   const { policies, errors, files } = await loadPolicies(parsed.policies, { cwd: io.cwd });
   if (errors.length > 0) throw new BadInput(`invalid policies:\n${errors.map(formatPolicyError).join('\n')}`);
   if (files.length === 0) throw new BadInput(`no policy files (.yaml, .yml, .json) in ${parsed.policies.join(' ')}`);
@@ -175,6 +196,21 @@ async function load(parsed: Parsed, io: CommandIO): Promise<CompiledPolicySet> {
     throw new BadInput(`invalid topology: ${(error as Error).message}`);
   }
   return compile(policies, buildSnapshot(objects, { now: parsed.options.now }));
+}
+
+async function loadLive(parsed: Parsed, io: CommandIO): Promise<CompiledPolicySet> {
+  const { readLiveCluster } = await import('./live.ts');
+  try {
+    const cluster = await readLiveCluster({
+      kubeconfig: parsed.kubeconfig!,
+      policyPaths: parsed.policies,
+      cwd: io.cwd,
+    });
+    for (const error of cluster.policyErrors) io.stderr.write(`Warning: invalid policy left out: ${error}\n`);
+    return cluster.compiled;
+  } catch (error) {
+    throw new BadInput(`the cluster: ${(error as Error).message}`);
+  }
 }
 
 async function readInput(path: string, io: CommandIO): Promise<string> {
@@ -248,7 +284,8 @@ function decideInput(input: Input, compiled: CompiledPolicySet, options: Decisio
   const { object, namespace, label } = input;
   const pod: Pod | undefined = object.kind === 'Pod' ? object : templatePod(object);
   if (!pod) throw new BadInput(`${label}: the ${String(object.kind)} has no pod template`);
-  const decision = decide({ pod, namespace }, compiled, options);
+  const workload = object.kind === 'Pod' ? undefined : objectWorkload(object, namespace);
+  const decision = decide({ pod, namespace, ...(workload && { workload }) }, compiled, options);
   const name = object.metadata?.name ?? object.metadata?.generateName ?? '';
   const subject =
     object.kind === 'Pod'

@@ -214,3 +214,41 @@ test('explain tells the story in text and in JSON', async () => {
   );
   assert.equal(json.patch.length > 0, true);
 });
+
+test('a workload is printed as its Pods will be admitted, saying the webhook mutates Pods; a DaemonSet’s get nothing', async () => {
+  const template = { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'i' }] } };
+  const deployment = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web', namespace: 'shop' },
+    spec: { template },
+  };
+  const shown = await run(mutate, ['--output', 'json', file('deployment.json', deployment)]);
+  assert.equal(shown.code, 0, shown.stderr);
+  assert.match(
+    shown.stderr,
+    /^Note: the webhook mutates Pods, not workloads: Deployment shop\/web \(its pod template\) is admitted unchanged/,
+  );
+  const replica = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: 'web-5d8f-x1',
+      namespace: 'shop',
+      labels: { app: 'web', 'pod-template-hash': '5d8f' },
+      ownerReferences: [{ kind: 'ReplicaSet', name: 'web-5d8f', controller: true }],
+    },
+    spec: template.spec,
+  };
+  const pod = await run(mutate, ['--patch', file('replica.json', replica)]);
+  const fromTemplate = await run(mutate, ['--patch', 'deployment.json']);
+  assert.deepEqual(
+    JSON.parse(fromTemplate.stdout).filter((op: any) => op.path !== '/metadata/annotations'),
+    JSON.parse(pod.stdout).filter((op: any) => op.path !== '/metadata/annotations'),
+  );
+  assert.ok(JSON.parse(pod.stdout).length > 0);
+
+  const daemonSet = { ...deployment, kind: 'DaemonSet', metadata: { name: 'agent', namespace: 'shop' } };
+  const daemon = await run(mutate, ['--output', 'json', file('daemonset.json', daemonSet)]);
+  assert.deepEqual(JSON.parse(daemon.stdout), daemonSet);
+});
