@@ -141,6 +141,16 @@ function check(value: unknown, path: Path): { document: PolicyDocument } | { iss
 }
 
 function toPolicy(document: PolicyDocument, source: SourceLocation): SchedulingPolicy {
-  const { priority, match, onUnsatisfiable, rules } = document.spec;
-  return { name: document.metadata.name, priority, ...(match ? { match } : {}), onUnsatisfiable, rules, source };
+  const { priority, match, onUnsatisfiable, enforcement, rollout, rules } = document.spec;
+  return {
+    name: document.metadata.name,
+    priority,
+    ...(match ? { match } : {}),
+    onUnsatisfiable,
+    // Left out at their defaults, so that a policy without them is the policy it was.
+    ...(enforcement === 'Audit' && { enforcement }),
+    ...(rollout.percent < 100 && { rollout }),
+    rules,
+    source,
+  };
 }

@@ -3,7 +3,7 @@
 // schema/schedulingpolicy.schema.json is generated from it.
 
 import type { LabelSelector, LabelSelectorRequirement, NodeSelectorRequirement } from '../../kube/types.ts';
-import type { PolicyMatch, PolicyRules } from '../types.ts';
+import type { Enforcement, PolicyMatch, PolicyRules } from '../types.ts';
 import type { Issue, Path, Schema } from './checks.ts';
 import { boolean, integer, list, named, number, object, oneOf, optional, record, required, string } from './checks.ts';
 import {
@@ -28,6 +28,8 @@ export interface PolicyDocument {
     readonly priority: number;
     readonly match?: PolicyMatch;
     readonly onUnsatisfiable: 'Warn' | 'Reject';
+    readonly enforcement: Enforcement;
+    readonly rollout: { readonly percent: number };
     readonly rules: PolicyRules;
   };
 }
@@ -401,6 +403,32 @@ export const policyDocument: Schema<PolicyDocument> = object<PolicyDocument>(
         onUnsatisfiable: optional(
           oneOf(['Warn', 'Reject'], 'Warn: drop the required outputs with a warning; Reject: deny the Pod.'),
           'Warn',
+        ),
+        enforcement: optional(
+          oneOf(
+            ['Enforce', 'Audit'],
+            'Audit: decided as under Enforce, but only said (an "audit: " warning, audit annotations, metrics); the Pod is left as it is and never denied.',
+          ),
+          'Enforce',
+        ),
+        rollout: optional(
+          object<{ percent: number }>(
+            {
+              percent: optional(
+                integer({
+                  min: 0,
+                  max: 100,
+                  description:
+                    'The share of workloads the policy applies to, by a stable hash of the workload (namespace and controller owner); raising it only adds workloads.',
+                }),
+                100,
+              ),
+            },
+            {
+              description: 'Applies the policy to a share of workloads; a workload left out is treated as not matched.',
+            },
+          ),
+          { percent: 100 },
         ),
         rules: required(rules),
       }),

@@ -353,7 +353,7 @@ describe('the CRDs', () => {
         .filter((crd) => crd.spec.versions[0].subresources?.status)
         .map((crd) => crd.spec.names.kind)
         .sort(),
-      ['EtcdCluster', 'NetworkTopology'],
+      ['EtcdCluster', 'NetworkTopology', 'SchedulingPolicy'],
     );
   });
 
