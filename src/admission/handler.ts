@@ -11,12 +11,17 @@ import type { AdmissionRequest } from './review.ts';
 
 export type PodDecider = (request: PodRequest) => Decision;
 
-export type Outcome = 'allowed' | 'patched' | 'denied' | 'skipped';
+export type Outcome = 'allowed' | 'patched' | 'denied' | 'skipped' | 'deferred';
+
+/** The deferred answer (policy/deferral.ts) when the decision should wait for the placement controller, else undefined. */
+export type PodDeferrer = (request: PodRequest, overrun: string | undefined) => Decision | undefined;
 
 export interface HandlerOptions {
   readonly decide: PodDecider;
   /** Asked just before deciding: a warning when the decision must be skipped (the budget is spent). */
   readonly skip?: () => string | undefined;
+  /** Given, a Pod is deferred rather than skipped; one that has nothing to defer is decided even when late. */
+  readonly defer?: PodDeferrer;
 }
 
 export interface Handled {
@@ -26,11 +31,13 @@ export interface Handled {
   readonly decision?: Decision;
 }
 
-export function handleAdmission(request: AdmissionRequest, { decide, skip }: HandlerOptions): Handled {
+export function handleAdmission(request: AdmissionRequest, { decide, skip, defer }: HandlerOptions): Handled {
   if (!isPodCreate(request)) return { answer: allowed(), outcome: 'allowed' };
   const skipWarning = skip?.();
-  if (skipWarning !== undefined) return { answer: allowed({ warnings: [skipWarning] }), outcome: 'skipped' };
-  const decision = decide({ pod: request.object as Pod, namespace: podNamespace(request) });
+  if (skipWarning !== undefined && defer === undefined)
+    return { answer: allowed({ warnings: [skipWarning] }), outcome: 'skipped' };
+  const podRequest = { pod: request.object as Pod, namespace: podNamespace(request) };
+  const decision = defer?.(podRequest, skipWarning) ?? decide(podRequest);
   return { ...answerFor(decision), decision };
 }
 
@@ -38,6 +45,7 @@ function answerFor(decision: Decision): Pick<Handled, 'answer' | 'outcome'> {
   const details = { warnings: decision.warnings, auditAnnotations: decision.auditAnnotations };
   if (!decision.allowed)
     return { answer: denied(decision.message ?? 'denied by a topogate SchedulingPolicy', details), outcome: 'denied' };
+  if (decision.deferred !== undefined) return { answer: patched(decision.patch, details), outcome: 'deferred' };
   if (decision.patch.length > 0) return { answer: patched(decision.patch, details), outcome: 'patched' };
   return { answer: allowed(details), outcome: 'allowed' };
 }

@@ -149,6 +149,7 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
           continue;
         }
         return denied(
+          policy.name,
           message,
           warnings,
           matched,
@@ -476,6 +477,7 @@ function summarize(changes: PodChanges): string {
 }
 
 function denied(
+  rejectedBy: string,
   message: string,
   warnings: readonly string[],
   matched: readonly string[],
@@ -486,6 +488,7 @@ function denied(
   return {
     allowed: false,
     message,
+    rejectedBy,
     patch: [],
     warnings,
     auditAnnotations: { denied: message, snapshot },

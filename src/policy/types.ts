@@ -110,6 +110,8 @@ export interface Decision {
   readonly allowed: boolean;
   /** Why the Pod was denied (allowed = false). */
   readonly message?: string;
+  /** The Reject policy that denied it (allowed = false). */
+  readonly rejectedBy?: string;
   /** RFC 6902 operations that apply to the request's object; empty when unchanged. */
   readonly patch: readonly PatchOperation[];
   readonly warnings: readonly string[];
@@ -124,6 +126,8 @@ export interface Decision {
   readonly snapshot?: string;
   /** Present when DecisionOptions.explain was set. */
   readonly trace?: unknown;
+  /** Why the placement was deferred to the controller behind the scheduling gate (policy/deferral.ts). */
+  readonly deferred?: string;
 }
 
 export interface AuditOutcome {

@@ -6,8 +6,16 @@
 import type { Logger } from 'pino';
 import type { PodDecider } from '../admission/handler.ts';
 import { compile, type CompiledPolicySet } from '../policy/compiler.ts';
+import {
+  DEFERRED_ANNOTATION,
+  deferredDecision,
+  liftingGate,
+  matchingPolicies,
+  staleSources,
+} from '../policy/deferral.ts';
 import { decide } from '../policy/engine.ts';
 import type { PolicyProvider } from '../policy/store.ts';
+import type { Decision, PodRequest } from '../policy/types.ts';
 import type { TopologyProvider } from '../topology/provider.ts';
 
 export interface DeciderOptions {
@@ -20,6 +28,13 @@ export interface DeciderOptions {
 
 export interface Decider {
   readonly decide: PodDecider;
+  /**
+   * The deferred answer when the decision cannot be made well now (`overrun`: the budget would be, the model is
+   * not ready, a source a matching policy reads is stale) or is always deferred; undefined to decide now.
+   */
+  defer(request: PodRequest, overrun: string | undefined, always: boolean): Decision | undefined;
+  /** The placement controller's decision, without the named policies; `wait` while it cannot be made well. */
+  place(request: PodRequest, without: ReadonlySet<string>): Decision | { readonly wait: string };
   stop(): void;
 }
 
@@ -50,8 +65,49 @@ export function createDecider({ policies, topology, maxSourceAgeMs, log, now = D
 
   const unsubscribe = [topology.subscribe(warm), policies.onChange(warm)];
   warm();
+  /** Why a decision on the current model would not be a good one for these policies, if it would not. */
+  function notNow(request: PodRequest, options: { now: number; maxSourceAgeMs: number }) {
+    const unready = [topology.readiness(), policies.readiness()].find((readiness) => !readiness.ready);
+    if (unready) return { reason: `model not ready: ${unready.reason ?? 'starting'}` };
+    const set = compiled();
+    const matching = matchingPolicies(request, set, options);
+    const stale = [...new Set(matching.matched.flatMap(({ policy }) => staleSources(policy, set.snapshot, options)))];
+    return { matching, ...(stale.length > 0 && { reason: `stale: ${stale.join(', ')}` }) };
+  }
+
   return {
-    decide: (request) => decide(request, compiled(), { now: now(), maxSourceAgeMs }),
+    decide: (request) => liftingGate(decide(request, compiled(), { now: now(), maxSourceAgeMs }), request.pod),
+    defer(request, overrun, always) {
+      const existing = request.pod.metadata?.annotations?.[DEFERRED_ANNOTATION];
+      // Reinvoked after deferring: the Pod waits for the controller as it is.
+      if (typeof existing === 'string') return { ...unchanged, deferred: existing };
+      const options = { now: now(), maxSourceAgeMs };
+      const found = notNow(request, options);
+      const reason = always ? 'always' : overrun !== undefined ? 'budget' : found.reason;
+      if (reason === undefined) return undefined;
+      return deferredDecision(
+        request,
+        'matching' in found ? found.matching : matchingPolicies(request, compiled(), options),
+        reason,
+      );
+    },
+    place(request, without) {
+      const options = { now: now(), maxSourceAgeMs };
+      const found = notNow(request, options);
+      if (found.reason !== undefined) return { wait: found.reason };
+      const set = without.size === 0 ? compiled() : compileWithout(without);
+      return decide(request, set, options);
+    },
     stop: () => unsubscribe.forEach((stop) => stop()),
   };
+
+  /** Rare (a Reject policy given up on after --defer-max): compiled for the one decision. */
+  function compileWithout(without: ReadonlySet<string>): CompiledPolicySet {
+    return compile(
+      policies.current().policies.filter((policy) => !without.has(policy.name)),
+      topology.current(),
+    );
+  }
 }
+
+const unchanged: Decision = { allowed: true, patch: [], warnings: [], auditAnnotations: {}, applied: [], matched: [] };

@@ -23,7 +23,7 @@ export interface WebhookMetrics {
   readonly policyApplied: Counter<'policy' | 'enforcement'>;
 }
 
-const outcomes: readonly RequestOutcome[] = ['allowed', 'patched', 'denied', 'skipped', 'error'];
+const outcomes: readonly RequestOutcome[] = ['allowed', 'patched', 'denied', 'skipped', 'deferred', 'error'];
 
 export function createWebhookMetrics(registry: Registry): WebhookMetrics {
   const metrics = registerMetrics(registry);
@@ -42,7 +42,7 @@ function registerMetrics(registry: Registry): WebhookMetrics {
   return {
     requests: new Counter({
       name: 'topogate_admission_requests_total',
-      help: 'AdmissionReviews answered, by outcome (allowed, patched, denied, skipped, error) and whether they were dry runs.',
+      help: 'AdmissionReviews answered, by outcome (allowed, patched, denied, skipped, deferred, error) and whether they were dry runs.',
       labelNames: ['outcome', 'dry_run'],
       registers,
     }),

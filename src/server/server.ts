@@ -9,7 +9,7 @@ import { createServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import type { PodDecider } from '../admission/handler.ts';
+import type { PodDecider, PodDeferrer } from '../admission/handler.ts';
 import { createApp } from './app.ts';
 import { defaultMaxBodyBytes } from './body.ts';
 import { createDecisionCost } from './budget.ts';
@@ -27,6 +27,8 @@ export interface WebhookServerOptions {
   /** Holds tls.crt and tls.key; watched for changes. */
   readonly certDir: string;
   readonly decide: PodDecider;
+  /** serve --defer overrun|always (absent: never). */
+  readonly defer?: PodDeferrer;
   readonly budgetMs: number;
   readonly maxBodyBytes?: number;
   readonly checks: ReadinessChecks;
@@ -65,6 +67,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     createApp({
       mutate: {
         decide: options.decide,
+        ...(options.defer && { defer: options.defer }),
         budgetMs,
         maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes,
         cost: createDecisionCost(),

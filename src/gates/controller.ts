@@ -1,0 +1,219 @@
+// The placement controller: while this replica holds the Lease, it watches
+// unbound Pods (field selector spec.nodeName=, as the scheduler does), and
+// releases each one behind topogate's gate as planRelease says, with one
+// PATCH. The first list of every (re)start finds every gated Pod, so none is
+// lost across a restart or a change of leader. A Pod that must wait is looked
+// at again when the model or the policies change, and at its --defer-max.
+
+import { CoreV1Api, type KubeConfig, type KubernetesObject, ListWatch, Watch } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Pod } from '../kube/types.ts';
+import { gateIndex } from '../policy/deferral.ts';
+import type { Decision, PodRequest } from '../policy/types.ts';
+import { describeKubeError, statusOf } from '../topology/sources/errors.ts';
+import { elect } from './lease.ts';
+import { createGateMetrics } from './metrics.ts';
+import { planRelease, type PodEvent } from './release.ts';
+
+export interface PlacementControllerOptions {
+  readonly config: KubeConfig;
+  readonly place: (request: PodRequest, without: ReadonlySet<string>) => Decision | { readonly wait: string };
+  /** Called after the model or the policies change; returns an unsubscribe function. */
+  readonly subscribe: (listener: () => void) => () => void;
+  readonly deferMaxMs: number;
+  /** Where the Lease lives (the replica's own namespace). */
+  readonly leaseNamespace: string;
+  readonly log: Logger;
+  readonly registry: Registry;
+  readonly leaseDurationMs?: number;
+}
+
+export interface PlacementController {
+  stop(): Promise<void>;
+}
+
+export const LEASE_NAME = 'topogate-placement';
+const RELIST_DELAY_MS = 1_000;
+const RETRY_MS = 2_000;
+
+export function startPlacementController(options: PlacementControllerOptions): PlacementController {
+  const { config, deferMaxMs, log: parentLog } = options;
+  const log = parentLog.child({ component: 'placement' });
+  const metrics = createGateMetrics(options.registry);
+  const core = config.makeApiClient(CoreV1Api);
+  let informer: ListWatch<KubernetesObject> | undefined;
+  let relist: NodeJS.Timeout | undefined;
+  const pending = new Set<string>();
+  /** Gated Pods that wait, with the timer for their --defer-max. */
+  const waiting = new Map<string, NodeJS.Timeout>();
+  let pumping = false;
+
+  const enqueue = (key: string) => {
+    pending.add(key);
+    void pump();
+  };
+
+  function startWatching(): void {
+    const watcher = new ListWatch<KubernetesObject>(
+      '/api/v1/pods',
+      new Watch(config),
+      async () => {
+        const list = await core.listPodForAllNamespaces({ fieldSelector: 'spec.nodeName=' });
+        // Typed objects (Dates) back to the JSON the engine and the patch read.
+        const items = JSON.parse(JSON.stringify(list.items)) as KubernetesObject[];
+        return { ...list, items: items.map((item) => ({ apiVersion: 'v1', kind: 'Pod', ...item })) };
+      },
+      false,
+      undefined,
+      'spec.nodeName=',
+    );
+    const seen = (object: KubernetesObject) => {
+      if (gateIndex(object as Pod) >= 0) enqueue(keyOf(object));
+      else forget(keyOf(object));
+    };
+    watcher.on('add', seen);
+    watcher.on('update', seen);
+    watcher.on('delete', (object) => forget(keyOf(object)));
+    watcher.on('error', (error) => {
+      if (informer !== watcher) return;
+      log.warn(`watching unbound Pods: ${describeKubeError(error)}; listing again`);
+      stopWatching();
+      relist = setTimeout(startWatching, RELIST_DELAY_MS);
+    });
+    informer = watcher;
+    watcher.start().catch((error: unknown) => watcher === informer && log.warn(describeKubeError(error)));
+  }
+
+  function stopWatching(): void {
+    clearTimeout(relist);
+    void informer?.stop();
+    informer = undefined;
+    for (const key of [...waiting.keys()]) forget(key);
+    pending.clear();
+  }
+
+  function forget(key: string): void {
+    clearTimeout(waiting.get(key));
+    waiting.delete(key);
+    metrics.gated.set(waiting.size);
+  }
+
+  async function pump(): Promise<void> {
+    if (pumping) return;
+    pumping = true;
+    try {
+      for (const key of pending) {
+        pending.delete(key);
+        await reconcile(key);
+      }
+    } finally {
+      pumping = false;
+    }
+  }
+
+  async function reconcile(key: string): Promise<void> {
+    const [namespace, name] = key.split('/') as [string, string];
+    const pod = informer?.get(name, namespace) as Pod | undefined;
+    if (pod === undefined || gateIndex(pod) < 0) return forget(key);
+    const created = Date.parse(String(pod.metadata?.creationTimestamp ?? ''));
+    const gatedMs = Number.isNaN(created) ? 0 : Math.max(0, Date.now() - created);
+    const expired = gatedMs >= deferMaxMs;
+    const request = { pod, namespace };
+    const plan = planRelease(pod, (without) => options.place(request, without), expired, gatedMs);
+    if ('wait' in plan) {
+      if (!waiting.has(key)) {
+        log.debug({ pod: key, why: plan.wait }, 'gated Pod waits');
+        waiting.set(
+          key,
+          setTimeout(() => enqueue(key), deferMaxMs - gatedMs),
+        );
+        metrics.gated.set(waiting.size);
+      }
+      return;
+    }
+    try {
+      await core.patchNamespacedPod({ name, namespace, body: plan.patch });
+    } catch (error) {
+      metrics.patchFailures.inc();
+      // A Pod changed meanwhile fails the resourceVersion test (422) and is planned again on the update; a
+      // fault is tried again. Either way it waits as any other, so its --defer-max still holds.
+      log.info({ pod: key, status: statusOf(error) }, `releasing the gated Pod failed: ${describeKubeError(error)}`);
+      clearTimeout(waiting.get(key));
+      waiting.set(
+        key,
+        setTimeout(() => enqueue(key), RETRY_MS),
+      );
+      metrics.gated.set(waiting.size);
+      return;
+    }
+    forget(key);
+    metrics.releases.inc({ outcome: plan.outcome });
+    metrics.duration.observe({ outcome: plan.outcome }, gatedMs / 1000);
+    log.info({ pod: key, outcome: plan.outcome, gatedMs }, 'released the gated Pod');
+    for (const event of plan.events) await record(pod, event);
+  }
+
+  async function record(pod: Pod, event: PodEvent): Promise<void> {
+    const metadata = pod.metadata ?? {};
+    const now = new Date();
+    try {
+      await core.createNamespacedEvent({
+        namespace: String(metadata.namespace),
+        body: {
+          metadata: { generateName: `${String(metadata.name)}.` },
+          involvedObject: {
+            apiVersion: 'v1',
+            kind: 'Pod',
+            name: String(metadata.name),
+            namespace: String(metadata.namespace),
+            uid: String(metadata.uid),
+          },
+          type: event.type,
+          reason: event.reason,
+          message: event.message.slice(0, 1024),
+          source: { component: 'topogate' },
+          reportingComponent: 'topogate.dev/placement',
+          reportingInstance: election.identity,
+          firstTimestamp: now,
+          lastTimestamp: now,
+          count: 1,
+        },
+      });
+    } catch (error) {
+      log.warn({ pod: metadata.name }, `recording an Event failed: ${describeKubeError(error)}`);
+    }
+  }
+
+  const unsubscribe = options.subscribe(() => {
+    for (const key of waiting.keys()) pending.add(key);
+    void pump();
+  });
+  const election = elect({
+    config,
+    namespace: options.leaseNamespace,
+    name: LEASE_NAME,
+    log,
+    ...(options.leaseDurationMs !== undefined && { leaseDurationMs: options.leaseDurationMs }),
+    onStartedLeading: () => {
+      metrics.leader.set(1);
+      startWatching();
+    },
+    onStoppedLeading: () => {
+      metrics.leader.set(0);
+      stopWatching();
+    },
+  });
+
+  return {
+    async stop() {
+      unsubscribe();
+      await election.stop();
+      stopWatching();
+    },
+  };
+}
+
+function keyOf(object: KubernetesObject): string {
+  return `${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
+}

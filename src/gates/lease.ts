@@ -1,0 +1,125 @@
+// One active replica by a coordination.k8s.io Lease, as client-go's leader
+// election does it: the holder renews every retry period; another replica
+// takes over once it has seen the same record unchanged for a whole lease
+// duration (its own clock, so no clock skew matters). Writes carry the
+// resourceVersion read, so two candidates never both win. On stop the holder
+// gives the Lease up, so a restarted replica takes over at once.
+
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { CoordinationV1Api, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { describeKubeError, statusOf } from '../topology/sources/errors.ts';
+
+export interface LeaseOptions {
+  readonly config: KubeConfig;
+  readonly namespace: string;
+  readonly name: string;
+  readonly log: Logger;
+  readonly onStartedLeading: () => void;
+  readonly onStoppedLeading: () => void;
+  readonly leaseDurationMs?: number;
+  readonly retryMs?: number;
+}
+
+export interface LeaderElection {
+  readonly identity: string;
+  isLeader(): boolean;
+  /** Stops campaigning; a holder gives the Lease up first. */
+  stop(): Promise<void>;
+}
+
+export function elect(options: LeaseOptions): LeaderElection {
+  const { namespace, name, log } = options;
+  const leaseDurationMs = options.leaseDurationMs ?? 15_000;
+  const retryMs = options.retryMs ?? 2_000;
+  const api = options.config.makeApiClient(CoordinationV1Api);
+  const identity = `${hostname()}_${randomUUID().slice(0, 8)}`;
+  let leading = false;
+  let renewedAt = 0;
+  let observed: { record: string; at: number } | undefined;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let lastError: string | undefined;
+
+  const spec = (lease: V1Lease | undefined, now: Date) => ({
+    holderIdentity: identity,
+    leaseDurationSeconds: Math.ceil(leaseDurationMs / 1000),
+    acquireTime: lease?.spec?.holderIdentity === identity ? (lease.spec.acquireTime ?? now) : now,
+    renewTime: now,
+    leaseTransitions: (lease?.spec?.leaseTransitions ?? 0) + (lease?.spec?.holderIdentity === identity ? 0 : 1),
+  });
+
+  async function tryAcquireOrRenew(): Promise<boolean> {
+    const now = new Date();
+    let lease: V1Lease;
+    try {
+      lease = await api.readNamespacedLease({ name, namespace });
+    } catch (error) {
+      if (statusOf(error) !== 404) throw error;
+      await api.createNamespacedLease({
+        namespace,
+        body: { metadata: { name, namespace }, spec: spec(undefined, now) },
+      });
+      return true;
+    }
+    const holder = lease.spec?.holderIdentity ?? '';
+    if (holder !== identity && holder !== '') {
+      const record = JSON.stringify([holder, lease.spec?.renewTime, lease.metadata?.resourceVersion]);
+      if (observed?.record !== record) observed = { record, at: Date.now() };
+      if (Date.now() - observed.at < leaseDurationMs) return false;
+    }
+    await api.replaceNamespacedLease({ name, namespace, body: { ...lease, spec: spec(lease, now) } });
+    return true;
+  }
+
+  async function round(): Promise<void> {
+    let held = false;
+    try {
+      held = await tryAcquireOrRenew();
+      if (held) renewedAt = Date.now();
+      lastError = undefined;
+    } catch (error) {
+      const message = describeKubeError(error);
+      // A conflict is a lost race, not a fault: the next round reads the winner.
+      if (statusOf(error) !== 409 && message !== lastError) log.warn({ lease: name }, `lease ${name}: ${message}`);
+      lastError = message;
+    }
+    // A holder that cannot renew steps down before another replica may take over.
+    const stillHolds = held || (leading && Date.now() - renewedAt < leaseDurationMs - retryMs);
+    if (stillHolds !== leading && !stopped) {
+      leading = stillHolds;
+      log.info({ lease: name, identity }, leading ? 'became the active placement controller' : 'lost the lease');
+      (leading ? options.onStartedLeading : options.onStoppedLeading)();
+    }
+  }
+
+  const loop = async () => {
+    await round();
+    if (!stopped) timer = setTimeout(loop, retryMs);
+  };
+  void loop();
+
+  return {
+    identity,
+    isLeader: () => leading,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      if (!leading) return;
+      leading = false;
+      options.onStoppedLeading();
+      try {
+        const lease = await api.readNamespacedLease({ name, namespace });
+        if (lease.spec?.holderIdentity === identity)
+          await api.replaceNamespacedLease({
+            name,
+            namespace,
+            body: { ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1 } },
+          });
+      } catch (error) {
+        log.warn({ lease: name }, `giving up lease ${name} failed: ${describeKubeError(error)}`);
+      }
+    },
+  };
+}

@@ -1,0 +1,133 @@
+// Which of a policy's outputs need the model, as data, and the answer that
+// defers those to the placement controller: what needs no model now (spread,
+// schedulerName), the scheduling gate and the reason. The gate is what makes
+// a Pod wait for its placement instead of being scheduled without it.
+
+import { recordsOf } from '../kube/json.ts';
+import type { PatchOperation, Pod } from '../kube/types.ts';
+import type { SourceName, TopologySnapshot } from '../topology/model.ts';
+import type { CompiledPolicy, CompiledPolicySet } from './compiler.ts';
+import { PodContext } from './context.ts';
+import { buildPatch, PodChanges } from './merge.ts';
+import { pointer } from './patch.ts';
+import type { Decision, DecisionOptions, PodRequest, PolicyRules, SchedulingPolicy } from './types.ts';
+
+export const PLACEMENT_GATE = 'topogate.dev/placement';
+export const DEFERRED_ANNOTATION = 'topogate.dev/deferred';
+
+/**
+ * Per rule: whether its outputs need the model (node sets, measured RTTs, NUMA fits), and the sources it reads.
+ * A spread constraint and a scheduler name are written from the policy and the Pod's labels alone; they are
+ * also what the API server will not let change once the Pod exists, so they are written at admission.
+ */
+export const RULE_NEEDS: { readonly [Rule in keyof PolicyRules]-?: RuleNeeds } = {
+  nodeLabels: { model: true, sources: ['nodes'] },
+  gpu: { model: true, sources: ['nodes'] },
+  numa: { model: true, sources: ['nodes', 'nodeResourceTopologies'] },
+  latency: { model: true, sources: ['nodes', 'networkTopologies', 'etcd', 'endpointSlices'] },
+  spread: { model: false, sources: [] },
+};
+
+export interface RuleNeeds {
+  readonly model: boolean;
+  readonly sources: readonly SourceName[];
+}
+
+export function needsModel(policy: SchedulingPolicy): boolean {
+  return ruleNames(policy).some((rule) => RULE_NEEDS[rule].model);
+}
+
+/** The sources the policy's rules read that are failing, or older than maxSourceAgeMs. */
+export function staleSources(
+  policy: SchedulingPolicy,
+  snapshot: TopologySnapshot,
+  options: Pick<DecisionOptions, 'now' | 'maxSourceAgeMs'>,
+): SourceName[] {
+  const read = new Set(ruleNames(policy).flatMap((rule) => RULE_NEEDS[rule].sources));
+  return [...read].filter((source) => {
+    const status = snapshot.sources.get(source);
+    if (status === undefined || status.disabled !== undefined) return false;
+    if (status.error !== undefined) return true;
+    const since = status.staleSince ?? status.updatedAt;
+    return since !== undefined && options.now - since > options.maxSourceAgeMs;
+  });
+}
+
+function ruleNames(policy: SchedulingPolicy): (keyof PolicyRules)[] {
+  return (Object.keys(policy.rules) as (keyof PolicyRules)[]).filter((rule) => policy.rules[rule] !== undefined);
+}
+
+/** The compiled policies that match the request, in priority order. */
+export function matchingPolicies(
+  request: PodRequest,
+  compiled: CompiledPolicySet,
+  options: DecisionOptions,
+): { readonly matched: readonly CompiledPolicy[]; readonly context: PodContext } {
+  const context = new PodContext(request.pod, request.namespace, compiled.snapshot, options, compiled.memo.quantity);
+  const matched = compiled.candidates(request.namespace).filter((candidate) => candidate.match.podMatches(context));
+  return { matched, context };
+}
+
+/**
+ * The deferred answer: what the matching policies' model-free rules write (spread constraints) and their scheduler
+ * name, the gate (unless the Pod has it already, from the gate plane) and the reason. Undefined when no matching
+ * policy needs the model: there is then nothing to wait for.
+ */
+export function deferredDecision(
+  request: PodRequest,
+  { matched, context }: ReturnType<typeof matchingPolicies>,
+  reason: string,
+): Decision | undefined {
+  if (!matched.some((candidate) => needsModel(candidate.policy))) return undefined;
+  const { pod } = request;
+  const changes = new PodChanges(pod);
+  const everyNode = context.snapshot.nodes.all();
+  for (const { policy, rules } of matched) {
+    for (const rule of rules) {
+      if (RULE_NEEDS[ruleKind(rule.name)].model) continue;
+      const result = rule.evaluate({ pod: context, allowed: everyNode });
+      if ('output' in result && result.output.spread) changes.addSpread(result.output.spread);
+    }
+    const schedulerName = policy.rules.numa?.schedulerName;
+    if (schedulerName !== undefined) changes.setSchedulerName(schedulerName);
+  }
+  const patch = buildPatch(pod, changes, { [DEFERRED_ANNOTATION]: reason });
+  if (gateIndex(pod) < 0) patch.push(addGate(pod));
+  return {
+    allowed: true,
+    patch,
+    warnings: [`topogate deferred this Pod's placement (${reason}): it is scheduled once the placement is decided`],
+    auditAnnotations: { deferred: reason },
+    applied: [],
+    matched: matched.map((candidate) => candidate.policy.name),
+    deferred: reason,
+  };
+}
+
+/** A compiled rule's name is its field in the policy, with a suffix: nodeLabels.required, spread[0], gpu. */
+function ruleKind(name: string): keyof PolicyRules {
+  return name.split(/[.[]/, 1)[0] as keyof PolicyRules;
+}
+
+/** Where the placement gate is in the Pod's schedulingGates, or -1. */
+export function gateIndex(pod: Pod): number {
+  return recordsOf(pod.spec?.schedulingGates).findIndex((gate) => gate.name === PLACEMENT_GATE);
+}
+
+/** The operation removing the placement gate (the Pod must have it): only ours, other gates stay. */
+export function removeGate(pod: Pod): PatchOperation {
+  return { op: 'remove', path: pointer(['spec', 'schedulingGates', gateIndex(pod)]) };
+}
+
+function addGate(pod: Pod): PatchOperation {
+  const gate = { name: PLACEMENT_GATE };
+  return Array.isArray(pod.spec?.schedulingGates)
+    ? { op: 'add', path: '/spec/schedulingGates/-', value: gate }
+    : { op: 'add', path: '/spec/schedulingGates', value: [gate] };
+}
+
+/** A decision made at admission on a Pod the gate plane gated: its answer lifts the gate in the same patch. */
+export function liftingGate(decision: Decision, pod: Pod): Decision {
+  if (!decision.allowed || decision.deferred !== undefined || gateIndex(pod) < 0) return decision;
+  return { ...decision, patch: [...decision.patch, removeGate(pod)] };
+}
