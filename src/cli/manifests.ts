@@ -29,7 +29,10 @@ export interface Customization {
   readonly namespace?: string;
 }
 
-const usage = `Usage: topogate manifests [--ca FILE] [--url URL] [--namespace NS]
+/** The second plane's objects (`--gate-plane`): opt-in, so a kustomization of their own. */
+export const gatePlaneDir = new URL('gate-plane/', manifestsDir);
+
+const usage = `Usage: topogate manifests [--ca FILE] [--url URL] [--namespace NS] [--gate-plane]
 
 Prints the deployable manifests (Namespace, CRDs, RBAC, ConfigMap, Service,
 Deployment, PodDisruptionBudget, MutatingWebhookConfiguration) as multi-document
@@ -41,6 +44,9 @@ Flags:
   --url URL         call the webhook at this https URL instead of the in-cluster
                     Service (out-of-cluster runs, the e2e control plane)
   --namespace NS    install into NS instead of ${defaultNamespace}
+  --gate-plane      add the second plane (docs/gates.md): the placement
+                    controller's RBAC and a MutatingAdmissionPolicy that gates
+                    new Pods of namespaces labelled topogate.dev/placement=gated
 
 Example:
   topogate certs --service topogate --namespace ${defaultNamespace} --out certs
@@ -58,7 +64,9 @@ export const manifests: Command = {
     const { ca, url, namespace } = parsed.flags;
     try {
       const caPem = ca === undefined ? undefined : await readCa(resolvePath(io, ca));
-      const objects = customize(await readManifests(manifestsDir), { caPem, url, namespace });
+      const base = await readManifests(manifestsDir);
+      const gatePlane = parsed.flags['gate-plane'] ? await readManifests(gatePlaneDir) : [];
+      const objects = customize([...base, ...gatePlane], { caPem, url, namespace });
       io.stdout.write(toYamlStream(objects));
       return EXIT.ok;
     } catch (error) {
@@ -67,11 +75,16 @@ export const manifests: Command = {
   },
 };
 
-const flagOptions = { ca: { type: 'string' }, url: { type: 'string' }, namespace: { type: 'string' } } as const;
+const flagOptions = {
+  ca: { type: 'string' },
+  url: { type: 'string' },
+  namespace: { type: 'string' },
+  'gate-plane': { type: 'boolean' },
+} as const;
 
 function parseFlags(
   args: readonly string[],
-): { flags: { ca?: string; url?: string; namespace?: string } } | { problem: string } {
+): { flags: { ca?: string; url?: string; namespace?: string; 'gate-plane'?: boolean } } | { problem: string } {
   let flags;
   try {
     flags = parseArgs({ args: [...args], options: flagOptions, strict: true, allowPositionals: false }).values;

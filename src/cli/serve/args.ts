@@ -5,12 +5,19 @@ import { parseArgs } from 'node:util';
 import type { ServeConfig } from './config.ts';
 import type { FlagGroup, FlagOption, FlagValues } from './flags/flag-group.ts';
 import { loggingFlags } from './flags/logging.ts';
+import { placementFlags } from './flags/placement.ts';
 import { policyFlags } from './flags/policies.ts';
 import { topologyFlags } from './flags/topology.ts';
 import { webhookFlags } from './flags/webhook.ts';
 
 /** In --help order. A new group is one line here and its part in config.ts. */
-const groups: readonly FlagGroup<Partial<ServeConfig>>[] = [policyFlags, topologyFlags, webhookFlags, loggingFlags];
+const groups: readonly FlagGroup<Partial<ServeConfig>>[] = [
+  policyFlags,
+  topologyFlags,
+  webhookFlags,
+  placementFlags,
+  loggingFlags,
+];
 
 export const usage = `Usage: topogate serve [flags]
 

@@ -3,11 +3,13 @@
 // webhook listens, and stopped after the webhook has closed, in reverse order.
 // A new one is a file exporting a ServeComponent and one line in `components`.
 
-import type { PodDecider } from '../../admission/handler.ts';
+import type { PodDecider, PodDeferrer } from '../../admission/handler.ts';
 import type { PolicyProvider } from '../../policy/store.ts';
+import type { Decider } from '../../server/decider.ts';
 import type { Readiness, TopologyProvider } from '../../topology/provider.ts';
 import type { KubeTopology } from '../../topology/sources/kube.ts';
 import type { ServeConfig } from './config.ts';
+import { placement } from './placement.ts';
 import type { Shell } from './shell.ts';
 
 export interface ServeContext extends Shell {
@@ -15,11 +17,14 @@ export interface ServeContext extends Shell {
   readonly policies: PolicyProvider;
   readonly topology: TopologyProvider | KubeTopology;
   readonly decide: PodDecider;
+  readonly decider: Decider;
 }
 
 export interface StartedComponent {
   /** Shown in /readyz under the component's name; serve is not ready while this is not. */
   readiness?(): Readiness;
+  /** The component that releases deferred Pods (placement) offers the webhook its deferrer. */
+  readonly defer?: PodDeferrer;
   stop(): Promise<void>;
 }
 
@@ -30,4 +35,4 @@ export interface ServeComponent {
 }
 
 /** Started in this order. */
-export const components: readonly ServeComponent[] = [];
+export const components: readonly ServeComponent[] = [placement];

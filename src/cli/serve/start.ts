@@ -1,6 +1,7 @@
 // Everything `serve` runs, in start-up order, without the signal handling:
 // for tests and embedding. What fails to start stops what had started.
 
+import type { PodDeferrer } from '../../admission/handler.ts';
 import { createPolicyStore } from '../../policy/store.ts';
 import { readClientCa } from '../../server/clientAuth.ts';
 import { createDecider } from '../../server/decider.ts';
@@ -20,6 +21,11 @@ export interface RunningTopogate {
   reload(): Promise<void>;
   /** Stops accepting, finishes in-flight requests, stops the components and the watches. */
   stop(): Promise<void>;
+}
+
+function deferrer(started: readonly StartedComponent[]): { defer?: PodDeferrer } {
+  const defer = started.find((component) => component.defer !== undefined)?.defer;
+  return defer === undefined ? {} : { defer };
 }
 
 export async function startTopogate(
@@ -50,7 +56,7 @@ export async function startTopogate(
     topology: () => topology.readiness(),
   };
   try {
-    const context = { config, ...shell, policies, topology, decide: decider.decide };
+    const context = { config, ...shell, policies, topology, decide: decider.decide, decider };
     for (const { name, start } of components) {
       const component = await start(context);
       if (component === undefined) continue;
@@ -68,6 +74,7 @@ export async function startTopogate(
     ...(clientCa !== undefined && { clientCa }),
     budgetMs: config.budgetMs,
     decide: decider.decide,
+    ...deferrer(started.map(({ component }) => component)),
     checks,
     ...shell,
   }).catch(async (error: unknown) => {

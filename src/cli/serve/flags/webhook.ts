@@ -28,8 +28,8 @@ export const webhookFlags: FlagGroup<WebhookFlags> = {
                          this CA signed (the API server's, from its
                          AdmissionConfiguration kubeconfig); probes need none
   --budget-ms MS         per-request latency budget (default 5): a Pod that
-                         would be answered later is admitted unchanged at once,
-                         with a warning`,
+                         would be answered later is deferred (see --defer), or
+                         with --defer never admitted unchanged with a warning`,
   parse(values, { cwd, inCluster }) {
     const portText = text(values, 'port');
     const port = Number(portText);

@@ -1,0 +1,36 @@
+// The placement controller as a part of serve, with --topology kube only: it
+// is what releases a Pod the webhook deferred, so the webhook defers only
+// while it runs (src/gates/start.ts says when it can).
+
+import type { ServeComponent, StartedComponent } from './components.ts';
+
+export const placement: ServeComponent = {
+  name: 'placement',
+  async start({ config, log, registry, decider, topology, policies }) {
+    if (config.topology !== 'kube') {
+      if (config.defer !== 'never')
+        log.info('--defer needs --topology kube (a controller to release Pods): deferring nothing');
+      return undefined;
+    }
+    // Loaded only here, as the live topology is: @kubernetes/client-node is large.
+    const { startPlacement } = await import('../../gates/start.ts');
+    const started = await startPlacement(config.kubeconfig, {
+      place: (request, without) => decider.place(request, without),
+      subscribe: (listener) => {
+        const stops = [topology.subscribe(listener), policies.onChange(listener)];
+        return () => stops.forEach((stop) => stop());
+      },
+      deferMaxMs: config.deferMaxMs,
+      log,
+      registry,
+    });
+    if ('problem' in started) {
+      log.warn(`the placement controller cannot run (${started.problem}): deferring nothing`);
+      return undefined;
+    }
+    const component: StartedComponent = { stop: () => started.controller.stop() };
+    if (config.defer === 'never') return component;
+    const always = config.defer === 'always';
+    return { ...component, defer: (request, overrun) => decider.defer(request, overrun, always) };
+  },
+};

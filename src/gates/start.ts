@@ -1,0 +1,45 @@
+// Starting the placement controller against a cluster: only when the API
+// server lets this account patch Pods (else a deferred Pod would wait for
+// --defer-max with nobody to release it), with the Lease in serve's own namespace.
+
+import { readFile } from 'node:fs/promises';
+import { AuthorizationV1Api, KubeConfig } from '@kubernetes/client-node';
+import { describeKubeError } from '../topology/sources/errors.ts';
+import { startPlacementController, type PlacementController, type PlacementControllerOptions } from './controller.ts';
+
+const serviceAccountNamespace = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+
+export type PlacementStart = { readonly controller: PlacementController } | { readonly problem: string };
+
+export async function startPlacement(
+  kubeconfig: string | undefined,
+  options: Omit<PlacementControllerOptions, 'config' | 'leaseNamespace'>,
+): Promise<PlacementStart> {
+  const config = new KubeConfig();
+  if (kubeconfig !== undefined) config.loadFromFile(kubeconfig);
+  else config.loadFromDefault();
+  const problem = await cannotRelease(config);
+  if (problem !== undefined) return { problem };
+  return { controller: startPlacementController({ ...options, config, leaseNamespace: await leaseNamespace() }) };
+}
+
+/** Why this account may not patch Pods cluster-wide, if it may not. */
+async function cannotRelease(config: KubeConfig): Promise<string | undefined> {
+  try {
+    const review = await config.makeApiClient(AuthorizationV1Api).createSelfSubjectAccessReview({
+      body: { spec: { resourceAttributes: { verb: 'patch', resource: 'pods' } } },
+    });
+    return review.status?.allowed ? undefined : 'it may not patch Pods';
+  } catch (error) {
+    return `asking whether it may patch Pods failed: ${describeKubeError(error)}`;
+  }
+}
+
+/** POD_NAMESPACE, else the service account's namespace, else default. */
+async function leaseNamespace(): Promise<string> {
+  if (process.env.POD_NAMESPACE) return process.env.POD_NAMESPACE;
+  return readFile(serviceAccountNamespace, 'utf8').then(
+    (text) => text.trim() || 'default',
+    () => 'default',
+  );
+}
