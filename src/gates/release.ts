@@ -28,6 +28,9 @@ export type Plan =
 /** What a decision needs: the controller's decider, without the named policies, or why it must wait. */
 export type Place = (without: ReadonlySet<string>) => Decision | { readonly wait: string };
 
+/** The spread rules' outputs were written at admission: the engine finding them on the Pod is no news. */
+const SETTLED_AT_ADMISSION = /^policy [^:]+: spread\[\d+\]: /;
+
 /** Paths a gated Pod's update may touch (Kubernetes' ValidatePodUpdate for gated Pods). */
 const MUTABLE_WHILE_GATED = ['/metadata/', '/spec/affinity'];
 
@@ -68,7 +71,8 @@ export function planRelease(pod: Pod, place: Place, expired: boolean, gatedMs: n
       MUTABLE_WHILE_GATED.some((prefix) => operation.path.startsWith(prefix)),
     );
     const placed = decision.applied.length > 0;
-    for (const text of decision.warnings) events.push(warning('PlacementWarning', text));
+    for (const text of decision.warnings)
+      if (!SETTLED_AT_ADMISSION.test(text)) events.push(warning('PlacementWarning', text));
     events.push({
       type: 'Normal',
       reason: 'Placed',
