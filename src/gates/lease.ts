@@ -89,7 +89,10 @@ export function elect(options: LeaseOptions): LeaderElection {
     const stillHolds = held || (leading && Date.now() - renewedAt < leaseDurationMs - retryMs);
     if (stillHolds !== leading && !stopped) {
       leading = stillHolds;
-      log.info({ lease: name, identity }, leading ? 'became the active placement controller' : 'lost the lease');
+      log.info(
+        { lease: name, identity },
+        leading ? `holds lease ${name}: this replica is the active one` : `lost lease ${name}`,
+      );
       (leading ? options.onStartedLeading : options.onStoppedLeading)();
     }
   }

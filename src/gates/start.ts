@@ -36,7 +36,7 @@ async function cannotRelease(config: KubeConfig): Promise<string | undefined> {
 }
 
 /** POD_NAMESPACE, else the service account's namespace, else default. */
-async function leaseNamespace(): Promise<string> {
+export async function leaseNamespace(): Promise<string> {
   if (process.env.POD_NAMESPACE) return process.env.POD_NAMESPACE;
   return readFile(serviceAccountNamespace, 'utf8').then(
     (text) => text.trim() || 'default',

@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import type { ServeConfig } from './config.ts';
 import type { FlagGroup, FlagOption, FlagValues } from './flags/flag-group.ts';
+import { auditFlags } from './flags/audit.ts';
 import { loggingFlags } from './flags/logging.ts';
 import { placementFlags } from './flags/placement.ts';
 import { policyFlags } from './flags/policies.ts';
@@ -16,6 +17,7 @@ const groups: readonly FlagGroup<Partial<ServeConfig>>[] = [
   topologyFlags,
   webhookFlags,
   placementFlags,
+  auditFlags,
   loggingFlags,
 ];
 

@@ -10,6 +10,7 @@ import type { Readiness, TopologyProvider } from '../../topology/provider.ts';
 import type { KubeTopology } from '../../topology/sources/kube.ts';
 import type { ServeConfig } from './config.ts';
 import { placement } from './placement.ts';
+import { policyWriter } from './policy-writer.ts';
 import type { Shell } from './shell.ts';
 
 export interface ServeContext extends Shell {
@@ -35,4 +36,4 @@ export interface ServeComponent {
 }
 
 /** Started in this order. */
-export const components: readonly ServeComponent[] = [placement];
+export const components: readonly ServeComponent[] = [placement, policyWriter];

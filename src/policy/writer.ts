@@ -1,0 +1,135 @@
+// What topogate writes back to the cluster about its policies (shell): the
+// SchedulingPolicy status (Ready, observedGeneration) whenever the objects or
+// the policy files change, and, when asked, a background audit every
+// interval written as PolicyReports. One replica writes: the holder of a Lease.
+
+import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { KubeObject, Pod } from '../kube/types.ts';
+import { describeKubeError } from '../topology/sources/errors.ts';
+import type { TopologySnapshot } from '../topology/model.ts';
+import { auditCluster } from './audit.ts';
+import { compile } from './compiler.ts';
+import { policyReports } from './policyReport.ts';
+import { statusUpdates } from './status.ts';
+import type { SchedulingPolicy } from './types.ts';
+
+/** After a failed write, the next attempt. */
+const RETRY_MS = 5_000;
+/** Changes arriving together are written together. */
+const SETTLE_MS = 100;
+
+export interface LeaderElection {
+  isLeader(): boolean;
+  stop(): Promise<void>;
+}
+
+export interface PolicyWriterOptions {
+  readonly config: KubeConfig;
+  /** The SchedulingPolicy objects as watched (their status included). */
+  readonly objects: () => readonly KubeObject[];
+  /** The policies from files: an object may not take one of their names. */
+  readonly files: () => readonly SchedulingPolicy[];
+  readonly policies: () => readonly SchedulingPolicy[];
+  readonly snapshot: () => TopologySnapshot;
+  /** Calls the listener when the objects, the files or the model change; answers the unsubscribe. */
+  readonly subscribe: (listener: () => void) => () => void;
+  readonly elect: (callbacks: { onStartedLeading(): void; onStoppedLeading(): void }) => LeaderElection;
+  /** Background audit every this many ms; undefined: none. */
+  readonly auditIntervalMs?: number;
+  readonly maxSourceAgeMs: number;
+  readonly list: {
+    pods(config: KubeConfig): Promise<Pod[]>;
+    workloads(config: KubeConfig): Promise<KubeObject[]>;
+    writeReports(config: KubeConfig, reports: readonly KubeObject[]): Promise<number>;
+  };
+  readonly log: Logger;
+}
+
+export function startPolicyWriter(options: PolicyWriterOptions): { stop(): Promise<void> } {
+  const { config, log } = options;
+  const api = config.makeApiClient(CustomObjectsApi);
+  const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+  let statusTimer: NodeJS.Timeout | undefined;
+  let auditTimer: NodeJS.Timeout | undefined;
+  let writing: Promise<void> = Promise.resolve();
+  let reported = new Set<string>();
+  let stopped = false;
+
+  const scheduleStatus = (delayMs = SETTLE_MS) => {
+    if (statusTimer === undefined && !stopped)
+      statusTimer = setTimeout(() => {
+        statusTimer = undefined;
+        writing = writing.then(writeStatus);
+      }, delayMs);
+  };
+
+  async function writeStatus(): Promise<void> {
+    if (!election.isLeader()) return;
+    const updates = statusUpdates(options.objects(), options.files(), Date.now());
+    for (const [name, status] of updates) {
+      try {
+        await api.patchClusterCustomObjectStatus(
+          { group: 'topogate.dev', version: 'v1alpha1', plural: 'schedulingpolicies', name, body: { status } },
+          mergePatch,
+        );
+        log.info({ policy: name, ready: status.conditions[0]?.status }, 'SchedulingPolicy status written');
+      } catch (error) {
+        log.warn(
+          { policy: name },
+          `writing the status of SchedulingPolicy ${name} failed: ${describeKubeError(error)}`,
+        );
+        scheduleStatus(RETRY_MS);
+      }
+    }
+  }
+
+  async function audit(): Promise<void> {
+    if (!election.isLeader()) return;
+    try {
+      const started = Date.now();
+      const [pods, workloads] = await Promise.all([options.list.pods(config), options.list.workloads(config)]);
+      const compiled = compile(options.policies(), options.snapshot());
+      const report = auditCluster(pods, workloads, compiled, { now: started, maxSourceAgeMs: options.maxSourceAgeMs });
+      const namespaces = new Set(report.results.map((result) => result.pod.namespace));
+      // A namespace whose results are all gone gets an empty report rather than a stale one.
+      const cleared = [...reported].filter((namespace) => !namespaces.has(namespace));
+      await options.list.writeReports(config, policyReports(report.results, started, cleared));
+      reported = namespaces;
+      log.info(
+        { pods: pods.length, workloads: workloads.length, namespaces: namespaces.size, ms: Date.now() - started },
+        'background audit written as PolicyReports',
+      );
+    } catch (error) {
+      log.warn(`background audit failed: ${describeKubeError(error)}`);
+    }
+  }
+
+  const scheduleAudit = (delayMs: number) => {
+    if (options.auditIntervalMs === undefined || stopped) return;
+    auditTimer = setTimeout(() => {
+      writing = writing.then(audit).finally(() => scheduleAudit(options.auditIntervalMs!));
+    }, delayMs);
+    auditTimer.unref();
+  };
+
+  const election = options.elect({
+    onStartedLeading: () => {
+      scheduleStatus(0);
+      clearTimeout(auditTimer);
+      scheduleAudit(0);
+    },
+    onStoppedLeading: () => clearTimeout(auditTimer),
+  });
+  const unsubscribe = options.subscribe(() => scheduleStatus());
+  return {
+    async stop() {
+      stopped = true;
+      unsubscribe();
+      clearTimeout(statusTimer);
+      clearTimeout(auditTimer);
+      await writing;
+      await election.stop();
+    },
+  };
+}
