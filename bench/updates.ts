@@ -6,7 +6,7 @@
 
 import type { KubeObject } from '../src/kube/types.ts';
 import { TopologyBuilder } from '../src/topology/builder.ts';
-import { sourceOf, TOPOLOGY_SOURCES } from '../src/topology/kinds.ts';
+import { sourcesOf, TOPOLOGY_SOURCES } from '../src/topology/kinds.ts';
 import type { SourceName } from '../src/topology/model.ts';
 import { cluster, endpointSlice, ENDPOINTS_PER_SLICE, node, nodeResourceTopology, random } from './cluster.ts';
 import { collectGarbage } from './gc.ts';
@@ -65,8 +65,7 @@ function measure(job: UpdateJob): UpdateReport {
   const objects = cluster({ nodes: job.nodes, endpoints: job.endpoints }, NOW);
   const bySource = new Map<SourceName, KubeObject[]>(TOPOLOGY_SOURCES.map((name) => [name, []]));
   for (const object of objects) {
-    const source = sourceOf(object);
-    if (source !== undefined) bySource.get(source)!.push(object);
+    for (const source of sourcesOf(object)) bySource.get(source)!.push(object);
   }
   collectGarbage();
   const rssBeforeBytes = process.memoryUsage().rss;

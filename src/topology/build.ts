@@ -3,7 +3,7 @@
 
 import type { KubeObject } from '../kube/types.ts';
 import { TopologyBuilder } from './builder.ts';
-import { sourceOf, TOPOLOGY_SOURCES } from './kinds.ts';
+import { sourcesOf, TOPOLOGY_SOURCES } from './kinds.ts';
 import type { SourceName, TopologySnapshot } from './model.ts';
 
 export interface BuildOptions {
@@ -14,8 +14,9 @@ export interface BuildOptions {
 }
 
 /**
- * Objects of kinds the model does not read (and Pods that are not control-plane
- * Pods) are ignored, so that a `kubectl get … -o yaml` dump loads as it is.
+ * Objects of kinds the model does not read are ignored, so that a `kubectl get
+ * … -o yaml` dump loads as it is; a Pod counts as usage of its node (when
+ * bound and not finished) and as a control-plane Pod when it is one.
  */
 export function buildSnapshot(objects: readonly KubeObject[], options: BuildOptions): TopologySnapshot {
   return build(objects, options.now, options.version);
@@ -29,8 +30,7 @@ export function buildStaticSnapshot(objects: readonly KubeObject[]): TopologySna
 function build(objects: readonly KubeObject[], now: number | undefined, version: number | undefined): TopologySnapshot {
   const bySource = new Map<SourceName, KubeObject[]>(TOPOLOGY_SOURCES.map((name) => [name, []]));
   for (const object of objects) {
-    const source = sourceOf(object);
-    if (source !== undefined) bySource.get(source)?.push(object);
+    for (const source of sourcesOf(object)) bySource.get(source)?.push(object);
   }
   const builder = new TopologyBuilder({ sources: TOPOLOGY_SOURCES, firstVersion: version ?? 1 });
   for (const [source, list] of bySource) builder.replace(source, list, now);

@@ -8,6 +8,7 @@ import { CowMap } from './cow/map.ts';
 import { objectKey } from './kinds.ts';
 import type {
   ControlPlanePod,
+  Device,
   EtcdMember,
   EtcdModel,
   NetworkModel,
@@ -26,6 +27,9 @@ import { record, stringMap } from './read/fields.ts';
 import { type NetworkFacts, readNetworkTopology } from './read/network-topology.ts';
 import { readNode } from './read/node.ts';
 import { readNodeResourceTopology } from './read/nrt.ts';
+import { readPodUsage } from './read/pod-usage.ts';
+import { readResourceSlice, type ResourceSliceFacts } from './read/resource-slice.ts';
+import { PodUsageTable } from './usage.ts';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -69,6 +73,10 @@ export class TopologyBuilder {
   #network: NetworkModel | undefined | null;
   readonly #etcdClusters = new Map<string, readonly EtcdMember[]>();
   #etcd: EtcdModel | undefined;
+  readonly #usage = new PodUsageTable();
+  readonly #resourceSlices = new Map<string, ResourceSliceFacts>();
+  readonly #resourceSlicesOfNode = new Map<string, Set<string>>();
+  readonly #devices = new CowMap<readonly Device[]>();
 
   constructor(options: BuilderOptions) {
     this.#version = (options.firstVersion ?? 1) - 1;
@@ -184,6 +192,8 @@ export class TopologyBuilder {
       controlPlane: (this.#controlPlane ??= sortedByName([...this.#controlPlanePods.values()])),
       ...this.#networkPart(),
       etcd: (this.#etcd ??= etcdModel(preferred(this.#etcdClusters) ?? [])),
+      pods: this.#usage.freeze(),
+      devices: this.#devices.freeze(),
       sources: new Map([...this.#status].map(([name, status]) => [name, Object.freeze({ ...status })])),
     };
     this.#last = Object.freeze(snapshot);
@@ -223,6 +233,13 @@ export class TopologyBuilder {
         this.#etcdClusters.set(key, readEtcdCluster(object));
         this.#etcd = undefined;
         break;
+      case 'pods':
+        // Most Pod events (status, conditions) change nothing a decision reads: no new snapshot for them.
+        if (this.#usage.set(key, readPodUsage(object))) this.#dirty = true;
+        return;
+      case 'resourceSlices':
+        this.#setResourceSlice(key, readResourceSlice(object));
+        break;
       case 'schedulingPolicies':
         // Not part of the model: only counted, and published so that subscribers hear of the change.
         break;
@@ -258,6 +275,12 @@ export class TopologyBuilder {
       case 'etcd':
         this.#etcdClusters.delete(key);
         this.#etcd = undefined;
+        break;
+      case 'pods':
+        if (!this.#usage.set(key, undefined)) return;
+        break;
+      case 'resourceSlices':
+        this.#setResourceSlice(key, undefined);
         break;
       case 'schedulingPolicies':
         // Not part of the model: only counted, and published so that subscribers hear of the change.
@@ -299,6 +322,23 @@ export class TopologyBuilder {
     removeFrom(this.#slicesOfService, facts.service, key);
     for (const node of facts.nodes) removeFrom(this.#slicesOfNode, node, key);
     this.#servicesChanged.add(facts.service);
+  }
+
+  /** One slice changed or went: the devices of the nodes it spoke of are gathered again from their slices. */
+  #setResourceSlice(key: string, facts: ResourceSliceFacts | undefined): void {
+    const before = this.#resourceSlices.get(key);
+    if (before?.node) removeFrom(this.#resourceSlicesOfNode, before.node, key);
+    if (facts) this.#resourceSlices.set(key, facts);
+    else this.#resourceSlices.delete(key);
+    if (facts?.node) addTo(this.#resourceSlicesOfNode, facts.node, key);
+    for (const node of new Set([before?.node, facts?.node])) {
+      if (node === undefined) continue;
+      const devices = [...(this.#resourceSlicesOfNode.get(node) ?? [])]
+        .sort()
+        .flatMap((slice) => this.#resourceSlices.get(slice)?.devices ?? []);
+      if (devices.length > 0) this.#devices.set(node, devices);
+      else this.#devices.delete(node);
+    }
   }
 
   #freezeServices(): ReadonlyMap<string, ReadonlySet<string>> {

@@ -12,9 +12,18 @@ export const TOPOLOGY_SOURCES: readonly SourceName[] = [
   'controlPlanePods',
   'networkTopologies',
   'etcd',
+  'pods',
+  'resourceSlices',
 ];
 
-export function sourceOf(object: KubeObject): SourceName | undefined {
+/** The sources an object feeds: a Pod is both a bound Pod (usage) and maybe a control-plane Pod. */
+export function sourcesOf(object: KubeObject): readonly SourceName[] {
+  const source = sourceOf(object);
+  if (source === undefined) return [];
+  return source === 'controlPlanePods' ? ['controlPlanePods', 'pods'] : [source];
+}
+
+function sourceOf(object: KubeObject): SourceName | undefined {
   const group = groupOf(object.apiVersion);
   switch (`${group}/${object.kind}`) {
     case '/Node':
@@ -29,6 +38,8 @@ export function sourceOf(object: KubeObject): SourceName | undefined {
       return 'endpointSlices';
     case 'topogate.dev/NetworkTopology':
       return 'networkTopologies';
+    case 'resource.k8s.io/ResourceSlice':
+      return 'resourceSlices';
     case 'topogate.dev/EtcdCluster':
       return 'etcd';
     case 'topogate.dev/SchedulingPolicy':
@@ -38,7 +49,12 @@ export function sourceOf(object: KubeObject): SourceName | undefined {
   }
 }
 
-const NAMESPACED: ReadonlySet<SourceName> = new Set(['endpointSlices', 'controlPlanePods', 'schedulingPolicies']);
+const NAMESPACED: ReadonlySet<SourceName> = new Set([
+  'endpointSlices',
+  'controlPlanePods',
+  'pods',
+  'schedulingPolicies',
+]);
 
 /** "namespace/name" in namespaced sources, else the name; undefined without a name. */
 export function objectKey(source: SourceName, object: KubeObject): string | undefined {

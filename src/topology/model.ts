@@ -148,6 +148,8 @@ export type SourceName =
   | 'controlPlanePods'
   | 'networkTopologies'
   | 'etcd'
+  | 'pods'
+  | 'resourceSlices'
   | 'schedulingPolicies';
 
 export interface SourceStatus {
@@ -168,6 +170,26 @@ export interface SourceStatus {
   readonly error?: string;
 }
 
+/** A device a DRA driver publishes in a ResourceSlice for one node. */
+export interface Device {
+  readonly driver: string;
+  readonly name: string;
+  /** The productName attribute (unqualified, or qualified by the driver's domain). */
+  readonly productName?: string;
+  /** capacity.memory in MiB, rounded down. */
+  readonly memoryMiB?: number;
+  readonly pcieRoot?: string;
+  readonly numaNode?: number;
+}
+
+/** What the model knows is requested: the Pods bound to nodes (the `pods` source). */
+export interface PodUsageIndex {
+  /** Effective requests of the non-terminal Pods bound to the node, summed; undefined for none. */
+  requested(node: string): ResourceList | undefined;
+  /** Node → how many of the workload's (workloadKey) non-terminal Pods are bound there. */
+  workloadNodes(workload: string): ReadonlyMap<string, number> | undefined;
+}
+
 export interface TopologySnapshot {
   /** Increases with every published snapshot; caches key on it. */
   readonly version: number;
@@ -180,5 +202,8 @@ export interface TopologySnapshot {
   readonly controlPlane: readonly ControlPlanePod[];
   readonly network?: NetworkModel;
   readonly etcd: EtcdModel;
+  readonly pods: PodUsageIndex;
+  /** Node name → the devices ResourceSlices publish for it. */
+  readonly devices: ReadonlyMap<string, readonly Device[]>;
   readonly sources: ReadonlyMap<SourceName, SourceStatus>;
 }

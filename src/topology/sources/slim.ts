@@ -23,5 +23,37 @@ export function slim(source: SourceName, object: KubeObject): KubeObject {
     out.status = status;
   }
   if (source === 'controlPlanePods') delete out.status;
+  if (source === 'pods') return slimPod(out);
   return out;
+}
+
+/** What usage reads of a Pod (node, requests, phase, workload): every Pod of the cluster is kept, so keep little. */
+function slimPod(pod: KubeObject): KubeObject {
+  const metadata = isRecord(pod.metadata) ? pod.metadata : {};
+  const spec = isRecord(pod.spec) ? pod.spec : {};
+  const status = isRecord(pod.status) ? pod.status : {};
+  const resources = (containers: unknown) =>
+    Array.isArray(containers)
+      ? containers.map((c) => (isRecord(c) ? { resources: c.resources, restartPolicy: c.restartPolicy } : {}))
+      : undefined;
+  const hash = isRecord(metadata.labels) ? metadata.labels['pod-template-hash'] : undefined;
+  return {
+    apiVersion: pod.apiVersion,
+    kind: pod.kind,
+    metadata: {
+      name: metadata.name,
+      namespace: metadata.namespace,
+      resourceVersion: metadata.resourceVersion,
+      ...(hash !== undefined ? { labels: { 'pod-template-hash': hash } } : {}),
+      ...(metadata.ownerReferences !== undefined ? { ownerReferences: metadata.ownerReferences } : {}),
+    },
+    spec: {
+      nodeName: spec.nodeName,
+      containers: resources(spec.containers),
+      initContainers: resources(spec.initContainers),
+      overhead: spec.overhead,
+      resources: spec.resources,
+    },
+    status: { phase: status.phase },
+  };
 }

@@ -3,7 +3,7 @@
 // back into plain JSON, the shape watch events and files have, then slimmed
 // as watch events are.
 
-import { CoreV1Api, CustomObjectsApi, DiscoveryV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, DiscoveryV1Api, ResourceV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject } from '../../kube/types.ts';
 import type { SourceName } from '../model.ts';
 import { slim } from './slim.ts';
@@ -38,6 +38,18 @@ export const WATCHES: readonly WatchSpec[] = [
       c.makeApiClient(CoreV1Api).listNamespacedPod({ namespace: 'kube-system', labelSelector: CONTROL_PLANE_SELECTOR }),
     ),
     labelSelector: CONTROL_PLANE_SELECTOR,
+  },
+  builtin('pods', 'v1', 'Pod', '/api/v1/pods', (c) => c.makeApiClient(CoreV1Api).listPodForAllNamespaces()),
+  {
+    ...builtin(
+      'resourceSlices',
+      'resource.k8s.io/v1',
+      'ResourceSlice',
+      '/apis/resource.k8s.io/v1/resourceslices',
+      (c) => c.makeApiClient(ResourceV1Api).listResourceSlice(),
+    ),
+    // Served by default since Kubernetes 1.34; an older API server leaves the source disabled.
+    crd: 'resourceslices.resource.k8s.io',
   },
   custom(
     'nodeResourceTopologies',

@@ -65,7 +65,7 @@ describe('buildSnapshot from the real-world Node fixtures', async () => {
       updatedAt: 1_700_000_000_000,
     });
     assert.equal(snapshot.sources.get('etcd')?.synced, true);
-    assert.equal(snapshot.sources.size, 7);
+    assert.equal(snapshot.sources.size, 9);
   });
 });
 
