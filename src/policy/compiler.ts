@@ -7,10 +7,12 @@ import { snapshotId } from '../topology/snapshotId.ts';
 import { compileMatch, type Matcher } from './match.ts';
 import { namespaceLabels } from './context.ts';
 import { DecisionMemo, remember } from './memo.ts';
+import { compileBandwidth } from './rules/bandwidth.ts';
 import { compileGpu } from './rules/gpu.ts';
 import { compileLatency } from './rules/latency.ts';
 import { compileNodeLabels } from './rules/nodeLabels.ts';
 import { compileNuma } from './rules/numa.ts';
+import { compilePack } from './rules/pack.ts';
 import type { CompiledRule } from './rules/rule.ts';
 import { compileSpread } from './rules/spread.ts';
 import type { SchedulingPolicy } from './types.ts';
@@ -68,11 +70,14 @@ export function compile(policies: readonly SchedulingPolicy[], snapshot: Topolog
 }
 
 function compilePolicy(policy: SchedulingPolicy, snapshot: TopologySnapshot): CompiledPolicy {
-  const { nodeLabels, gpu, latency, spread, numa } = policy.rules;
+  const { nodeLabels, gpu, latency, bandwidth, pack, spread, numa } = policy.rules;
   const rules: CompiledRule[] = [];
   if (nodeLabels) rules.push(...compileNodeLabels(nodeLabels, snapshot));
   if (gpu) rules.push(compileGpu(gpu, snapshot));
   if (latency) rules.push(compileLatency(latency, snapshot));
+  if (bandwidth) rules.push(compileBandwidth(bandwidth, snapshot));
+  // pack after the zone rules: the domain it picks must lie among the nodes they allow.
+  if (pack) rules.push(compilePack(pack, snapshot));
   (spread ?? []).forEach((rule, index) => rules.push(compileSpread(rule, index, snapshot)));
   if (numa) rules.push(compileNuma(numa));
   return { policy, match: compileMatch(policy.match), rules };

@@ -210,7 +210,7 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
         ruleTraces.push({
           rule: step.rule,
           outcome: added ? 'added' : 'unchanged',
-          detail: details,
+          detail: [...details, ...(step.output.notes ?? [])],
           nodesBefore: step.before.size,
           nodesAfter: step.after.size,
         });

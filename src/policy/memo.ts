@@ -106,9 +106,10 @@ function placementKey(pod: Pod): string {
 /**
  * Everything decide reads of a request, and nothing else: the namespace, the workload, the
  * Pod's labels and annotations, the spec fields placement, resources, QoS
- * and the patch read, and whether metadata and spec exist at all (the patch
- * adds them when not). Name, uid, images, env, probes and volumes are left
- * out: replicas differ there and decisions do not.
+ * and the patch read, whether metadata and spec exist at all (the patch
+ * adds them when not), and the workload when a rule reads it (rollout, pack).
+ * Uid, images, env, probes and volumes are left out: replicas differ there
+ * and decisions do not.
  */
 function decisionKey({ pod, namespace, workload }: PodRequest, byWorkload: boolean): string {
   const { metadata, spec } = pod;

@@ -4,6 +4,7 @@
 
 import type { LabelSelector, NodeSelectorRequirement, PatchOperation, Pod } from '../kube/types.ts';
 import type { WorkloadIdentity } from '../kube/workload-identity.ts';
+import type { RttPercentile } from '../topology/model.ts';
 
 export type RuleMode = 'Required' | 'Preferred';
 
@@ -50,6 +51,29 @@ export interface LatencyRule {
   readonly to: LatencyTarget;
   readonly maxRttMs: number;
   readonly mode: RuleMode;
+  /** p50 (absent) reads status rttMs, p99 status rttP99Ms. */
+  readonly percentile?: RttPercentile;
+  /** Leave out the nodes in NetworkTopology status.degradedNodes (absent: false). */
+  readonly avoidDegradedNodes?: boolean;
+}
+
+export interface BandwidthRule {
+  readonly to: LatencyTarget;
+  readonly minGbps: number;
+  readonly mode: RuleMode;
+}
+
+export interface PackRule {
+  /** Node label keys, outermost first. */
+  readonly levels: readonly string[];
+  /** One of levels: the domains one workload is kept in. */
+  readonly level: string;
+  readonly mode: RuleMode;
+}
+
+export interface DraRule {
+  /** The device attribute every request of a claim must agree on (resource.kubernetes.io/pcieRoot, numaNode, …). */
+  readonly alignBy: string;
 }
 
 export interface SpreadRule {
@@ -67,7 +91,10 @@ export interface PolicyRules {
   readonly gpu?: GpuRule;
   readonly numa?: NumaRule;
   readonly latency?: LatencyRule;
+  readonly bandwidth?: BandwidthRule;
+  readonly pack?: PackRule;
   readonly spread?: readonly SpreadRule[];
+  readonly dra?: DraRule;
 }
 
 export type Enforcement = 'Enforce' | 'Audit';

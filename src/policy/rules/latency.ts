@@ -1,24 +1,29 @@
 // latency: the zones within maxRttMs of a target (a zone, the zones of a
 // Service's ready endpoints, or the etcd leader's zone), from the measured
-// NetworkTopology. Targets resolve per snapshot; freshness is judged per
+// NetworkTopology (its median or its p99), optionally without the nodes it
+// names degraded. Targets resolve per snapshot; freshness is judged per
 // decision, since only the decision knows the time.
 
-import type { PreferredSchedulingTerm } from '../../kube/types.ts';
+import type { NodeSelectorRequirement, PreferredSchedulingTerm } from '../../kube/types.ts';
 import type { SourceName, TopologySnapshot } from '../../topology/model.ts';
 import { NodeSet } from '../../topology/nodeset.ts';
 import type { LatencyRule } from '../types.ts';
 import { describeRequirement, output, type CompiledRule, type RuleInput, type RuleResult } from './rule.ts';
 
 export const ZONE_LABEL = 'topology.kubernetes.io/zone';
+const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 const MAX_WEIGHT = 100;
 
-type Target = { readonly zones: readonly string[]; readonly label: string } | { readonly unknown: string };
+export type Target = { readonly zones: readonly string[]; readonly label: string } | { readonly unknown: string };
 
 export function compileLatency(rule: LatencyRule, snapshot: TopologySnapshot): CompiledRule {
   const domainLabel = snapshot.network?.domainLabel ?? ZONE_LABEL;
   const target = resolveTarget(rule, snapshot, domainLabel);
-  const required = 'zones' in target ? requiredOutput(rule, snapshot, domainLabel, target) : undefined;
+  const avoid = rule.avoidDegradedNodes ? degradedOutput(snapshot) : undefined;
+  const required = 'zones' in target ? requiredOutput(rule, snapshot, domainLabel, target, avoid) : undefined;
   const preferred = 'zones' in target ? preferredTerms(rule, snapshot, domainLabel, target.zones) : [];
+  if (avoid && rule.mode === 'Preferred')
+    preferred.unshift({ weight: MAX_WEIGHT, preference: { matchExpressions: [avoid.requirement] } });
 
   return {
     name: 'latency',
@@ -48,7 +53,7 @@ export function compileLatency(rule: LatencyRule, snapshot: TopologySnapshot): C
   };
 }
 
-function resolveTarget(rule: LatencyRule, snapshot: TopologySnapshot, domainLabel: string): Target {
+export function resolveTarget(rule: Pick<LatencyRule, 'to'>, snapshot: TopologySnapshot, domainLabel: string): Target {
   const to = rule.to;
   if ('zone' in to) return { zones: [to.zone], label: `zone ${to.zone}` };
   if ('service' in to) {
@@ -69,7 +74,8 @@ function resolveTarget(rule: LatencyRule, snapshot: TopologySnapshot, domainLabe
 function zonesWithin(rule: LatencyRule, snapshot: TopologySnapshot, targets: readonly string[]): string[] {
   const zones = new Set<string>(targets);
   if (snapshot.network)
-    for (const target of targets) for (const zone of snapshot.network.within(target, rule.maxRttMs)) zones.add(zone);
+    for (const target of targets)
+      for (const zone of snapshot.network.within(target, rule.maxRttMs, rule.percentile)) zones.add(zone);
   return [...zones].sort();
 }
 
@@ -78,13 +84,39 @@ function requiredOutput(
   snapshot: TopologySnapshot,
   domainLabel: string,
   target: { zones: readonly string[]; label: string },
+  avoid: Degraded | undefined,
 ): RuleResult {
   const zones = zonesWithin(rule, snapshot, target.zones);
   const requirement = { key: domainLabel, operator: 'In' as const, values: zones };
   let nodes = NodeSet.EMPTY;
   for (const zone of zones) nodes = nodes.or(snapshot.nodes.withLabelValue(domainLabel, zone));
-  const modelHolds = `${nodes.size} of ${snapshot.nodes.count} nodes match ${describeRequirement(requirement)} (within ${rule.maxRttMs}ms of ${target.label})`;
-  return output({ requirements: [requirement], nodes, modelHolds });
+  const percentile = rule.percentile === 'p99' ? ' at p99' : '';
+  let modelHolds = `${nodes.size} of ${snapshot.nodes.count} nodes match ${describeRequirement(requirement)} (within ${rule.maxRttMs}ms${percentile} of ${target.label})`;
+  if (!avoid) return output({ requirements: [requirement], nodes, modelHolds });
+  nodes = nodes.andNot(avoid.nodes);
+  modelHolds += `, ${nodes.size} of them not degraded`;
+  return output({ requirements: [requirement, avoid.requirement], nodes, modelHolds });
+}
+
+interface Degraded {
+  readonly requirement: NodeSelectorRequirement;
+  readonly nodes: NodeSet;
+}
+
+/** The nodes NetworkTopology status.degradedNodes names, as a hostname NotIn requirement; undefined when there are none. */
+function degradedOutput(snapshot: TopologySnapshot): Degraded | undefined {
+  const names = [...(snapshot.network?.degradedNodes.keys() ?? [])].sort();
+  if (names.length === 0) return undefined;
+  const slots: number[] = [];
+  const hostnames = names.map((name) => {
+    const node = snapshot.nodes.get(name);
+    if (node) slots.push(node.slot);
+    return node?.labels[HOSTNAME_LABEL] ?? name;
+  });
+  return {
+    requirement: { key: HOSTNAME_LABEL, operator: 'NotIn', values: [...new Set(hostnames)] },
+    nodes: NodeSet.of(slots),
+  };
 }
 
 /** One term per weight: the target's zone weighs 100, a zone at maxRttMs weighs 1. */
@@ -97,7 +129,7 @@ function preferredTerms(
   const best = new Map<string, number>();
   for (const target of targets) {
     best.set(target, 0);
-    for (const { domain, rttMs } of snapshot.network?.nearest(target) ?? []) {
+    for (const { domain, rttMs } of snapshot.network?.nearest(target, rule.percentile) ?? []) {
       if (rttMs <= rule.maxRttMs && rttMs < (best.get(domain) ?? Infinity)) best.set(domain, rttMs);
     }
   }
@@ -134,7 +166,7 @@ export function freshUntil(snapshot: TopologySnapshot, maxSourceAgeMs: number): 
   return until;
 }
 
-function staleness(
+export function staleness(
   snapshot: TopologySnapshot,
   source: SourceName,
   observedAt: number | undefined,

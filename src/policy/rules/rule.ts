@@ -19,6 +19,8 @@ export interface RuleOutput {
   readonly numaHint?: Readonly<Record<string, string>>;
   /** Said alongside the output (a degraded rule, a hint the kubelet may not honour). */
   readonly warnings: readonly string[];
+  /** Why the rule chose what it wrote (a pack domain, the source that qualified GPU nodes): said by explain only. */
+  readonly notes?: readonly string[];
 }
 
 export type RuleResult = { readonly output: RuleOutput } | { readonly dropped: string };

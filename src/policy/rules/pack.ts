@@ -1,0 +1,205 @@
+// pack: every Pod of one workload inside one domain of a node hierarchy (a
+// rack, a block), chosen so that the domain's free capacity holds the whole
+// workload. The choice is derived, never stored: the domain that already
+// holds the workload's bound Pods while it still has room for the rest, else
+// the fitting domain that ranks highest for the workload by rendezvous
+// hashing. The same workload on the same facts always gets the same domain,
+// so replicas agree with each other and with a restarted topogate.
+
+import { formatQuantity } from '../../kube/quantity.ts';
+import type { NodeSelectorRequirement } from '../../kube/types.ts';
+import { podWorkload, workloadKey } from '../../kube/workload-identity.ts';
+import type { NodeInfo, ResourceList, TopologySnapshot } from '../../topology/model.ts';
+import { NodeSet } from '../../topology/nodeset.ts';
+import { remember } from '../memo.ts';
+import type { PackRule } from '../types.ts';
+import { describeRequirement, output, type CompiledRule, type RuleInput, type RuleResult } from './rule.ts';
+
+export const REPLICAS_ANNOTATION = 'topogate.dev/replicas';
+const PREFERRED_WEIGHT = 100;
+
+interface Domain {
+  /** The level values from the outermost level down to the rule's level, joined by "/". */
+  readonly key: string;
+  readonly value: string;
+  readonly requirements: readonly NodeSelectorRequirement[];
+  readonly nodes: readonly NodeInfo[];
+  readonly set: NodeSet;
+}
+
+/** How many Pods of one request shape each domain still has room for, among the allowed nodes. */
+type Room = ReadonlyMap<Domain, number>;
+
+export function compilePack(rule: PackRule, snapshot: TopologySnapshot): CompiledRule {
+  let domains: readonly Domain[] | undefined;
+  // Per allowed set and request shape: replicas of a workload, and workloads of one shape, ask again.
+  const rooms = new WeakMap<NodeSet, Map<string, Room>>();
+  const roomFor = (allowed: NodeSet, request: ResourceList): Room => {
+    const shape = JSON.stringify(Object.entries(request).sort(([a], [b]) => (a < b ? -1 : 1)));
+    let byShape = rooms.get(allowed);
+    if (byShape === undefined) rooms.set(allowed, (byShape = new Map()));
+    let room = byShape.get(shape);
+    if (room === undefined) {
+      domains ??= domainsOf(rule, snapshot);
+      remember(byShape, shape, (room = roomIn(domains, snapshot, allowed, request)));
+    }
+    return room;
+  };
+
+  return {
+    name: 'pack',
+    hard: rule.mode === 'Required',
+    evaluate({ pod, allowed }: RuleInput): RuleResult {
+      const request = positive(pod.requests);
+      const replicas = replicasOf(pod.pod.metadata?.annotations);
+      const workload = workloadKey(podWorkload(pod.pod, pod.namespace));
+      const room = roomFor(allowed, request);
+      if (room.size === 0) {
+        const modelHolds = `no allowed node carries the label ${rule.level}`;
+        return rule.mode === 'Required' ? output({ nodes: NodeSet.EMPTY, modelHolds }) : { dropped: modelHolds };
+      }
+      const bound = boundIn(room, snapshot, workload);
+      const need = (domain: Domain) => Math.max(1, replicas - (bound.get(domain) ?? 0));
+      const fits = (domain: Domain) => (room.get(domain) ?? 0) >= need(domain);
+      const home = [...bound.entries()].sort(([a, m], [b, n]) => n - m || (a.key < b.key ? -1 : 1))[0]?.[0];
+      const chosen = home && fits(home) ? home : rendezvous(workload, [...room.keys()].filter(fits));
+      const shape = describeRequest(request);
+      if (!chosen) {
+        const best = [...room.entries()].sort(([a, m], [b, n]) => n - m || (a.key < b.key ? -1 : 1))[0]!;
+        const modelHolds = `no ${rule.level} domain has room for ${replicas} × (${shape}); the roomiest, ${best[0].key}, has room for ${best[1]}`;
+        if (rule.mode === 'Required') return output({ nodes: NodeSet.EMPTY, modelHolds });
+        return output({
+          preferred: [{ weight: PREFERRED_WEIGHT, preference: { matchExpressions: [...best[0].requirements] } }],
+          warnings: [`pack: ${modelHolds}; the roomiest is preferred`],
+        });
+      }
+      const why =
+        chosen === home
+          ? `${bound.get(chosen)} of the workload's Pods are bound there`
+          : `the fitting domain that ranks first for workload ${workload}`;
+      const notes = [
+        `${rule.level} ${chosen.key}: room for ${room.get(chosen)} × (${shape}), ${replicas} replica(s) wanted; ${why}`,
+      ];
+      if (rule.mode === 'Preferred')
+        return output({
+          preferred: [{ weight: PREFERRED_WEIGHT, preference: { matchExpressions: [...chosen.requirements] } }],
+          notes,
+        });
+      const modelHolds = `${chosen.set.size} nodes match ${chosen.requirements.map(describeRequirement).join(', ')}`;
+      return output({ requirements: chosen.requirements, nodes: chosen.set, modelHolds, notes });
+    },
+  };
+}
+
+/** The replica count a workload declares on its pod template; 1 (the Pod alone) when absent or not a positive integer. */
+export function replicasOf(annotations: unknown): number {
+  const text = (annotations as Record<string, unknown> | undefined)?.[REPLICAS_ANNOTATION];
+  if (typeof text !== 'string' || !/^[1-9]\d{0,5}$/.test(text)) return 1;
+  return Number(text);
+}
+
+/**
+ * Domains at the rule's level, each named by its path of level values. A domain's requirement names the
+ * outer levels too only when its value recurs under another path (rack "r1" in two blocks).
+ */
+function domainsOf(rule: PackRule, snapshot: TopologySnapshot): Domain[] {
+  const path = rule.levels.slice(0, rule.levels.indexOf(rule.level) + 1);
+  const byKey = new Map<string, { values: string[]; nodes: NodeInfo[] }>();
+  for (const slot of snapshot.nodes.withLabel(rule.level).slots()) {
+    const node = snapshot.nodes.bySlot(slot);
+    if (!node) continue;
+    const values = path.map((key) => node.labels[key]);
+    if (values.some((value) => value === undefined)) continue;
+    const key = values.join('/');
+    let domain = byKey.get(key);
+    if (!domain) byKey.set(key, (domain = { values: values as string[], nodes: [] }));
+    domain.nodes.push(node);
+  }
+  const paths = new Map<string, number>();
+  for (const { values } of byKey.values()) paths.set(values.at(-1)!, (paths.get(values.at(-1)!) ?? 0) + 1);
+  return [...byKey.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([key, { values, nodes }]) => {
+      const value = values.at(-1)!;
+      const keys = paths.get(value)! > 1 ? path : [rule.level];
+      const requirements = keys.map((label) => ({
+        key: label,
+        operator: 'In' as const,
+        values: [values[path.indexOf(label)]!],
+      }));
+      return { key, value, requirements, nodes, set: NodeSet.of(nodes.map((node) => node.slot)) };
+    });
+}
+
+/** Per domain, how many more Pods of `request` its allowed nodes hold: each node's free capacity (allocatable minus bound Pods' requests) in whole Pods. */
+function roomIn(
+  domains: readonly Domain[],
+  snapshot: TopologySnapshot,
+  allowed: NodeSet,
+  request: ResourceList,
+): Map<Domain, number> {
+  const room = new Map<Domain, number>();
+  const resources = Object.entries(request);
+  for (const domain of domains) {
+    let pods = 0;
+    let any = false;
+    for (const node of domain.nodes) {
+      if (!allowed.has(node.slot)) continue;
+      any = true;
+      const used = snapshot.pods.requested(node.name) ?? {};
+      let fit = Number.POSITIVE_INFINITY;
+      for (const [resource, amount] of resources)
+        fit = Math.min(fit, Math.floor(((node.allocatable[resource] ?? 0) - (used[resource] ?? 0)) / amount));
+      // A Pod that requests nothing fits wherever the node still takes Pods.
+      if (fit === Number.POSITIVE_INFINITY) fit = Math.max(0, Math.floor((node.allocatable.pods ?? 110_000) / 1000));
+      pods += Math.max(0, fit);
+    }
+    if (any) room.set(domain, pods);
+  }
+  return room;
+}
+
+/** The workload's bound Pods per domain. */
+function boundIn(room: Room, snapshot: TopologySnapshot, workload: string): Map<Domain, number> {
+  const bound = new Map<Domain, number>();
+  const nodes = snapshot.pods.workloadNodes(workload);
+  if (!nodes) return bound;
+  for (const domain of room.keys()) {
+    let count = 0;
+    for (const node of domain.nodes) count += nodes.get(node.name) ?? 0;
+    if (count > 0) bound.set(domain, count);
+  }
+  return bound;
+}
+
+/** Highest random weight: each workload ranks the domains its own way, so workloads spread, and one that stops fitting moves only its own. */
+function rendezvous(workload: string, candidates: readonly Domain[]): Domain | undefined {
+  let best: Domain | undefined;
+  let bestScore = -1;
+  for (const domain of candidates) {
+    const score = fnv1a(`${workload}\u0000${domain.key}`);
+    if (score > bestScore || (score === bestScore && best && domain.key < best.key)) {
+      best = domain;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+function positive(requests: ResourceList): ResourceList {
+  return Object.fromEntries(Object.entries(requests).filter(([, amount]) => amount > 0));
+}
+
+function describeRequest(request: ResourceList): string {
+  const parts = Object.entries(request).map(([name, amount]) => `${name}=${formatQuantity(amount)}`);
+  return parts.length > 0 ? parts.join(', ') : 'nothing requested';
+}
