@@ -58,8 +58,10 @@ export function compile(policies: readonly SchedulingPolicy[], snapshot: Topolog
     }
     return found;
   };
-  // A partial rollout makes decisions depend on the workload, which the memo then has to tell apart.
-  const byWorkload = policies.some((policy) => (policy.rollout?.percent ?? 100) < 100);
+  // A partial rollout or a pack rule makes decisions depend on the workload, which the memo then has to tell apart.
+  const byWorkload = policies.some(
+    (policy) => (policy.rollout?.percent ?? 100) < 100 || policy.rules.pack !== undefined,
+  );
   return {
     snapshot,
     policies: compiled,

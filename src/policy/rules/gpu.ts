@@ -1,10 +1,15 @@
-// gpu: product globs expanded to the concrete products the model holds, a
-// memory floor, and a count floor from the Pod's request of the resource.
+// gpu: nodes with the GPUs a Pod needs, by either source the model has: GPU
+// Feature Discovery labels (product globs expanded to the concrete products
+// present, a memory floor, a count floor from the Pod's request of the
+// resource) or the devices DRA drivers publish in ResourceSlices (productName,
+// capacity memory, counted per node). Label-qualified nodes keep the label
+// requirements; when slices qualify other nodes too, the output names every
+// qualifying node by hostname, as a label cannot say "this or that source".
 
 import type { NodeSelectorRequirement } from '../../kube/types.ts';
 import { requirementNodes, requirementsNodes } from '../../kube/nodeSelector.ts';
-import type { TopologySnapshot } from '../../topology/model.ts';
-import type { NodeSet } from '../../topology/nodeset.ts';
+import type { Device, TopologySnapshot } from '../../topology/model.ts';
+import { NodeSet } from '../../topology/nodeset.ts';
 import { globMatcher } from '../glob.ts';
 import type { GpuRule } from '../types.ts';
 import { describeRequirement, output, type CompiledRule, type RuleInput, type RuleResult } from './rule.ts';
@@ -12,33 +17,42 @@ import { describeRequirement, output, type CompiledRule, type RuleInput, type Ru
 export const GPU_PRODUCT = 'nvidia.com/gpu.product';
 export const GPU_MEMORY = 'nvidia.com/gpu.memory';
 export const GPU_COUNT = 'nvidia.com/gpu.count';
+const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 const MEMOISED_COUNTS = 64;
+/** Nodes named per source in explain. */
+const NAMED = 5;
+
+interface Qualified {
+  readonly requirements: readonly NodeSelectorRequirement[];
+  readonly nodes: NodeSet;
+  readonly notes: readonly string[];
+}
 
 export function compileGpu(rule: GpuRule, snapshot: TopologySnapshot): CompiledRule {
+  const matches = globMatcher(rule.products);
   const present = [...snapshot.nodes.labelValues(GPU_PRODUCT).keys()].sort();
   const staticRequirements: NodeSelectorRequirement[] = [];
-  let missing: string | undefined;
-  if (rule.products.length > 0) {
-    const matching = present.filter(globMatcher(rule.products));
-    if (matching.length === 0) {
-      missing = `no GPU product in the model matches [${rule.products.join(', ')}] (present: [${present.join(', ')}])`;
-    }
-    staticRequirements.push({ key: GPU_PRODUCT, operator: 'In', values: matching });
-  }
+  const matching = present.filter(matches);
+  if (rule.products.length > 0) staticRequirements.push({ key: GPU_PRODUCT, operator: 'In', values: matching });
   if (rule.minMemoryMiB !== undefined) {
     staticRequirements.push({ key: GPU_MEMORY, operator: 'Gt', values: [String(rule.minMemoryMiB - 1)] });
   }
   const staticNodes = requirementsNodes(snapshot.nodes, staticRequirements);
+  const devices = sliceDevices(rule, snapshot, matches);
+  const missing =
+    matching.length === 0 && devices.size === 0 && rule.products.length > 0
+      ? `no GPU product in the model matches [${rule.products.join(', ')}] (labels: [${present.join(', ')}]; ResourceSlice devices: [${sliceProducts(snapshot).join(', ')}])`
+      : undefined;
   const required = rule.mode === 'Required';
-  // Counts repeat across Pods (1, 2, 4, 8 GPUs), and each set costs a pass over the nodes; the map lives and dies with this compiled rule.
-  const byCount = new Map<number, NodeSet>();
-  const countNodes = (count: NodeSelectorRequirement, requested: number): NodeSet => {
-    let nodes = byCount.get(requested);
-    if (nodes === undefined) {
-      nodes = staticNodes.and(requirementNodes(snapshot.nodes, count));
-      if (byCount.size < MEMOISED_COUNTS) byCount.set(requested, nodes);
+  // Counts repeat across Pods (1, 2, 4, 8 GPUs), and each answer costs a pass over the nodes; the map lives and dies with this compiled rule.
+  const byCount = new Map<number, Qualified>();
+  const qualifiedFor = (requested: number): Qualified => {
+    let qualified = byCount.get(requested);
+    if (qualified === undefined) {
+      qualified = qualify(snapshot, staticRequirements, staticNodes, devices, requested);
+      if (byCount.size < MEMOISED_COUNTS) byCount.set(requested, qualified);
     }
-    return nodes;
+    return qualified;
   };
 
   return {
@@ -46,23 +60,105 @@ export function compileGpu(rule: GpuRule, snapshot: TopologySnapshot): CompiledR
     hard: required,
     evaluate({ pod }: RuleInput): RuleResult {
       const requested = Math.ceil((pod.requests[rule.resource] ?? 0) / 1000);
-      const requirements = [...staticRequirements];
-      let nodes = staticNodes;
-      if (requested > 0) {
-        const count: NodeSelectorRequirement = { key: GPU_COUNT, operator: 'Gt', values: [String(requested - 1)] };
-        requirements.push(count);
-        nodes = countNodes(count, requested);
-      }
-      if (requirements.length === 0) return { dropped: 'gives no product, memory or count to require' };
+      if (staticRequirements.length === 0 && requested === 0)
+        return { dropped: 'gives no product, memory or count to require' };
+      const { requirements, nodes, notes } = qualifiedFor(requested);
       if (!required) {
         if (missing) return { dropped: missing };
-        return output({ preferred: [{ weight: rule.weight, preference: { matchExpressions: requirements } }] });
+        return output({
+          preferred: [{ weight: rule.weight, preference: { matchExpressions: [...requirements] } }],
+          notes,
+        });
       }
       // An empty In list is invalid in the API: the rule is then unsatisfiable and never written.
       const modelHolds =
         missing ??
-        `${nodes.size} of ${pod.snapshot.nodes.count} nodes match ${requirements.map(describeRequirement).join(', ')}`;
-      return output({ requirements, nodes, modelHolds });
+        `${nodes.size} of ${snapshot.nodes.count} nodes match ${requirements.map(describeRequirement).join(', ')}`;
+      return output({ requirements, nodes, modelHolds, notes });
     },
   };
+}
+
+/** Node → its slice devices that have the rule's product and memory. */
+function sliceDevices(
+  rule: GpuRule,
+  snapshot: TopologySnapshot,
+  matches: (value: string) => boolean,
+): Map<string, readonly Device[]> {
+  const found = new Map<string, readonly Device[]>();
+  for (const [node, devices] of snapshot.devices) {
+    const fitting = devices.filter(
+      (device) =>
+        device.productName !== undefined &&
+        matches(labelForm(device.productName)) &&
+        (rule.minMemoryMiB === undefined || (device.memoryMiB ?? 0) >= rule.minMemoryMiB),
+    );
+    if (fitting.length > 0) found.set(node, fitting);
+  }
+  return found;
+}
+
+function qualify(
+  snapshot: TopologySnapshot,
+  staticRequirements: readonly NodeSelectorRequirement[],
+  staticNodes: NodeSet,
+  devices: ReadonlyMap<string, readonly Device[]>,
+  requested: number,
+): Qualified {
+  const requirements = [...staticRequirements];
+  let labelled = staticNodes;
+  if (requested > 0) {
+    const count: NodeSelectorRequirement = { key: GPU_COUNT, operator: 'Gt', values: [String(requested - 1)] };
+    requirements.push(count);
+    labelled = staticNodes.and(requirementNodes(snapshot.nodes, count));
+  }
+  const bySlices: { slot: number; hostname: string; name: string; devices: readonly Device[] }[] = [];
+  for (const [name, fitting] of devices) {
+    const node = snapshot.nodes.get(name);
+    if (!node || fitting.length < Math.max(1, requested)) continue;
+    bySlices.push({ slot: node.slot, hostname: node.labels[HOSTNAME_LABEL] ?? name, name, devices: fitting });
+  }
+  const sliceNodes = NodeSet.of(bySlices.map((entry) => entry.slot));
+  const labelNames = [...labelled.slots()].map((slot) => snapshot.nodes.bySlot(slot)!.name);
+  const notes = [
+    `GPU Feature Discovery labels qualify ${labelled.size} node(s)${named(labelNames)}`,
+    `ResourceSlice devices qualify ${bySlices.length} node(s)${named(
+      bySlices.map(({ name, devices: fitting }) => `${name} (${describeDevices(fitting)})`),
+    )}`,
+  ];
+  if (sliceNodes.andNot(labelled).isEmpty()) return { requirements, nodes: labelled, notes };
+  const nodes = labelled.or(sliceNodes);
+  const hostnames = [...nodes.slots()].map((slot) => {
+    const node = snapshot.nodes.bySlot(slot)!;
+    return node.labels[HOSTNAME_LABEL] ?? node.name;
+  });
+  return {
+    requirements: [{ key: HOSTNAME_LABEL, operator: 'In', values: [...new Set(hostnames)].sort() }],
+    nodes,
+    notes,
+  };
+}
+
+/** GPU Feature Discovery writes the product with dashes for spaces (NVIDIA-H100-80GB-HBM3); globs are written that way. */
+function labelForm(productName: string): string {
+  return productName.trim().replace(/\s+/g, '-');
+}
+
+function sliceProducts(snapshot: TopologySnapshot): string[] {
+  const products = new Set<string>();
+  for (const devices of snapshot.devices.values())
+    for (const device of devices) if (device.productName) products.add(labelForm(device.productName));
+  return [...products].sort();
+}
+
+function describeDevices(devices: readonly Device[]): string {
+  const first = devices[0]!;
+  const memory = first.memoryMiB !== undefined ? `, ${first.memoryMiB} MiB` : '';
+  return `${devices.length} × ${first.driver} ${first.productName}${memory}`;
+}
+
+function named(names: readonly string[]): string {
+  if (names.length === 0) return '';
+  const shown = names.slice(0, NAMED).join(', ');
+  return `: ${shown}${names.length > NAMED ? `, … (${names.length - NAMED} more)` : ''}`;
 }

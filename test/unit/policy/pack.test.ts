@@ -149,3 +149,15 @@ describe('pack', () => {
     assert.ok(rackOf(racks(), odd).expressions[0].values.length === 1);
   });
 });
+
+test('the decision memo tells workloads apart when a pack rule is loaded', () => {
+  const compiled = compile([policy('gang', { pack: PACK })], buildSnapshot(racks(), { now: NOW }));
+  const rackFor = (name: string, index: number) => {
+    const decision = decide({ pod: replica(name, '1', undefined, index), namespace: 'ml' }, compiled, OPTIONS);
+    return JSON.stringify(decision.patch);
+  };
+  for (const name of ['job0', 'job1', 'job2', 'job3', 'job4', 'job5']) {
+    const fresh = rackOf(racks(), replica(name, '1')).expressions[0].values[0];
+    for (let index = 0; index < 3; index++) assert.match(rackFor(name, index), new RegExp(`"values":\\["${fresh}"\\]`));
+  }
+});
