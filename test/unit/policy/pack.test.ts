@@ -152,8 +152,11 @@ describe('pack', () => {
 
 test('the decision memo tells workloads apart when a pack rule is loaded', () => {
   const compiled = compile([policy('gang', { pack: PACK })], buildSnapshot(racks(), { now: NOW }));
+  // Same labels and spec, different owners: only the workload tells them apart.
   const rackFor = (name: string, index: number) => {
-    const decision = decide({ pod: replica(name, '1', undefined, index), namespace: 'ml' }, compiled, OPTIONS);
+    const pod = replica(name, '1', undefined, index);
+    pod.metadata!.labels = { app: 'same', 'pod-template-hash': '5f7' };
+    const decision = decide({ pod, namespace: 'ml' }, compiled, OPTIONS);
     return JSON.stringify(decision.patch);
   };
   for (const name of ['job0', 'job1', 'job2', 'job3', 'job4', 'job5']) {
