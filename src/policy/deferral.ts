@@ -22,10 +22,14 @@ export const DEFERRED_ANNOTATION = 'topogate.dev/deferred';
  */
 export const RULE_NEEDS: { readonly [Rule in keyof PolicyRules]-?: RuleNeeds } = {
   nodeLabels: { model: true, sources: ['nodes'] },
-  gpu: { model: true, sources: ['nodes'] },
+  gpu: { model: true, sources: ['nodes', 'resourceSlices'] },
   numa: { model: true, sources: ['nodes', 'nodeResourceTopologies'] },
   latency: { model: true, sources: ['nodes', 'networkTopologies', 'etcd', 'endpointSlices'] },
+  bandwidth: { model: true, sources: ['nodes', 'networkTopologies', 'etcd', 'endpointSlices'] },
+  pack: { model: true, sources: ['nodes', 'pods'] },
   spread: { model: false, sources: [] },
+  // A dra rule writes to ResourceClaims and their templates, never to a Pod.
+  dra: { model: false, sources: [] },
 };
 
 export interface RuleNeeds {
