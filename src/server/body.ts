@@ -51,7 +51,7 @@ export function readIncoming(incoming: Readable, maxBytes: number): Promise<Body
     const chunks: Buffer[] = [];
     let size = 0;
     const finish = (result: BodyResult): void => {
-      incoming.off('data', onData).off('end', onEnd).off('error', onError).off('aborted', onAborted);
+      incoming.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
       resolve(result);
     };
     const onData = (chunk: Buffer): void => {
@@ -66,8 +66,10 @@ export function readIncoming(incoming: Readable, maxBytes: number): Promise<Body
     // The client went away mid-body: nobody will read the answer, but it is no server error.
     const onError = (error: Error): void =>
       finish({ ok: false, code: 400, message: `the body could not be read: ${error.message}` });
-    const onAborted = (): void => onError(new Error('the client aborted the request'));
-    incoming.on('data', onData).on('end', onEnd).on('error', onError).on('aborted', onAborted);
+    // Closed before its end: the client went away, or the server dropped it (a request timeout). Either way the
+    // body will never come, and the in-flight slot waiting on it must be given back.
+    const onClose = (): void => onError(new Error('the connection closed before the whole body arrived'));
+    incoming.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
 }
 

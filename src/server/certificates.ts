@@ -73,7 +73,11 @@ export function watchCertificates({
 
   function schedule(): void {
     clearTimeout(settling);
-    settling = setTimeout(() => void reload(), settleMs);
+    // A reload that throws must never take the server down: the pair in use keeps serving.
+    settling = setTimeout(
+      () => void reload().catch((error: unknown) => log.error({ err: error, dir }, 'certificate reload failed')),
+      settleMs,
+    );
   }
 
   let watcher: FSWatcher | undefined;

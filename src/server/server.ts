@@ -1,22 +1,27 @@
 // The webhook over HTTPS: the Hono app on node:https, its certificate kept in
 // step with --cert-dir, timeouts chosen against slow clients and for the API
-// server's connection reuse, and a shutdown that lets in-flight requests end.
+// server's connection reuse (limits.ts), every connection tracked so none
+// outlives its use, and a shutdown that lets in-flight requests end and then
+// always ends.
 
 import { createAdaptorServer } from '@hono/node-server';
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:https';
+import type { ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
-import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import type { PodDecider, PodDeferrer } from '../admission/handler.ts';
 import { createApp } from './app.ts';
+import { trackConnections } from './connections.ts';
 import { defaultMaxBodyBytes } from './body.ts';
 import { createDecisionCost } from './budget.ts';
 import { watchCertificates } from './certificates.ts';
 import { clientCertificateSettings } from './clientAuth.ts';
 import { createWebhookMetrics } from './metrics.ts';
+import { defaultLimits, type ServerLimits } from './limits.ts';
 import type { ReadinessChecks } from './readiness.ts';
+import { answerClientError, refuseExpectation } from './refusals.ts';
 import { keyPairProblem, readKeyPair, tlsSettings } from './tls.ts';
 import { warmUp, warmUpHeader } from './warmup.ts';
 
@@ -34,8 +39,10 @@ export interface WebhookServerOptions {
   readonly checks: ReadinessChecks;
   readonly log: Logger;
   readonly registry: Registry;
-  /** How long close() waits for in-flight requests before cutting connections (default 10 s). */
-  readonly shutdownGraceMs?: number;
+  /** Timeouts, the connection cap and the shutdown grace; each defaults to limits.ts. */
+  readonly limits?: Partial<ServerLimits>;
+  /** AdmissionReviews held at once (default 128). */
+  readonly maxInFlight?: number;
   /** PEM CA bundle: /mutate then answers only clients presenting a certificate it signed (serve --client-ca). */
   readonly clientCa?: string;
 }
@@ -43,22 +50,19 @@ export interface WebhookServerOptions {
 export interface WebhookServer {
   readonly url: string;
   readonly port: number;
-  /** Stops accepting, lets in-flight requests finish, stops watching certificates. */
+  /**
+   * Stops accepting, closes idle connections, answers in-flight requests with `Connection: close`, and destroys
+   * whatever is left after the shutdown grace: it always resolves, within that grace.
+   */
   close(): Promise<void>;
 }
 
-/** Headers must arrive within this (slowloris). */
-const headersTimeoutMs = 10_000;
-/** A whole request within this: the API server gives a webhook at most 30 s. */
-const requestTimeoutMs = 30_000;
-/** Longer than the API server's idle connection timeout (90 s), so it is always the client that closes an idle connection, never a race. */
-const keepAliveTimeoutMs = 120_000;
-const handshakeTimeoutMs = 10_000;
 /** How often Node enforces headersTimeout and requestTimeout: its default, 30 s, would let a slow client hold a connection for 40 s. */
 const connectionsCheckingIntervalMs = 1_000;
 
 export async function startWebhookServer(options: WebhookServerOptions): Promise<WebhookServer> {
   const { host, port, certDir, log, registry } = options;
+  const limits = { ...defaultLimits, ...options.limits };
   const pair = await readKeyPair(certDir);
   const problem = keyPairProblem(pair);
   if (problem !== undefined) throw new Error(`the certificate in ${certDir} cannot serve: ${problem}`);
@@ -77,6 +81,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       registry: metricsRegistry,
       log: appLog,
       requireClientCertificate,
+      ...(options.maxInFlight !== undefined && { maxInFlight: options.maxInFlight }),
     });
   const app = appFor(registry, log, options.budgetMs, options.clientCa !== undefined);
   const twin = appFor(new Registry(), log.child({}, { level: 'silent' }), Number.POSITIVE_INFINITY);
@@ -90,15 +95,33 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       ...tlsSettings,
       ...clientAuth,
       ...pair,
-      handshakeTimeout: handshakeTimeoutMs,
-      headersTimeout: headersTimeoutMs,
-      requestTimeout: requestTimeoutMs,
-      keepAliveTimeout: keepAliveTimeoutMs,
+      handshakeTimeout: limits.handshakeTimeoutMs,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
       connectionsCheckingInterval: connectionsCheckingIntervalMs,
     },
   }) as Server;
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, log));
-  server.on('tlsClientError', (error) => log.debug({ err: error }, 'TLS handshake failed'));
+  const connections = trackConnections(server, {
+    maxConnections: limits.maxConnections,
+    lingerMs: limits.refusalLingerMs,
+    log,
+    registry,
+  });
+  server.on('clientError', answerClientError(connections, log));
+  server.on('checkExpectation', refuseExpectation);
+  // During the drain every answer closes its connection, so no client sends another request into the shutdown:
+  // those still being answered when it starts, and any that arrive on a busy keep-alive connection after.
+  let draining = false;
+  const answering = new Set<ServerResponse>();
+  const closeAfterAnswer = (response: ServerResponse) => {
+    if (!response.headersSent) response.setHeader('Connection', 'close');
+  };
+  server.prependListener('request', (_request, response: ServerResponse) => {
+    if (draining) return closeAfterAnswer(response);
+    answering.add(response);
+    response.once('close', () => answering.delete(response));
+  });
 
   const certificates = watchCertificates({
     dir: certDir,
@@ -129,13 +152,16 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     port: boundPort,
     close: () => {
       certificates.stop();
+      draining = true;
+      answering.forEach(closeAfterAnswer);
       return new Promise<void>((resolve) => {
-        const cut = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs ?? 10_000).unref();
+        const cut = setTimeout(() => connections.destroyAll(), limits.shutdownGraceMs).unref();
         server.close(() => {
           clearTimeout(cut);
           resolve();
         });
         server.closeIdleConnections();
+        connections.destroyUnsecured();
       });
     },
   };
@@ -149,20 +175,4 @@ function listen(server: Server, port: number, host: string): Promise<void> {
       resolve();
     });
   });
-}
-
-/** A request Node could not parse: answer it properly and drop the connection, as Node would, but logged. */
-function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, log: Logger): void {
-  log.debug({ err: error, code: error.code }, 'malformed request');
-  if (error.code === 'ECONNRESET' || !socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const status =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? '431 Request Header Fields Too Large'
-      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? '408 Request Timeout'
-        : '400 Bad Request';
-  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }

@@ -15,9 +15,12 @@ const reasons: Readonly<Record<number, string>> = {
   401: 'Unauthorized',
   404: 'NotFound',
   405: 'MethodNotAllowed',
+  408: 'Timeout',
   413: 'RequestEntityTooLarge',
   415: 'UnsupportedMediaType',
+  417: 'ExpectationFailed',
   429: 'TooManyRequests',
+  431: 'RequestHeaderFieldsTooLarge',
   500: 'InternalError',
 };
 

@@ -2,7 +2,7 @@
 // suites (forward secret AEAD only) and TLS 1.3: the API server's Go client
 // speaks all of them.
 
-import { X509Certificate } from 'node:crypto';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createSecureContext, type SecureContextOptions } from 'node:tls';
@@ -34,9 +34,17 @@ export async function readKeyPair(dir: string): Promise<KeyPair> {
   return { cert, key };
 }
 
-/** Why the pair cannot serve (unparsable, or the key is not the certificate's), or undefined. */
+/**
+ * Why the pair cannot serve, or undefined. OpenSSL takes an empty certificate and key without a word (and then
+ * fails every handshake), so each half is parsed on its own and the key checked against the certificate first.
+ */
 export function keyPairProblem(pair: KeyPair): string | undefined {
+  if (pair.cert.trim() === '') return `${certificateFiles.tlsCert} is empty`;
+  if (pair.key.trim() === '') return `${certificateFiles.tlsKey} is empty`;
   try {
+    const certificate = new X509Certificate(pair.cert);
+    if (!certificate.checkPrivateKey(createPrivateKey(pair.key)))
+      return `${certificateFiles.tlsKey} is not the key of ${certificateFiles.tlsCert}`;
     createSecureContext({ ...tlsSettings, ...pair });
     return undefined;
   } catch (error) {

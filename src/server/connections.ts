@@ -1,0 +1,85 @@
+// Every TCP connection the webhook holds, so that none outlives the server's
+// interest in it: a handshake that times out is destroyed at once (ending a
+// TLS socket whose handshake never finished sends nothing, so it would stay
+// open for as long as the peer liked), a refused request's socket shortly
+// after its answer, and on shutdown whatever is left at the deadline.
+
+import type { Socket } from 'node:net';
+import type { Server } from 'node:https';
+import type { Logger } from 'pino';
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+export interface ConnectionTracker {
+  /** Destroys the connections that never finished a handshake: they hold no request. */
+  destroyUnsecured(): void;
+  /** Destroys every connection left. */
+  destroyAll(): void;
+  /** Ends a socket after a refusal and destroys it if the peer has not closed it within `lingerMs`. */
+  endAndDestroy(socket: Socket, answer: string): void;
+}
+
+export interface ConnectionTrackerOptions {
+  readonly maxConnections: number;
+  readonly lingerMs: number;
+  readonly log: Logger;
+  readonly registry: Registry;
+}
+
+export function trackConnections(server: Server, options: ConnectionTrackerOptions): ConnectionTracker {
+  const { log, registry, lingerMs } = options;
+  // Raw TCP sockets by their peer's address and port: that pair names a connection to one listening socket.
+  const open = new Map<string, Socket>();
+  const secured = new Set<string>();
+  new Gauge({
+    name: 'topogate_open_connections',
+    help: 'TCP connections the webhook holds, handshaking or not.',
+    registers: [registry],
+    collect() {
+      this.set(open.size);
+    },
+  });
+  const dropped = new Counter({
+    name: 'topogate_connections_dropped_total',
+    help: `Connections refused at accept because ${options.maxConnections} were already open.`,
+    registers: [registry],
+  });
+  const handshakeFailures = new Counter({
+    name: 'topogate_tls_handshake_failures_total',
+    help: 'TLS handshakes that failed or timed out; their sockets are destroyed at once.',
+    registers: [registry],
+  });
+
+  server.maxConnections = options.maxConnections;
+  server.on('drop', () => dropped.inc());
+  server.on('connection', (socket: Socket) => {
+    const key = peerOf(socket);
+    open.set(key, socket);
+    socket.once('close', () => {
+      open.delete(key);
+      secured.delete(key);
+    });
+  });
+  server.on('secureConnection', (socket: Socket) => secured.add(peerOf(socket)));
+  server.on('tlsClientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    handshakeFailures.inc();
+    log.debug({ err: error, code: error.code }, 'TLS handshake failed');
+    socket.destroy();
+  });
+
+  return {
+    destroyUnsecured() {
+      for (const [key, socket] of open) if (!secured.has(key)) socket.destroy();
+    },
+    destroyAll() {
+      for (const socket of open.values()) socket.destroy();
+    },
+    endAndDestroy(socket, answer) {
+      socket.end(answer);
+      setTimeout(() => socket.destroy(), lingerMs).unref();
+    },
+  };
+}
+
+function peerOf(socket: Socket): string {
+  return `${socket.remoteAddress}|${socket.remotePort}`;
+}

@@ -1,0 +1,80 @@
+// Requests Node's HTTP parser refuses before any route sees them (malformed,
+// smuggling attempts, headers too large, too slow, an unmet Expect): answered
+// with a meta/v1 Status naming what is wrong, like every other refusal, then
+// the connection is dropped, since what follows on it cannot be trusted.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Logger } from 'pino';
+import type { ConnectionTracker } from './connections.ts';
+import { failure } from './status.ts';
+
+interface Refusal {
+  readonly code: number;
+  readonly phrase: string;
+  readonly message: string;
+}
+
+function refusalFor(error: NodeJS.ErrnoException): Refusal {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return {
+        code: 431,
+        phrase: 'Request Header Fields Too Large',
+        message: 'the request headers are larger than the server accepts',
+      };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { code: 408, phrase: 'Request Timeout', message: 'the request did not arrive in time' };
+    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+      return {
+        code: 400,
+        phrase: 'Bad Request',
+        message: 'the request has both Content-Length and Transfer-Encoding, or Content-Length twice',
+      };
+    default:
+      return {
+        code: 400,
+        phrase: 'Bad Request',
+        message: `the request is not valid HTTP/1.1 (${error.code ?? 'parse error'})`,
+      };
+  }
+}
+
+export function statusResponse(code: number, phrase: string, message: string): string {
+  const body = JSON.stringify(failure(code, message));
+  return [
+    `HTTP/1.1 ${code} ${phrase}`,
+    'Content-Type: application/json',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
+}
+
+/** The server's `clientError` listener. */
+export function answerClientError(connections: ConnectionTracker, log: Logger) {
+  return (error: NodeJS.ErrnoException, socket: Socket): void => {
+    log.debug({ err: error, code: error.code }, 'malformed request');
+    // Nothing can reach a peer that reset the connection or never finished the handshake.
+    if (error.code === 'ECONNRESET' || error.code === 'ERR_TLS_HANDSHAKE_TIMEOUT' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const { code, phrase, message } = refusalFor(error);
+    connections.endAndDestroy(socket, statusResponse(code, phrase, message));
+  };
+}
+
+/** The server's `checkExpectation` listener: only `Expect: 100-continue` is understood. */
+export function refuseExpectation(request: IncomingMessage, response: ServerResponse): void {
+  const body = JSON.stringify(
+    failure(417, `Expect: ${request.headers.expect ?? ''} is not supported; only 100-continue is`),
+  );
+  response.writeHead(417, {
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(body),
+    Connection: 'close',
+  });
+  response.end(body);
+}
