@@ -4,18 +4,23 @@
 // open for as long as the peer liked), a refused request's socket shortly
 // after its answer, and on shutdown whatever is left at the deadline.
 
+import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Server } from 'node:https';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
 
 export interface ConnectionTracker {
+  /** Follows a response until it is sent, so that a refusal or the drain can close its connection after it. */
+  answering(response: ServerResponse): void;
+  /** The drain: every answer in progress, and every one to come, closes its connection. */
+  closeAfterAnswers(): void;
   /** Destroys the connections that never finished a handshake: they hold no request. */
   destroyUnsecured(): void;
   /** Destroys every connection left. */
   destroyAll(): void;
-  /** Ends a socket after a refusal and destroys it if the peer has not closed it within `lingerMs`. */
-  endAndDestroy(socket: Socket, answer: string): void;
+  /** Ends a socket with a refusal, and destroys it if the peer has not closed it within `lingerMs`. */
+  refuse(socket: Socket, answer: string): void;
 }
 
 export interface ConnectionTrackerOptions {
@@ -30,6 +35,11 @@ export function trackConnections(server: Server, options: ConnectionTrackerOptio
   // Raw TCP sockets by their peer's address and port: that pair names a connection to one listening socket.
   const open = new Map<string, Socket>();
   const secured = new Set<string>();
+  const inProgress = new Set<ServerResponse>();
+  let draining = false;
+  const closeAfter = (response: ServerResponse) => {
+    if (!response.headersSent) response.setHeader('Connection', 'close');
+  };
   new Gauge({
     name: 'topogate_open_connections',
     help: 'TCP connections the webhook holds, handshaking or not.',
@@ -66,16 +76,27 @@ export function trackConnections(server: Server, options: ConnectionTrackerOptio
     socket.destroy();
   });
 
+  const endAndDestroy = (socket: Socket, answer: string) => {
+    socket.end(answer);
+    setTimeout(() => socket.destroy(), lingerMs).unref();
+  };
+
   return {
+    answering(response) {
+      if (draining) return closeAfter(response);
+      inProgress.add(response);
+      response.once('close', () => inProgress.delete(response));
+    },
+    closeAfterAnswers() {
+      draining = true;
+      inProgress.forEach(closeAfter);
+    },
+    refuse: endAndDestroy,
     destroyUnsecured() {
       for (const [key, socket] of open) if (!secured.has(key)) socket.destroy();
     },
     destroyAll() {
       for (const socket of open.values()) socket.destroy();
-    },
-    endAndDestroy(socket, answer) {
-      socket.end(answer);
-      setTimeout(() => socket.destroy(), lingerMs).unref();
     },
   };
 }

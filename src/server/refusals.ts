@@ -40,8 +40,8 @@ function refusalFor(error: NodeJS.ErrnoException): Refusal {
   }
 }
 
-export function statusResponse(code: number, phrase: string, message: string): string {
-  const body = JSON.stringify(failure(code, message));
+export function statusResponse(code: number, phrase: string, message: string, withoutBody = false): string {
+  const body = withoutBody ? '' : JSON.stringify(failure(code, message));
   return [
     `HTTP/1.1 ${code} ${phrase}`,
     'Content-Type: application/json',
@@ -50,6 +50,23 @@ export function statusResponse(code: number, phrase: string, message: string): s
     '',
     body,
   ].join('\r\n');
+}
+
+/**
+ * Whether the refused bytes are a request that can take a body in its answer. No packet: a timeout, of a request
+ * whose line was read. An invalid method in a packet that starts with a valid one: bytes after a whole request (a
+ * client's unframed body), no request at all, while the client waits on the answer to the request before, which
+ * may be a HEAD. A response to HEAD has no body, whatever its Content-Length says. A client reads a body it does
+ * not expect as the next response.
+ */
+function answersWithBody(error: NodeJS.ErrnoException): boolean {
+  const packet = (error as { rawPacket?: Buffer }).rawPacket;
+  if (packet === undefined) return true;
+  const start = packet.subarray(0, 16).toString('latin1');
+  if (start.startsWith('HEAD ')) return false;
+  // Headers too large for one packet: the packet is their middle, and the request the one the client waits on.
+  if (error.code === 'HPE_HEADER_OVERFLOW') return true;
+  return /^[A-Z]+ /.test(start) && error.code !== 'HPE_INVALID_METHOD';
 }
 
 /** The server's `clientError` listener. */
@@ -62,7 +79,7 @@ export function answerClientError(connections: ConnectionTracker, log: Logger) {
       return;
     }
     const { code, phrase, message } = refusalFor(error);
-    connections.endAndDestroy(socket, statusResponse(code, phrase, message));
+    connections.refuse(socket, statusResponse(code, phrase, message, !answersWithBody(error)));
   };
 }
 

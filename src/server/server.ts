@@ -110,18 +110,8 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   });
   server.on('clientError', answerClientError(connections, log));
   server.on('checkExpectation', refuseExpectation);
-  // During the drain every answer closes its connection, so no client sends another request into the shutdown:
-  // those still being answered when it starts, and any that arrive on a busy keep-alive connection after.
-  let draining = false;
-  const answering = new Set<ServerResponse>();
-  const closeAfterAnswer = (response: ServerResponse) => {
-    if (!response.headersSent) response.setHeader('Connection', 'close');
-  };
-  server.prependListener('request', (_request, response: ServerResponse) => {
-    if (draining) return closeAfterAnswer(response);
-    answering.add(response);
-    response.once('close', () => answering.delete(response));
-  });
+  // During the drain every answer closes its connection, so no client sends another request into the shutdown.
+  server.prependListener('request', (_request, response: ServerResponse) => connections.answering(response));
 
   const certificates = watchCertificates({
     dir: certDir,
@@ -152,8 +142,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     port: boundPort,
     close: () => {
       certificates.stop();
-      draining = true;
-      answering.forEach(closeAfterAnswer);
+      connections.closeAfterAnswers();
       return new Promise<void>((resolve) => {
         const cut = setTimeout(() => connections.destroyAll(), limits.shutdownGraceMs).unref();
         server.close(() => {
