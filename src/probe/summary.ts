@@ -1,0 +1,50 @@
+// What one agent publishes (GET /summary) and the Lease holder gathers: per
+// peer zone, a histogram of the recent round trips. A few hundred bytes per
+// zone, whatever the peer count; histograms add up across agents where
+// percentiles would not. Read from the network, so parsed here once.
+
+import type { Buckets } from './histogram.ts';
+import { isRecord, list, string } from '../topology/read/fields.ts';
+
+export interface ZoneSummary {
+  /** The peers' zone (the agent's own zone for its own-zone RTT). */
+  readonly zone: string;
+  readonly buckets: Buckets;
+}
+
+export interface AgentSummary {
+  readonly node: string;
+  readonly zone: string;
+  readonly zones: readonly ZoneSummary[];
+}
+
+/** The JSON form: buckets as [index, count] pairs. */
+export function encodeSummary(summary: AgentSummary): string {
+  return JSON.stringify({
+    node: summary.node,
+    zone: summary.zone,
+    zones: summary.zones.map(({ zone, buckets }) => ({ zone, buckets: [...buckets] })),
+  });
+}
+
+/** An agent's summary, or why it is not one. */
+export function parseSummary(value: unknown): AgentSummary | string {
+  if (!isRecord(value)) return 'not an object';
+  const node = string(value.node);
+  const zone = string(value.zone);
+  if (!node || !zone) return 'node and zone are required strings';
+  const zones: ZoneSummary[] = [];
+  for (const entry of list(value.zones)) {
+    if (!isRecord(entry) || !string(entry.zone)) return 'zones[] needs a zone';
+    const buckets = new Map<number, number>();
+    for (const pair of list(entry.buckets)) {
+      if (!Array.isArray(pair) || pair.length !== 2) return 'buckets are [index, count] pairs';
+      const [index, count] = pair as unknown[];
+      if (!Number.isInteger(index) || !Number.isInteger(count) || (count as number) < 0)
+        return 'bucket index and count are integers';
+      buckets.set(index as number, (buckets.get(index as number) ?? 0) + (count as number));
+    }
+    zones.push({ zone: entry.zone as string, buckets });
+  }
+  return { node, zone, zones };
+}
