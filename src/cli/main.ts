@@ -15,6 +15,7 @@ const commands: Record<string, () => Promise<Command>> = {
   snapshot: async () => (await import('./snapshot.ts')).snapshot,
   version: async () => (await import('./version.ts')).version,
   audit: async () => (await import('./audit.ts')).audit,
+  probe: async () => (await import('./probe.ts')).probe,
 };
 
 const processIO: CommandIO = {

@@ -42,19 +42,25 @@ describe('the set of manifests', () => {
     const kinds = objects.map((object) => `${object.kind}/${object.metadata?.name}`).sort();
     assert.deepEqual(kinds, [
       'ClusterRole/topogate',
+      'ClusterRole/topogate-probe',
       'ClusterRoleBinding/topogate',
+      'ClusterRoleBinding/topogate-probe',
       'ConfigMap/topogate-policies',
       'CustomResourceDefinition/etcdclusters.topogate.dev',
       'CustomResourceDefinition/networktopologies.topogate.dev',
       'CustomResourceDefinition/schedulingpolicies.topogate.dev',
+      'DaemonSet/topogate-probe',
       'Deployment/topogate',
       'MutatingWebhookConfiguration/topogate',
       'Namespace/topogate-system',
       'PodDisruptionBudget/topogate',
       'Role/topogate-control-plane',
+      'Role/topogate-probe',
       'RoleBinding/topogate-control-plane',
+      'RoleBinding/topogate-probe',
       'Service/topogate',
       'ServiceAccount/topogate',
+      'ServiceAccount/topogate-probe',
     ]);
   });
 
@@ -63,6 +69,8 @@ describe('the set of manifests', () => {
   });
 
   test('every namespaced object is in topogate-system, except the kube-system Role for control-plane Pods', () => {
+    const controlPlaneRole = (object: (typeof objects)[number]) =>
+      (object.kind === 'Role' || object.kind === 'RoleBinding') && object.metadata?.name === 'topogate-control-plane';
     const clusterScoped = new Set([
       'Namespace',
       'CustomResourceDefinition',
@@ -73,7 +81,7 @@ describe('the set of manifests', () => {
     for (const object of objects) {
       const namespace = object.metadata?.namespace;
       if (clusterScoped.has(object.kind ?? '')) assert.equal(namespace, undefined, `${object.kind} is cluster-scoped`);
-      else if (object.kind === 'Role' || object.kind === 'RoleBinding') assert.equal(namespace, 'kube-system');
+      else if (controlPlaneRole(object)) assert.equal(namespace, 'kube-system');
       else assert.equal(namespace, defaultNamespace, `${object.kind} ${object.metadata?.name}`);
     }
   });
@@ -88,9 +96,11 @@ describe('the set of manifests', () => {
 
 describe('RBAC: read-only, and only what the topology model watches', () => {
   const readOnly = ['get', 'list', 'watch'];
-  const rules = [...all('ClusterRole'), ...all('Role')].flatMap((role) =>
-    role.rules.map((rule: Record<string, string[]>) => ({ role, rule })),
-  );
+  // The probe's own roles (they write its Lease and NetworkTopology status) are checked in probe.test.ts.
+  const webhooks = (role: Record<string, any>) => role.metadata.labels['app.kubernetes.io/name'] === 'topogate';
+  const rules = [...all('ClusterRole'), ...all('Role')]
+    .filter(webhooks)
+    .flatMap((role) => role.rules.map((rule: Record<string, string[]>) => ({ role, rule })));
 
   test('every rule grants get, list and watch, nothing more, on named resources', () => {
     for (const { rule } of rules) {

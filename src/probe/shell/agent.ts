@@ -1,0 +1,150 @@
+// One `topogate probe` agent: the listener (probes + HTTP), the cluster view
+// (probe Pods and Nodes), the probe rounds, and the Lease that makes one agent
+// at a time the NetworkTopology status writer.
+
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { CoreV1Api, type KubeConfig, type V1Node, type V1Pod } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { DEFAULT_DOMAIN_LABEL as ZONE_LABEL } from '../../topology/read/network-topology.ts';
+import { intervalBounds } from '../interval.ts';
+import { type Peer, type ProbePod, peersOf, readProbePod } from '../peers.ts';
+import { encodeSummary } from '../summary.ts';
+import type { WritePolicy } from '../write-policy.ts';
+import { ciliumSource } from './cilium-source.ts';
+import { Informed } from './informer.ts';
+import { LeaseElector } from './lease.ts';
+import { listen } from './listener.ts';
+import { createProbeMetrics } from './metrics.ts';
+import { Prober } from './prober.ts';
+import { StatusWriter } from './status-writer.ts';
+import { Writer } from './writer.ts';
+
+export const LEASE_NAME = 'topogate-probe';
+export const NETWORK_TOPOLOGY_NAME = 'default';
+
+export interface AgentOptions {
+  readonly config: KubeConfig;
+  readonly node: string;
+  readonly host: string;
+  readonly port: number;
+  readonly namespace: string;
+  readonly selector: string;
+  readonly intervalMs: number;
+  readonly timeoutMs: number;
+  readonly peersPerRound: number;
+  readonly leaseMs: number;
+  readonly renewMs: number;
+  readonly writePolicy: WritePolicy;
+  /** Cilium agents' /metrics URLs the writer reads beside the probes. */
+  readonly ciliumMetrics: readonly string[];
+  readonly log: Logger;
+  readonly registry: Registry;
+}
+
+export interface Agent {
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+export async function startAgent(options: AgentOptions): Promise<Agent> {
+  const { config, node, namespace, selector, log, registry } = options;
+  const metrics = createProbeMetrics(registry);
+  const core = config.makeApiClient(CoreV1Api);
+  const pods = new Informed<V1Pod>(
+    config,
+    `/api/v1/namespaces/${namespace}/pods`,
+    () => core.listNamespacedPod({ namespace, labelSelector: selector }),
+    log.child({ watch: 'pods' }),
+    selector,
+  );
+  const nodes = new Informed<V1Node>(config, '/api/v1/nodes', () => core.listNode(), log.child({ watch: 'nodes' }));
+
+  const zones = (): Map<string, string> => {
+    const out = new Map<string, string>();
+    for (const item of nodes.list()) {
+      const zone = item.metadata?.labels?.[ZONE_LABEL];
+      if (item.metadata?.name && zone) out.set(item.metadata.name, zone);
+    }
+    return out;
+  };
+  const view = (): { peers: readonly Peer[]; zone: string | undefined } => {
+    const zoneOf = zones();
+    const probePods: ProbePod[] = pods.list().flatMap((pod) => readProbePod(pod) ?? []);
+    return { peers: peersOf(probePods, (name) => zoneOf.get(name), node), zone: zoneOf.get(node) };
+  };
+
+  const prober = new Prober({
+    localAddress: options.host === '0.0.0.0' || options.host === '::' ? undefined : options.host,
+    bounds: intervalBounds(options.intervalMs),
+    budget: options.peersPerRound,
+    timeoutMs: options.timeoutMs,
+    view,
+    node,
+    metrics,
+    log,
+  });
+  const writer = new Writer({
+    policy: options.writePolicy,
+    gatherTimeoutMs: options.timeoutMs * 2,
+    own: () => prober.summary(),
+    peers: () => view().peers,
+    status: new StatusWriter(config, NETWORK_TOPOLOGY_NAME, ZONE_LABEL),
+    metrics,
+    log,
+    ...(options.ciliumMetrics.length > 0
+      ? { extra: ciliumSource(options.ciliumMetrics, zones, options.timeoutMs, log) }
+      : {}),
+  });
+  const elector = new LeaseElector(
+    config,
+    {
+      namespace,
+      name: LEASE_NAME,
+      identity: `${node}_${randomUUID().slice(0, 8)}`,
+      leaseMs: options.leaseMs,
+      renewMs: options.renewMs,
+      onChange: (leading) => {
+        metrics.leader.set(leading ? 1 : 0);
+        if (leading) writer.lead();
+        else writer.follow();
+      },
+    },
+    log,
+  );
+
+  const http = async (request: IncomingMessage, response: ServerResponse) => {
+    const path = (request.url ?? '/').split('?')[0];
+    if (path === '/healthz') return reply(response, 200, 'text/plain', 'ok\n');
+    if (path === '/metrics') return reply(response, 200, registry.contentType, await registry.metrics());
+    if (path === '/summary') {
+      const summary = prober.summary();
+      if (!summary) return reply(response, 503, 'text/plain', `the zone of node ${node} is not known yet\n`);
+      return reply(response, 200, 'application/json', encodeSummary(summary));
+    }
+    return reply(response, 404, 'text/plain', 'not found\n');
+  };
+  const listener = await listen(options.host, options.port, (request, response) => void http(request, response));
+  pods.start();
+  nodes.start();
+  prober.start();
+  elector.start();
+  log.info({ node, listen: `${options.host}:${listener.port}`, namespace, selector }, 'topogate probe started');
+
+  return {
+    port: listener.port,
+    async stop() {
+      writer.follow();
+      await elector.stop();
+      prober.stop();
+      await Promise.all([pods.stop(), nodes.stop()]);
+      await listener.close();
+    },
+  };
+}
+
+function reply(response: ServerResponse, status: number, type: string, body: string): void {
+  response.writeHead(status, { 'content-type': type });
+  response.end(body);
+}

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { describe, it } from 'node:test';
+import { PeerConnection } from '../../../src/probe/shell/connection.ts';
+import { listen } from '../../../src/probe/shell/listener.ts';
+
+describe('probe wire: one port for probe frames and HTTP', () => {
+  it('answers probes on a kept connection sent from the given address, and HTTP beside them', async () => {
+    const listener = await listen('127.0.0.1', 0, (_request, response) => response.end('http ok'));
+    const connection = new PeerConnection('127.0.0.1', listener.port, '127.0.0.2');
+    try {
+      const first = await connection.probe(1000);
+      const second = await connection.probe(1000);
+      assert.ok('rttMs' in first && 'rttMs' in second, JSON.stringify([first, second]));
+      assert.ok(first.rttMs > 0 && first.rttMs < 1000);
+      assert.equal(await (await fetch(`http://127.0.0.1:${listener.port}/any`)).text(), 'http ok');
+    } finally {
+      connection.close();
+      await listener.close();
+    }
+  });
+
+  it('sends from the local address it is given, so the peer sees the prober as the source', async () => {
+    const sources: string[] = [];
+    const echo = createServer((socket) => {
+      sources.push(socket.remoteAddress ?? '');
+      socket.on('data', (chunk) => socket.write(chunk));
+    });
+    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+    const address = echo.address();
+    const connection = new PeerConnection(
+      '127.0.0.1',
+      typeof address === 'object' && address ? address.port : 0,
+      '127.0.0.3',
+    );
+    try {
+      assert.ok('rttMs' in (await connection.probe(1000)));
+      assert.deepEqual(sources, ['127.0.0.3']);
+    } finally {
+      connection.close();
+      echo.close();
+    }
+  });
+
+  it('reports a peer that does not answer as loss, not as a round trip', async () => {
+    // Accepts connections and never answers.
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const address = silent.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    const connection = new PeerConnection('127.0.0.1', port, undefined);
+    try {
+      const result = await connection.probe(100);
+      assert.ok('lost' in result, JSON.stringify(result));
+      assert.match(result.lost, /no answer within/);
+      const refused = await new PeerConnection('127.0.0.1', 1, undefined).probe(100);
+      assert.ok('lost' in refused);
+    } finally {
+      connection.close();
+      silent.close();
+    }
+  });
+});
