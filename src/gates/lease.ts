@@ -20,6 +20,10 @@ export interface LeaseOptions {
   readonly onStoppedLeading: () => void;
   readonly leaseDurationMs?: number;
   readonly retryMs?: number;
+  /** Default: `<hostname>_<random>`; `topogate probe` starts it with its node's name. */
+  readonly identity?: string;
+  /** How often a replica that does not hold the Lease looks at it (default retryMs): fewer reads when many campaign. */
+  readonly candidateRetryMs?: number;
 }
 
 export interface LeaderElection {
@@ -34,7 +38,8 @@ export function elect(options: LeaseOptions): LeaderElection {
   const leaseDurationMs = options.leaseDurationMs ?? 15_000;
   const retryMs = options.retryMs ?? 2_000;
   const api = options.config.makeApiClient(CoordinationV1Api);
-  const identity = `${hostname()}_${randomUUID().slice(0, 8)}`;
+  const identity = options.identity ?? `${hostname()}_${randomUUID().slice(0, 8)}`;
+  const candidateRetryMs = options.candidateRetryMs ?? retryMs;
   let leading = false;
   let renewedAt = 0;
   let observed: { record: string; at: number } | undefined;
@@ -99,7 +104,7 @@ export function elect(options: LeaseOptions): LeaderElection {
 
   const loop = async () => {
     await round();
-    if (!stopped) timer = setTimeout(loop, retryMs);
+    if (!stopped) timer = setTimeout(loop, leading ? retryMs : candidateRetryMs);
   };
   void loop();
 

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CoreV1Api, type KubeConfig, type V1Node, type V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { elect } from '../../gates/lease.ts';
 import { DEFAULT_DOMAIN_LABEL as ZONE_LABEL } from '../../topology/read/network-topology.ts';
 import { intervalBounds } from '../interval.ts';
 import { type Peer, type ProbePod, peersOf, readProbePod } from '../peers.ts';
@@ -14,7 +15,6 @@ import { encodeSummary } from '../summary.ts';
 import type { WritePolicy } from '../write-policy.ts';
 import { ciliumSource } from './cilium-source.ts';
 import { Informed } from './informer.ts';
-import { LeaseElector } from './lease.ts';
 import { listen } from './listener.ts';
 import { createProbeMetrics } from './metrics.ts';
 import { Prober } from './prober.ts';
@@ -97,22 +97,11 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
       ? { extra: ciliumSource(options.ciliumMetrics, zones, options.timeoutMs, log) }
       : {}),
   });
-  const elector = new LeaseElector(
-    config,
-    {
-      namespace,
-      name: LEASE_NAME,
-      identity: `${node}_${randomUUID().slice(0, 8)}`,
-      leaseMs: options.leaseMs,
-      renewMs: options.renewMs,
-      onChange: (leading) => {
-        metrics.leader.set(leading ? 1 : 0);
-        if (leading) writer.lead();
-        else writer.follow();
-      },
-    },
-    log,
-  );
+  const leading = (held: boolean) => {
+    metrics.leader.set(held ? 1 : 0);
+    if (held) writer.lead();
+    else writer.follow();
+  };
 
   const http = async (request: IncomingMessage, response: ServerResponse) => {
     const path = (request.url ?? '/').split('?')[0];
@@ -129,7 +118,19 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
   pods.start();
   nodes.start();
   prober.start();
-  elector.start();
+  // Many agents campaign: only the holder looks every --renew, the others every lease / 3.
+  const elector = elect({
+    config,
+    namespace,
+    name: LEASE_NAME,
+    log,
+    identity: `${node}_${randomUUID().slice(0, 8)}`,
+    leaseDurationMs: options.leaseMs,
+    retryMs: options.renewMs,
+    candidateRetryMs: Math.max(options.renewMs, options.leaseMs / 3),
+    onStartedLeading: () => leading(true),
+    onStoppedLeading: () => leading(false),
+  });
   log.info({ node, listen: `${options.host}:${listener.port}`, namespace, selector }, 'topogate probe started');
 
   return {
