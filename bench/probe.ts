@@ -4,6 +4,9 @@
 //
 //   node bench/probe.ts [--seconds 20] [--peers 10,100,1000] [--interval 2s]
 //
+// Writes bench/results/probe.md and puts it at the end of BENCHMARKS.md
+// (where `npm run bench` keeps it from then on).
+//
 // Three processes per size: the peers (N real listeners from
 // src/probe/shell/listener.ts, each serving probes and a /summary of three
 // zones), one agent (the real Prober, at the default 8 peers per round), and
@@ -15,6 +18,8 @@
 
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
@@ -32,6 +37,7 @@ import { DEFAULT_WRITE_POLICY } from '../src/probe/write-policy.ts';
 import { parseDuration } from '../src/server/duration.ts';
 
 const ZONES = ['zone-0', 'zone-1', 'zone-2'];
+const HEADING = '## 6. `topogate probe`: cost per agent and for the writer';
 const WARMUP_MS = 5_000;
 
 interface Cost {

@@ -3,7 +3,7 @@
 // shared machine) and writes to bench/out/ instead.
 //   node bench/run.ts [--quick] [--only core,updates,http]
 
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -199,9 +199,11 @@ async function main(): Promise<void> {
   if (chart) await writeFile(join(resultsDir, 'decision-latency.svg'), chart);
   await writeFile(join(resultsDir, 'results.json'), `${JSON.stringify(final, null, 2)}\n`);
   const reportFile = quick ? join(out, 'BENCHMARKS.md') : join(ROOT, 'BENCHMARKS.md');
+  // Sections measured by scripts of their own (bench/probe.ts) stay as their last run wrote them.
+  const kept = await readFile(join(ROOT, 'bench', 'results', 'probe.md'), 'utf8').catch(() => '');
   await writeFile(
     reportFile,
-    renderReport(final, quick ? 'decision-latency.svg' : 'bench/results/decision-latency.svg').markdown,
+    `${renderReport(final, quick ? 'decision-latency.svg' : 'bench/results/decision-latency.svg').markdown}${kept && `\n${kept}`}`,
   );
   log(`wrote ${reportFile} in ${final.seconds} s`);
 }
