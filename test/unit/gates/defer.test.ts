@@ -1,0 +1,127 @@
+// When the webhook defers (the decider's choice) and how serve's flags say so.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import pino from 'pino';
+import { parseServeArgs } from '../../../src/cli/serve/args.ts';
+import type { Pod } from '../../../src/kube/types.ts';
+import { DEFERRED_ANNOTATION, PLACEMENT_GATE } from '../../../src/policy/deferral.ts';
+import type { PolicyProvider } from '../../../src/policy/store.ts';
+import type { SchedulingPolicy } from '../../../src/policy/types.ts';
+import { createDecider } from '../../../src/server/decider.ts';
+import { buildSnapshot } from '../../../src/topology/build.ts';
+import type { SourceName, SourceStatus, TopologySnapshot } from '../../../src/topology/model.ts';
+import type { Readiness, TopologyProvider } from '../../../src/topology/provider.ts';
+import { node, NOW } from '../policy/engine-cluster.ts';
+
+const zone = 'topology.kubernetes.io/zone';
+const policy: SchedulingPolicy = {
+  name: 'zone-a',
+  priority: 1,
+  onUnsatisfiable: 'Reject',
+  rules: { nodeLabels: { required: [{ key: zone, operator: 'In', values: ['a'] }], preferred: [] } },
+};
+const pod = (annotations: Record<string, string> = {}): Pod => ({
+  metadata: { name: 'p', annotations },
+  spec: { containers: [{ name: 'c' }] },
+});
+
+function deciderOn(snapshot: TopologySnapshot, readiness: Readiness = { ready: true }) {
+  const topology: TopologyProvider = {
+    current: () => snapshot,
+    readiness: () => readiness,
+    subscribe: () => () => {},
+    stop: async () => {},
+  };
+  const policies: PolicyProvider = {
+    current: () => ({ version: 1, policies: [policy] }),
+    readiness: () => ({ ready: true }),
+    onChange: () => () => {},
+    stop: async () => {},
+  };
+  return createDecider({ policies, topology, maxSourceAgeMs: 60_000, log: pino({ level: 'silent' }), now: () => NOW });
+}
+
+const fresh = buildSnapshot([node('a1', { [zone]: 'a' })], { now: NOW, version: 1 });
+const withSource = (name: SourceName, status: Partial<SourceStatus>): TopologySnapshot => ({
+  ...fresh,
+  sources: new Map([...fresh.sources, [name, { name, synced: true, objects: 1, ...status }]]),
+});
+const request = (annotations?: Record<string, string>) => ({ pod: pod(annotations), namespace: 'default' });
+
+describe('the decider defers', () => {
+  test('nothing when the model is fit and the budget holds (overrun)', () => {
+    assert.equal(deciderOn(fresh).defer(request(), undefined, false), undefined);
+  });
+
+  test('when the budget would be overrun, or always', () => {
+    assert.equal(deciderOn(fresh).defer(request(), 'late', false)?.deferred, 'budget');
+    assert.equal(deciderOn(fresh).defer(request(), undefined, true)?.deferred, 'always');
+  });
+
+  test('while the model is not ready, naming why', () => {
+    const deferred = deciderOn(fresh, { ready: false, reason: 'nodes not synced' }).defer(request(), undefined, false);
+    assert.equal(deferred?.deferred, 'model not ready: nodes not synced');
+  });
+
+  test('when a source the matching policy reads is stale or failing, and not for one it does not read', () => {
+    const old = withSource('nodes', { updatedAt: NOW - 61_000 });
+    assert.equal(deciderOn(old).defer(request(), undefined, false)?.deferred, 'stale: nodes');
+    const failing = withSource('nodes', { updatedAt: NOW, error: 'HTTP 500' });
+    assert.equal(deciderOn(failing).defer(request(), undefined, false)?.deferred, 'stale: nodes');
+    const unread = withSource('networkTopologies', { updatedAt: NOW - 3_600_000 });
+    assert.equal(deciderOn(unread).defer(request(), undefined, false), undefined);
+  });
+
+  test('a Pod already deferred (the API server reinvoking) is left as it is', () => {
+    const again = deciderOn(fresh).defer(request({ [DEFERRED_ANNOTATION]: 'budget' }), undefined, true);
+    assert.deepEqual([again?.deferred, again?.patch], ['budget', []]);
+  });
+
+  test('the controller waits while the model is not ready, and decides once it is', () => {
+    assert.deepEqual(deciderOn(fresh, { ready: false, reason: 'starting' }).place(request(), new Set()), {
+      wait: 'model not ready: starting',
+    });
+    const decision = deciderOn(fresh).place(request(), new Set());
+    assert.ok('applied' in decision);
+    assert.deepEqual(decision.applied, ['zone-a']);
+    const without = deciderOn(fresh).place(request(), new Set(['zone-a']));
+    assert.ok('applied' in without);
+    assert.deepEqual(without.applied, []);
+  });
+
+  test('a synchronous decision removes the gate the second plane gave', () => {
+    const gated = {
+      pod: { ...pod(), spec: { ...pod().spec, schedulingGates: [{ name: PLACEMENT_GATE }] } },
+      namespace: 'default',
+    };
+    const decision = deciderOn(fresh).decide(gated);
+    assert.deepEqual(decision.patch.at(-1), { op: 'remove', path: '/spec/schedulingGates/0' });
+  });
+});
+
+describe('serve --defer and --defer-max', () => {
+  const parse = (...args: string[]) => parseServeArgs(args, '/', {});
+
+  test('default to overrun and 60s', () => {
+    const parsed = parse();
+    assert.ok(parsed.ok);
+    assert.deepEqual([parsed.config.defer, parsed.config.deferMaxMs], ['overrun', 60_000]);
+  });
+
+  test('take never, always and a duration', () => {
+    const parsed = parse('--defer', 'always', '--defer-max', '2m');
+    assert.ok(parsed.ok);
+    assert.deepEqual([parsed.config.defer, parsed.config.deferMaxMs], ['always', 120_000]);
+  });
+
+  test('refuse anything else, saying what they take', () => {
+    assert.deepEqual(parse('--defer', 'sometimes'), {
+      ok: false,
+      message: '--defer must be one of never, overrun, always, not "sometimes"',
+    });
+    const zero = parse('--defer-max', '0');
+    assert.ok(!zero.ok);
+    assert.match(zero.message, /--defer-max must be a duration/);
+  });
+});
