@@ -4,12 +4,14 @@
 // a Pod wait for its placement instead of being scheduled without it.
 
 import { recordsOf } from '../kube/json.ts';
+import { podWorkload } from '../kube/workload-identity.ts';
 import type { PatchOperation, Pod } from '../kube/types.ts';
 import type { SourceName, TopologySnapshot } from '../topology/model.ts';
 import type { CompiledPolicy, CompiledPolicySet } from './compiler.ts';
 import { PodContext } from './context.ts';
 import { buildPatch, PodChanges } from './merge.ts';
 import { pointer } from './patch.ts';
+import { inRollout } from './rollout.ts';
 import type { Decision, DecisionOptions, PodRequest, PolicyRules, SchedulingPolicy } from './types.ts';
 
 export const PLACEMENT_GATE = 'topogate.dev/placement';
@@ -61,14 +63,23 @@ function ruleNames(policy: SchedulingPolicy): (keyof PolicyRules)[] {
   return (Object.keys(policy.rules) as (keyof PolicyRules)[]).filter((rule) => policy.rules[rule] !== undefined);
 }
 
-/** The compiled policies that match the request, in priority order. */
+/** The compiled policies that would write onto the Pod, in priority order. */
 export function matchingPolicies(
   request: PodRequest,
   compiled: CompiledPolicySet,
   options: DecisionOptions,
 ): { readonly matched: readonly CompiledPolicy[]; readonly context: PodContext } {
   const context = new PodContext(request.pod, request.namespace, compiled.snapshot, options, compiled.memo.quantity);
-  const matched = compiled.candidates(request.namespace).filter((candidate) => candidate.match.podMatches(context));
+  const workload = request.workload ?? podWorkload(request.pod, request.namespace);
+  // As the engine: an Audit policy writes nothing, and one whose rollout leaves the workload out does not match.
+  const matched = compiled
+    .candidates(request.namespace)
+    .filter(
+      ({ policy, match }) =>
+        policy.enforcement !== 'Audit' &&
+        (policy.rollout === undefined || inRollout(policy.rollout.percent, workload)) &&
+        match.podMatches(context),
+    );
   return { matched, context };
 }
 

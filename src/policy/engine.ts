@@ -289,6 +289,11 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
 
 const NONE: readonly AuditOutcome[] = [];
 
+/** Why the engine gives the Pod no placement at all, before looking at any policy (deferral asks too). */
+export function leftAloneReason(request: PodRequest): string | undefined {
+  return skipReason(request.pod) ?? daemonSetReason(request.workload ?? podWorkload(request.pod, request.namespace));
+}
+
 /** Pods of a DaemonSet are never given placement outputs: the DaemonSet places one per node itself. */
 function daemonSetReason(workload: WorkloadIdentity): string | undefined {
   return workload.kind === 'DaemonSet'

@@ -13,7 +13,7 @@ import {
   matchingPolicies,
   staleSources,
 } from '../policy/deferral.ts';
-import { decide } from '../policy/engine.ts';
+import { decide, leftAloneReason } from '../policy/engine.ts';
 import type { PolicyProvider } from '../policy/store.ts';
 import type { Decision, PodRequest } from '../policy/types.ts';
 import type { TopologyProvider } from '../topology/provider.ts';
@@ -81,6 +81,8 @@ export function createDecider({ policies, topology, maxSourceAgeMs, log, now = D
       const existing = request.pod.metadata?.annotations?.[DEFERRED_ANNOTATION];
       // Reinvoked after deferring: the Pod waits for the controller as it is.
       if (typeof existing === 'string') return { ...unchanged, deferred: existing };
+      // What the engine leaves alone is never gated (a bound Pod with a gate is refused by the API server).
+      if (leftAloneReason(request) !== undefined) return undefined;
       const options = { now: now(), maxSourceAgeMs };
       const found = notNow(request, options);
       const reason = always ? 'always' : overrun !== undefined ? 'budget' : found.reason;

@@ -27,6 +27,15 @@ const pod = (annotations: Record<string, string> = {}): Pod => ({
 });
 
 function deciderOn(snapshot: TopologySnapshot, readiness: Readiness = { ready: true }) {
+  return createDecider({
+    ...providersFor(snapshot, policy, readiness),
+    maxSourceAgeMs: 60_000,
+    log: pino({ level: 'silent' }),
+    now: () => NOW,
+  });
+}
+
+function providersFor(snapshot: TopologySnapshot, inForce: SchedulingPolicy, readiness: Readiness = { ready: true }) {
   const topology: TopologyProvider = {
     current: () => snapshot,
     readiness: () => readiness,
@@ -34,12 +43,12 @@ function deciderOn(snapshot: TopologySnapshot, readiness: Readiness = { ready: t
     stop: async () => {},
   };
   const policies: PolicyProvider = {
-    current: () => ({ version: 1, policies: [policy] }),
+    current: () => ({ version: 1, policies: [inForce] }),
     readiness: () => ({ ready: true }),
     onChange: () => () => {},
     stop: async () => {},
   };
-  return createDecider({ policies, topology, maxSourceAgeMs: 60_000, log: pino({ level: 'silent' }), now: () => NOW });
+  return { policies, topology };
 }
 
 const fresh = buildSnapshot([node('a1', { [zone]: 'a' })], { now: NOW, version: 1 });
@@ -71,6 +80,22 @@ describe('the decider defers', () => {
     assert.equal(deciderOn(failing).defer(request(), undefined, false)?.deferred, 'stale: nodes');
     const unread = withSource('networkTopologies', { updatedAt: NOW - 3_600_000 });
     assert.equal(deciderOn(unread).defer(request(), undefined, false), undefined);
+  });
+
+  test('never a Pod the engine leaves alone: bound, or annotated topogate.dev/skip', () => {
+    const bound = { pod: { ...pod(), spec: { ...pod().spec, nodeName: 'a1' } }, namespace: 'default' };
+    assert.equal(deciderOn(fresh).defer(bound, undefined, true), undefined);
+    assert.equal(deciderOn(fresh).defer(request({ 'topogate.dev/skip': 'true' }), undefined, true), undefined);
+  });
+
+  test('not for an Audit policy, which writes nothing', () => {
+    const audited = createDecider({
+      ...providersFor(fresh, { ...policy, enforcement: 'Audit' }),
+      maxSourceAgeMs: 60_000,
+      log: pino({ level: 'silent' }),
+      now: () => NOW,
+    });
+    assert.equal(audited.defer(request(), undefined, true), undefined);
   });
 
   test('a Pod already deferred (the API server reinvoking) is left as it is', () => {
