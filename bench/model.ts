@@ -2,7 +2,7 @@
 // reads, through the same functions `serve` and `mutate` use.
 
 import { stringify } from 'yaml';
-import { parsePolicies } from '../src/policy/loader.ts';
+import { parsePolicies } from '../src/policy/parse.ts';
 import type { SchedulingPolicy } from '../src/policy/types.ts';
 import { buildSnapshot } from '../src/topology/build.ts';
 import type { TopologySnapshot } from '../src/topology/model.ts';

@@ -4,7 +4,7 @@
 // summary goes to stderr.
 
 import { formatPolicyError, type PolicyError } from '../policy/errors.ts';
-import { loadPolicies } from '../policy/loader.ts';
+import { loadPolicies } from '../sources/policies/files.ts';
 import type { Command, CommandIO } from './command.ts';
 import { EXIT, parseFlags } from './command.ts';
 

@@ -14,11 +14,11 @@ import { compile, type CompiledPolicySet } from '../policy/compiler.ts';
 import { decide } from '../policy/engine.ts';
 import { formatPolicyError } from '../policy/errors.ts';
 import { renderTrace, type DecisionTrace } from '../policy/explain.ts';
-import { loadPolicies } from '../policy/loader.ts';
+import { loadPolicies } from '../sources/policies/files.ts';
 import type { Decision, DecisionOptions } from '../policy/types.ts';
 import { parseDuration } from '../server/duration.ts';
 import { buildSnapshot } from '../topology/build.ts';
-import { loadTopologyPaths } from '../topology/sources/files.ts';
+import { loadTopologyPaths } from '../sources/topology/files.ts';
 import type { Command, CommandIO } from './command.ts';
 import { EXIT } from './command.ts';
 

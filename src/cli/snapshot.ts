@@ -7,7 +7,7 @@ import { Registry } from 'prom-client';
 import { stringify } from 'yaml';
 import type { KubeObject } from '../kube/types.ts';
 import { TOPOLOGY_SOURCES } from '../topology/kinds.ts';
-import { createKubeTopology } from '../topology/sources/kube.ts';
+import { createKubeTopology } from '../sources/topology/kube.ts';
 import type { Command } from './command.ts';
 import { EXIT, parseFlags } from './command.ts';
 

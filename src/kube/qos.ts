@@ -3,11 +3,12 @@
 // container and requests equal to limits; pod-level resources, when given,
 // decide alone.
 
-import type { QosClass } from '../policy/types.ts';
 import { isRecord, recordsOf } from './json.ts';
 import { parseQuantity } from './quantity.ts';
 import type { QuantityParser } from './requests.ts';
 import type { Pod, ResourceRequirements } from './types.ts';
+
+export type QosClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
 
 const QOS_RESOURCES = ['cpu', 'memory'] as const;
 

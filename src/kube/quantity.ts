@@ -7,6 +7,12 @@ const BINARY_POWER: Record<string, bigint> = { Ki: 10n, Mi: 20n, Gi: 30n, Ti: 40
 const DECIMAL_POWER: Record<string, number> = { n: -9, u: -6, m: -3, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
 const QUANTITY = /^([+-]?)(\d*)(?:\.(\d*))?(?:(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])|[eE]([+-]?\d+))?$/;
 
+/**
+ * Resource amounts in milli-units (cpu "1" = 1000, memory "1Ki" = 1024000),
+ * so that every quantity compares exactly as an integer-valued number.
+ */
+export type ResourceList = Readonly<Record<string, number>>;
+
 /** Milli-units of a quantity, or undefined when it is not a valid quantity. */
 export function parseQuantity(value: unknown): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? parseQuantity(String(value)) : undefined;

@@ -5,9 +5,8 @@
 // Pod needs the larger of the two, plus its overhead. Pod-level requests
 // (spec.resources) replace the container sum for the resources they name.
 
-import type { ResourceList } from '../topology/model.ts';
 import { isRecord, recordsOf } from './json.ts';
-import { parseQuantity } from './quantity.ts';
+import { parseQuantity, type ResourceList } from './quantity.ts';
 import type { Pod, ResourceRequirements } from './types.ts';
 
 /** Reads one quantity as milli-units; a caller may pass a memoising one. */

@@ -4,7 +4,7 @@
 
 import type { KubeObject } from '../kube/types.ts';
 import type { PolicyError } from './errors.ts';
-import { policyFromObject, uniqueNames, type PolicySet } from './loader.ts';
+import { policyFromObject, uniqueNames, type PolicySet } from './parse.ts';
 import type { SchedulingPolicy } from './types.ts';
 
 /** What was read of one SchedulingPolicy object. */

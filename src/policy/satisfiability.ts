@@ -3,8 +3,8 @@
 // PodTopologySpread filters leave.
 
 import { recordsOf } from '../kube/json.ts';
-import { podPlacementNodes } from '../kube/nodeSelector.ts';
-import { toleratedNodes } from '../kube/tolerations.ts';
+import { podPlacementNodes } from '../topology/nodeSelector.ts';
+import { toleratedNodes } from '../topology/tolerations.ts';
 import type { Pod, Toleration } from '../kube/types.ts';
 import type { TopologySnapshot } from '../topology/model.ts';
 import type { NodeSet } from '../topology/nodeset.ts';

@@ -3,6 +3,7 @@
 // the compiler and engine consume them.
 
 import type { LabelSelector, NodeSelectorRequirement, PatchOperation, Pod } from '../kube/types.ts';
+import type { QosClass } from '../kube/qos.ts';
 import type { WorkloadIdentity } from '../kube/workload-identity.ts';
 import type { RttPercentile } from '../topology/model.ts';
 
@@ -23,7 +24,7 @@ export interface PolicyMatch {
   readonly qosClasses?: readonly QosClass[];
 }
 
-export type QosClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
+export type { QosClass };
 
 export interface NodeLabelsRule {
   readonly required: readonly NodeSelectorRequirement[];

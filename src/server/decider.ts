@@ -14,9 +14,9 @@ import {
   staleSources,
 } from '../policy/deferral.ts';
 import { decide, leftAloneReason } from '../policy/engine.ts';
-import type { PolicyProvider } from '../policy/store.ts';
+import type { PolicyProvider } from '../ports/policies.ts';
+import type { TopologyProvider } from '../ports/topology.ts';
 import type { Decision, PodRequest } from '../policy/types.ts';
-import type { TopologyProvider } from '../topology/provider.ts';
 
 export interface DeciderOptions {
   readonly policies: PolicyProvider;

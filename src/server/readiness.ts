@@ -2,7 +2,7 @@
 // synced). The detail says what is missing, and what is degraded while ready
 // (a failed policy reload that left the last good set in place).
 
-import type { Readiness } from '../topology/provider.ts';
+import type { Readiness } from '../ports/readiness.ts';
 
 export type ReadinessChecks = Readonly<Record<string, () => Readiness>>;
 

@@ -5,12 +5,9 @@
 
 import type { Labels, Taint } from '../kube/types.ts';
 import type { NodeSet } from './nodeset.ts';
+import type { ResourceList } from '../kube/quantity.ts';
 
-/**
- * Resource amounts in milli-units (cpu "1" = 1000, memory "1Ki" = 1024000),
- * so that every quantity compares exactly as an integer-valued number.
- */
-export type ResourceList = Readonly<Record<string, number>>;
+export type { ResourceList };
 
 export interface NodeInfo {
   readonly name: string;

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
 import { customize, manifestsDir, readManifests } from '../../src/cli/manifests.ts';
-import { parsePolicies, policyFromObject } from '../../src/policy/loader.ts';
+import { parsePolicies, policyFromObject } from '../../src/policy/parse.ts';
 import { invalid } from '../unit/policy/loader-cases.ts';
 import type { Cluster } from './harness/cluster.ts';
 import { startCluster } from './harness/cluster.ts';

@@ -11,7 +11,7 @@ import { after, before, describe, test, type TestContext } from 'node:test';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import type { TopologySnapshot } from '../../src/topology/model.ts';
-import { createKubeTopology, type KubeTopology } from '../../src/topology/sources/kube.ts';
+import { createKubeTopology, type KubeTopology } from '../../src/sources/topology/kube.ts';
 import type { Cluster } from './harness/cluster.ts';
 import { startCluster } from './harness/cluster.ts';
 import { coreApi, createEtcdPods, createNodes, kubectlOk, metricSamples } from './harness/kube.ts';
@@ -229,7 +229,7 @@ spec:
 
   test('topogate snapshot prints what the model holds, loadable as files', async () => {
     const { snapshot } = await import('../../src/cli/snapshot.ts');
-    const { parseObjects } = await import('../../src/topology/sources/files.ts');
+    const { parseObjects } = await import('../../src/sources/topology/files.ts');
     const { buildSnapshot } = await import('../../src/topology/build.ts');
     const stdout = new PassThrough();
     let text = '';

@@ -4,10 +4,11 @@
 // A new one is a file exporting a ServeComponent and one line in `components`.
 
 import type { PodDecider, PodDeferrer } from '../../admission/handler.ts';
-import type { PolicyProvider } from '../../policy/store.ts';
+import type { PolicyProvider } from '../../ports/policies.ts';
+import type { Readiness } from '../../ports/readiness.ts';
+import type { TopologyProvider } from '../../ports/topology.ts';
 import type { Decider } from '../../server/decider.ts';
-import type { Readiness, TopologyProvider } from '../../topology/provider.ts';
-import type { KubeTopology } from '../../topology/sources/kube.ts';
+import type { KubeTopology } from '../../sources/topology/kube.ts';
 import type { ServeConfig } from './config.ts';
 import { placement } from './placement.ts';
 import { policyWriter } from './policy-writer.ts';

@@ -1,9 +1,9 @@
 // The policies in force: the directory's, joined in a cluster by its SchedulingPolicy objects.
 
-import { createClusterPolicies } from '../../policy/clusterPolicies.ts';
-import type { PolicyProvider } from '../../policy/store.ts';
-import type { TopologyProvider } from '../../topology/provider.ts';
-import type { KubeTopology } from '../../topology/sources/kube.ts';
+import { createClusterPolicies } from '../../sources/policies/clusterPolicies.ts';
+import type { PolicyProvider } from '../../ports/policies.ts';
+import type { TopologyProvider } from '../../ports/topology.ts';
+import type { KubeTopology } from '../../sources/topology/kube.ts';
 import type { Shell } from './shell.ts';
 
 /** The combined provider stops the directory's store with it. */

@@ -2,7 +2,7 @@
 // for tests and embedding. What fails to start stops what had started.
 
 import type { PodDeferrer } from '../../admission/handler.ts';
-import { createPolicyStore } from '../../policy/store.ts';
+import { createPolicyStore } from '../../sources/policies/store.ts';
 import { readClientCa } from '../../server/clientAuth.ts';
 import { createDecider } from '../../server/decider.ts';
 import type { ReadinessChecks } from '../../server/readiness.ts';

@@ -7,7 +7,7 @@
 // qualifying node by hostname, as a label cannot say "this or that source".
 
 import type { NodeSelectorRequirement } from '../../kube/types.ts';
-import { requirementNodes, requirementsNodes } from '../../kube/nodeSelector.ts';
+import { requirementNodes, requirementsNodes } from '../../topology/nodeSelector.ts';
 import type { Device, TopologySnapshot } from '../../topology/model.ts';
 import { NodeSet } from '../../topology/nodeset.ts';
 import { globMatcher } from '../glob.ts';

@@ -1,7 +1,7 @@
 // nodeLabels: static requirements, answered once per snapshot.
 
 import type { NodeSelectorRequirement } from '../../kube/types.ts';
-import { requirementsNodes } from '../../kube/nodeSelector.ts';
+import { requirementsNodes } from '../../topology/nodeSelector.ts';
 import type { TopologySnapshot } from '../../topology/model.ts';
 import type { NodeLabelsRule } from '../types.ts';
 import { describeRequirement, output, type CompiledRule } from './rule.ts';

@@ -1,7 +1,6 @@
 // The published JSON Schemas (schema/*.schema.json) are this module's output;
-// a unit test keeps the files in step. Regenerate: npx node src/policy/schema/json.ts
+// a unit test keeps the files in step. Regenerate: npm run generate.
 
-import { writeFileSync } from 'node:fs';
 import type { JsonSchema, Schema } from './checks.ts';
 import { policyDocument } from './policy.ts';
 import { testSuite } from './test-suite.ts';
@@ -24,8 +23,3 @@ export const publishedSchemas: Readonly<Record<string, () => JsonSchema>> = {
 };
 
 export const schemaText = (schema: JsonSchema): string => `${JSON.stringify(schema, null, 2)}\n`;
-
-if (import.meta.main) {
-  for (const [name, schema] of Object.entries(publishedSchemas))
-    writeFileSync(new URL(`../../../schema/${name}`, import.meta.url), schemaText(schema()));
-}

@@ -51,7 +51,7 @@ test('serve with a file topology and certificates loads neither @kubernetes/clie
     assert.notEqual(files.config.topology, 'kube');
     const running = await startTopogate(files.config, shell());
     await running.stop();
-    assert.ok(loaded('/src/topology/sources/file-topology.ts'), 'the hook saw the file topology load');
+    assert.ok(loaded('/src/sources/topology/file-topology.ts'), 'the hook saw the file topology load');
     assert.ok(
       !loaded(KUBE_CLIENT),
       [...resolved]

@@ -5,11 +5,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import { compile, type CompiledPolicySet } from '../../../src/policy/compiler.ts';
-import { loadPolicies } from '../../../src/policy/loader.ts';
+import { loadPolicies } from '../../../src/sources/policies/files.ts';
 import type { DecisionOptions } from '../../../src/policy/types.ts';
 import { buildStaticSnapshot } from '../../../src/topology/build.ts';
 import type { TopologySnapshot } from '../../../src/topology/model.ts';
-import { loadTopologyPaths } from '../../../src/topology/sources/files.ts';
+import { loadTopologyPaths } from '../../../src/sources/topology/files.ts';
 
 const repo = new URL('../../../', import.meta.url);
 const policiesDir = new URL('policies/', repo);

@@ -11,7 +11,7 @@ import { stringify } from 'yaml';
 import type { Pod } from '../../../src/kube/types.ts';
 import { compile } from '../../../src/policy/compiler.ts';
 import { decide } from '../../../src/policy/engine.ts';
-import { parsePolicies } from '../../../src/policy/loader.ts';
+import { parsePolicies } from '../../../src/policy/parse.ts';
 import type { TopologySnapshot } from '../../../src/topology/model.ts';
 import { basePods, fuzzRuns, fuzzSeed, mutated, namespaces, prototypeFingerprint, smallGarbage } from './corpus.ts';
 import { demoOptions, demoPolicyObjects, demoSnapshot } from './demo.ts';

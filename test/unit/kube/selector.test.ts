@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { matchesLabelSelector } from '../../../src/kube/selector.ts';
-import { toleratesAll, toleratesTaint } from '../../../src/kube/tolerations.ts';
+import { toleratesAll, toleratesTaint } from '../../../src/topology/tolerations.ts';
 
 test('label selectors AND matchLabels and every operator', () => {
   const labels = { app: 'web', tier: 'front' };

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { combinePolicies, readPolicyObjects, samePolicies, type ObjectReadings } from '../../../src/policy/combine.ts';
 import { formatPolicyError } from '../../../src/policy/errors.ts';
-import { parsePolicies } from '../../../src/policy/loader.ts';
+import { parsePolicies } from '../../../src/policy/parse.ts';
 import { policy } from './loader-cases.ts';
 import { nvme, policyObject, ssd, tooBig, tooBigError } from './cluster-policies-cases.ts';
 

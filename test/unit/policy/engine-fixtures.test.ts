@@ -13,7 +13,7 @@ import { isWorkloadKind, templatePod } from '../../../src/kube/workloads.ts';
 import { compile } from '../../../src/policy/compiler.ts';
 import { decide } from '../../../src/policy/engine.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
-import { loadTopologyPaths } from '../../../src/topology/sources/files.ts';
+import { loadTopologyPaths } from '../../../src/sources/topology/files.ts';
 import { clusterObjects, NOW, OPTIONS, policy } from './engine-cluster.ts';
 import { OpenApiValidator } from './engine-openapi.ts';
 

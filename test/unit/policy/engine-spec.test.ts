@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import fastJsonPatch from 'fast-json-patch';
 import { compile } from '../../../src/policy/compiler.ts';
 import { decide } from '../../../src/policy/engine.ts';
-import { parsePolicies } from '../../../src/policy/loader.ts';
+import { parsePolicies } from '../../../src/policy/parse.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 import type { KubeObject } from '../../../src/kube/types.ts';
 import { node, NOW, OPTIONS } from './engine-cluster.ts';

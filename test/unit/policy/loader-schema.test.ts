@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { parseAllDocuments } from 'yaml';
 import { publishedSchemas, schemaText } from '../../../src/policy/schema/json.ts';
-import { parsePolicies } from '../../../src/policy/loader.ts';
+import { parsePolicies } from '../../../src/policy/parse.ts';
 import { invalid, policy } from './loader-cases.ts';
 
 type Json = Readonly<Record<string, unknown>>;
@@ -115,7 +115,7 @@ const documentsOf = (text: string): unknown[] =>
 for (const [name, generate] of Object.entries(publishedSchemas)) {
   test(`schema/${name} is the generated schema`, async () => {
     const published = await readFile(new URL(`../../../schema/${name}`, import.meta.url), 'utf8');
-    assert.equal(published, schemaText(generate()), 'regenerate it: npx node src/policy/schema/json.ts');
+    assert.equal(published, schemaText(generate()), 'regenerate it: npm run generate');
   });
 }
 

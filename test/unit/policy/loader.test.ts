@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { formatPolicyError } from '../../../src/policy/errors.ts';
-import { loadPolicies, parsePolicies, policyFromObject } from '../../../src/policy/loader.ts';
+import { parsePolicies, policyFromObject } from '../../../src/policy/parse.ts';
+import { loadPolicies } from '../../../src/sources/policies/files.ts';
 import { invalid, policy } from './loader-cases.ts';
 
 const errorsOf = (text: string) => parsePolicies(text, 'p.yaml').errors.map(formatPolicyError);

@@ -6,7 +6,8 @@ import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
-import { createPolicyStore, type PolicyStore, type PolicyVersion } from '../../../src/policy/store.ts';
+import type { PolicyVersion } from '../../../src/ports/policies.ts';
+import { createPolicyStore, type PolicyStore } from '../../../src/sources/policies/store.ts';
 import { policy } from './loader-cases.ts';
 
 const log = pino({ level: 'silent' });

@@ -4,13 +4,13 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import pino from 'pino';
 import type { KubeObject } from '../../../src/kube/types.ts';
-import { loadPolicies } from '../../../src/policy/loader.ts';
-import type { PolicyProvider, PolicyVersion } from '../../../src/policy/store.ts';
+import { loadPolicies } from '../../../src/sources/policies/files.ts';
+import type { PolicyProvider, PolicyVersion } from '../../../src/ports/policies.ts';
 import { createDecider } from '../../../src/server/decider.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 import type { TopologySnapshot } from '../../../src/topology/model.ts';
-import type { TopologyProvider } from '../../../src/topology/provider.ts';
-import { loadTopologyPaths } from '../../../src/topology/sources/files.ts';
+import type { TopologyProvider } from '../../../src/ports/topology.ts';
+import { loadTopologyPaths } from '../../../src/sources/topology/files.ts';
 
 const root = new URL('../../../', import.meta.url);
 const path = (relative: string) => fileURLToPath(new URL(relative, root));

@@ -4,7 +4,7 @@ import { request } from 'node:https';
 import { text } from 'node:stream/consumers';
 import { test } from 'node:test';
 import type { Decision } from '../../../src/policy/types.ts';
-import type { Readiness } from '../../../src/topology/provider.ts';
+import type { Readiness } from '../../../src/ports/readiness.ts';
 import { metricValue, postJson, send, startTestServer } from './https.ts';
 
 const podReview = (extra: Record<string, unknown> = {}) => ({

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { KubeObject } from '../../../src/kube/types.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 import type { NodeSet } from '../../../src/topology/nodeset.ts';
-import { loadTopologyPaths } from '../../../src/topology/sources/files.ts';
+import { loadTopologyPaths } from '../../../src/sources/topology/files.ts';
 
 const fixtures = (path: string) =>
   fileURLToPath(new URL(`../../../../shared/fixtures/real-world/${path}`, import.meta.url));

@@ -6,7 +6,7 @@ import { buildSnapshot } from '../../../src/topology/build.ts';
 import { readEtcdMetrics } from '../../../src/topology/etcd/metrics.ts';
 import { etcdClusterObject } from '../../../src/topology/etcd/place.ts';
 import { parsePrometheusText } from '../../../src/topology/etcd/prometheus.ts';
-import { loadTopologyPaths } from '../../../src/topology/sources/files.ts';
+import { loadTopologyPaths } from '../../../src/sources/topology/files.ts';
 
 // As etcd 3.5 writes them (trimmed to the families topogate reads, plus neighbours).
 const leaderText = `# HELP etcd_server_has_leader Whether or not a leader exists. 1 is existence, 0 is not.

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { buildSnapshot } from '../../../src/topology/build.ts';
-import { loadTopologyPaths } from '../../../src/topology/sources/files.ts';
+import { loadTopologyPaths } from '../../../src/sources/topology/files.ts';
 
 const cluster = fileURLToPath(new URL('../../../examples/cluster/', import.meta.url));
 

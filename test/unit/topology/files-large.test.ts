@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { loadTopologyPaths } from '../../../src/topology/sources/files.ts';
+import { loadTopologyPaths } from '../../../src/sources/topology/files.ts';
 
 test('a list of 200,000 objects loads whole (more than a function call takes as arguments)', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'topogate-files-large-'));

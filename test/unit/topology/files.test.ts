@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { loadTopologyPaths, parseObjects } from '../../../src/topology/sources/files.ts';
+import { loadTopologyPaths, parseObjects } from '../../../src/sources/topology/files.ts';
 
 const fixtures = fileURLToPath(new URL('../../../../shared/fixtures/real-world/', import.meta.url));
 

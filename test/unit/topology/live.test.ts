@@ -9,11 +9,11 @@ import type { KubeObject } from '../../../src/kube/types.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 import { TOPOLOGY_SOURCES } from '../../../src/topology/kinds.ts';
 import type { TopologySnapshot } from '../../../src/topology/model.ts';
-import { EtcdScraper } from '../../../src/topology/sources/etcd-scraper.ts';
-import { createFileTopology } from '../../../src/topology/sources/file-topology.ts';
-import { LiveModel } from '../../../src/topology/sources/live-model.ts';
-import { createTopologyMetrics } from '../../../src/topology/sources/metrics.ts';
-import { sourceReadiness } from '../../../src/topology/sources/readiness.ts';
+import { EtcdScraper } from '../../../src/sources/topology/etcd-scraper.ts';
+import { createFileTopology } from '../../../src/sources/topology/file-topology.ts';
+import { LiveModel } from '../../../src/sources/topology/live-model.ts';
+import { createTopologyMetrics } from '../../../src/sources/topology/metrics.ts';
+import { sourceReadiness } from '../../../src/sources/topology/readiness.ts';
 
 const log = pino({ level: 'silent' });
 const node = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } });

@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { KubeObject } from '../../../src/kube/types.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
-import { slim } from '../../../src/topology/sources/slim.ts';
-import { loadTopologyPaths } from '../../../src/topology/sources/files.ts';
+import { slim } from '../../../src/sources/topology/slim.ts';
+import { loadTopologyPaths } from '../../../src/sources/topology/files.ts';
 
 const fixtures = (path: string) =>
   fileURLToPath(new URL(`../../../../shared/fixtures/real-world/${path}`, import.meta.url));

@@ -4,12 +4,12 @@
 
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
-import type { KubeObject } from '../kube/types.ts';
-import type { SourceName, SourceStatus, TopologySnapshot } from '../topology/model.ts';
-import type { Readiness } from '../topology/provider.ts';
-import { combinePolicies, readPolicyObjects, samePolicies, type ObjectReadings } from './combine.ts';
-import { formatPolicyError, summarizePolicyErrors, type PolicyError } from './errors.ts';
-import type { PolicyProvider, PolicyVersion } from './store.ts';
+import type { KubeObject } from '../../kube/types.ts';
+import type { SourceName, SourceStatus, TopologySnapshot } from '../../topology/model.ts';
+import type { Readiness } from '../../ports/readiness.ts';
+import { combinePolicies, readPolicyObjects, samePolicies, type ObjectReadings } from '../../policy/combine.ts';
+import { formatPolicyError, summarizePolicyErrors, type PolicyError } from '../../policy/errors.ts';
+import type { PolicyProvider, PolicyVersion } from '../../ports/policies.ts';
 
 const SOURCE: SourceName = 'schedulingPolicies';
 

@@ -1,9 +1,7 @@
 // YAML (or JSON) text → validated, defaulted SchedulingPolicies, with every
-// problem located at its node as `file:line:col: message`. Pure but for
-// loadPolicies, which reads the files it is given.
+// problem located at its node as `file:line:col: message`. Pure: the files are
+// read by src/sources/policies/files.ts.
 
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
 import type { PolicyError } from './errors.ts';
 import { formatLocation } from './errors.ts';
 import type { Issue, Path } from './schema/checks.ts';
@@ -18,9 +16,6 @@ export interface PolicySet {
   readonly errors: PolicyError[];
 }
 
-/** Files larger than this are refused rather than parsed. */
-export const MAX_POLICY_FILE_BYTES = 4 * 1024 * 1024;
-const POLICY_FILE = /\.(ya?ml|json)$/;
 const LIST_KINDS = new Set(['List', 'SchedulingPolicyList']);
 
 /** Every document of a YAML stream; a `kind: List` (or SchedulingPolicyList) contributes its items. */
@@ -52,41 +47,6 @@ export function policyFromObject(
   return { policy: typeof generation === 'number' ? { ...policy, generation } : policy, errors: [] };
 }
 
-/**
- * Reads files and directories (a directory's own .yaml, .yml and .json files,
- * not its subdirectories nor hidden files). Names must be unique across all.
- * Relative paths are read from `cwd` and reported as given.
- */
-export async function loadPolicies(
-  paths: readonly string[],
-  options: { cwd?: string } = {},
-): Promise<PolicySet & { files: string[] }> {
-  const at = (path: string) => resolve(options.cwd ?? '.', path);
-  const errors: PolicyError[] = [];
-  const files: string[] = [];
-  for (const path of paths) {
-    try {
-      files.push(...((await stat(at(path))).isDirectory() ? await policyFilesIn(path, at) : [path]));
-    } catch (error) {
-      errors.push(fileError(path, error));
-    }
-  }
-  const policies: SchedulingPolicy[] = [];
-  for (const file of new Set(files)) {
-    try {
-      if ((await stat(at(file))).size > MAX_POLICY_FILE_BYTES)
-        throw new Error(`larger than ${MAX_POLICY_FILE_BYTES} bytes`);
-      const parsed = parsePolicies(await readFile(at(file), 'utf8'), file);
-      policies.push(...parsed.policies);
-      errors.push(...parsed.errors);
-    } catch (error) {
-      errors.push(fileError(file, error));
-    }
-  }
-  const unique = uniqueNames(policies);
-  return { policies: unique.policies, errors: [...errors, ...unique.errors], files: [...new Set(files)] };
-}
-
 /** Keeps the first policy of each name; each later one is an error (for merging several sources). */
 export function uniqueNames(policies: readonly SchedulingPolicy[]): PolicySet {
   const seen = new Map<string, SchedulingPolicy>();
@@ -104,22 +64,6 @@ export function uniqueNames(policies: readonly SchedulingPolicy[]): PolicySet {
     });
   }
   return { policies: [...seen.values()], errors };
-}
-
-async function policyFilesIn(dir: string, at: (path: string) => string): Promise<string[]> {
-  const names = (await readdir(at(dir))).filter((name) => POLICY_FILE.test(name) && !name.startsWith('.')).sort();
-  const files: string[] = [];
-  for (const name of names) {
-    const file = join(dir, name);
-    if ((await stat(at(file)).catch(() => undefined))?.isFile()) files.push(file);
-  }
-  return files;
-}
-
-function fileError(file: string, error: unknown): PolicyError {
-  const { code, message } = error as NodeJS.ErrnoException;
-  const reason = code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : message;
-  return { file, line: 0, col: 0, message: `cannot read: ${reason}` };
 }
 
 function* documentsIn(value: unknown): Generator<[Path, unknown]> {

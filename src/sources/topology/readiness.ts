@@ -2,8 +2,8 @@
 // has synced (a disabled one never will, and does not hold readiness back);
 // what is disabled or out of contact is said while ready.
 
-import type { TopologySnapshot } from '../model.ts';
-import type { Readiness } from '../provider.ts';
+import type { TopologySnapshot } from '../../topology/model.ts';
+import type { Readiness } from '../../ports/readiness.ts';
 
 export function sourceReadiness(snapshot: TopologySnapshot, now: number, maxAgeMs: number): Readiness {
   const waiting: string[] = [];

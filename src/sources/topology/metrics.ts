@@ -1,7 +1,7 @@
 // The topology sources' metrics, on the registry the shell passes in.
 
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { SourceName, TopologySnapshot } from '../model.ts';
+import type { SourceName, TopologySnapshot } from '../../topology/model.ts';
 
 export interface TopologyMetrics {
   readonly objects: Gauge<'source'>;

@@ -5,10 +5,10 @@
 import { watch, type FSWatcher } from 'node:fs';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { Readiness } from '../topology/provider.ts';
-import { formatPolicyError, summarizePolicyErrors } from './errors.ts';
-import { loadPolicies } from './loader.ts';
-import type { SchedulingPolicy } from './types.ts';
+import type { PolicyProvider, PolicyVersion } from '../../ports/policies.ts';
+import type { Readiness } from '../../ports/readiness.ts';
+import { formatPolicyError, summarizePolicyErrors } from '../../policy/errors.ts';
+import { loadPolicies } from '../../sources/policies/files.ts';
 
 export interface PolicyStoreOptions {
   readonly dir: string;
@@ -18,20 +18,6 @@ export interface PolicyStoreOptions {
   readonly debounceMs?: number;
   /** How often to retry watching a directory that cannot be watched (missing, removed). */
   readonly retryMs?: number;
-}
-
-export interface PolicyVersion {
-  /** 0 until a set loads; then 1, 2, … for each set that differs from the one before. */
-  readonly version: number;
-  readonly policies: readonly SchedulingPolicy[];
-}
-
-export interface PolicyProvider {
-  current(): PolicyVersion;
-  readiness(): Readiness;
-  /** Called with each new set. Returns an unsubscribe function. */
-  onChange(listener: (set: PolicyVersion) => void): () => void;
-  stop(): Promise<void>;
 }
 
 export interface PolicyStore extends PolicyProvider {

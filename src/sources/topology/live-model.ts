@@ -4,8 +4,8 @@
 
 import type { Logger } from 'pino';
 import type { KubeObject } from '../../kube/types.ts';
-import { TopologyBuilder, type WatchEventType } from '../builder.ts';
-import type { SourceName, TopologySnapshot } from '../model.ts';
+import { TopologyBuilder, type WatchEventType } from '../../topology/builder.ts';
+import type { SourceName, TopologySnapshot } from '../../topology/model.ts';
 import type { TopologyMetrics } from './metrics.ts';
 
 export class LiveModel {

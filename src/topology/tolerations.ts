@@ -1,9 +1,9 @@
 // Taints and tolerations as the scheduler's TaintToleration filter sees them:
 // only NoSchedule and NoExecute taints keep a Pod off a node.
 
-import type { NodeIndex } from '../topology/model.ts';
-import type { NodeSet } from '../topology/nodeset.ts';
-import type { Taint, Toleration } from './types.ts';
+import type { NodeIndex } from './model.ts';
+import type { NodeSet } from './nodeset.ts';
+import type { Taint, Toleration } from '../kube/types.ts';
 
 /** v1.Toleration.ToleratesTaint. */
 export function toleratesTaint(toleration: Toleration, taint: Taint): boolean {

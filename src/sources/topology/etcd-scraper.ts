@@ -5,9 +5,9 @@
 
 import type { Logger } from 'pino';
 import type { KubeObject } from '../../kube/types.ts';
-import { readEtcdMetrics } from '../etcd/metrics.ts';
-import { etcdClusterObject, type ScrapedMember } from '../etcd/place.ts';
-import type { SourceName } from '../model.ts';
+import { readEtcdMetrics } from '../../topology/etcd/metrics.ts';
+import { etcdClusterObject, type ScrapedMember } from '../../topology/etcd/place.ts';
+import type { SourceName } from '../../topology/model.ts';
 import type { LiveModel } from './live-model.ts';
 import type { TopologyMetrics } from './metrics.ts';
 

@@ -5,7 +5,7 @@
 
 import { CoreV1Api, CustomObjectsApi, DiscoveryV1Api, ResourceV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject } from '../../kube/types.ts';
-import type { SourceName } from '../model.ts';
+import type { SourceName } from '../../topology/model.ts';
 import { slim } from './slim.ts';
 
 export interface ObjectList {

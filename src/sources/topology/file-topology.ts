@@ -3,8 +3,8 @@
 
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { buildStaticSnapshot } from '../build.ts';
-import type { TopologyProvider } from '../provider.ts';
+import { buildStaticSnapshot } from '../../topology/build.ts';
+import type { TopologyProvider } from '../../ports/topology.ts';
 import { loadTopologyPaths } from './files.ts';
 import { createTopologyMetrics } from './metrics.ts';
 

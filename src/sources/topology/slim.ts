@@ -4,8 +4,8 @@
 // would otherwise hold hundreds of megabytes of it.
 
 import type { KubeObject } from '../../kube/types.ts';
-import type { SourceName } from '../model.ts';
-import { isRecord } from '../read/fields.ts';
+import type { SourceName } from '../../topology/model.ts';
+import { isRecord } from '../../topology/read/fields.ts';
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 const NODE_STATUS_DROPPED = ['images', 'volumesInUse', 'volumesAttached'];

@@ -2,10 +2,10 @@
 // AND of its expressions and fields), spec.nodeSelector and required node
 // affinity answered from the snapshot's label indexes, never by visiting nodes.
 
-import type { NodeIndex } from '../topology/model.ts';
-import { NodeSet } from '../topology/nodeset.ts';
-import { arrayOf, isRecord } from './json.ts';
-import type { NodeSelectorRequirement, NodeSelectorTerm, Pod } from './types.ts';
+import type { NodeIndex } from './model.ts';
+import { NodeSet } from './nodeset.ts';
+import { arrayOf, isRecord } from '../kube/json.ts';
+import type { NodeSelectorRequirement, NodeSelectorTerm, Pod } from '../kube/types.ts';
 
 export function requirementNodes(nodes: NodeIndex, requirement: NodeSelectorRequirement): NodeSet {
   if (!isRecord(requirement) || typeof requirement.key !== 'string') return NodeSet.EMPTY;

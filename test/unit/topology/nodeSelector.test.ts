@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { podPlacementNodes, requirementNodes, termNodes } from '../../../src/kube/nodeSelector.ts';
-import { toleratedNodes } from '../../../src/kube/tolerations.ts';
+import { podPlacementNodes, requirementNodes, termNodes } from '../../../src/topology/nodeSelector.ts';
+import { toleratedNodes } from '../../../src/topology/tolerations.ts';
 import type { KubeObject, NodeSelectorRequirement } from '../../../src/kube/types.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 import type { NodeIndex } from '../../../src/topology/model.ts';

@@ -1,0 +1,13 @@
+// How the shell hands topology to the decisions: always a current snapshot,
+// never a wait. Implemented from files and from a live API server (src/sources/topology/).
+
+import type { TopologySnapshot } from '../topology/model.ts';
+import type { Readiness } from './readiness.ts';
+
+export interface TopologyProvider {
+  current(): TopologySnapshot;
+  readiness(): Readiness;
+  /** Called after each new snapshot is published. Returns an unsubscribe function. */
+  subscribe(listener: (snapshot: TopologySnapshot) => void): () => void;
+  stop(): Promise<void>;
+}

@@ -1,0 +1,63 @@
+// Policy files and directories read from disk (shell), each parsed by
+// policy/parse.ts; names must be unique across all of them.
+
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { PolicyError } from '../../policy/errors.ts';
+import { parsePolicies, uniqueNames, type PolicySet } from '../../policy/parse.ts';
+import type { SchedulingPolicy } from '../../policy/types.ts';
+
+/** Files larger than this are refused rather than parsed. */
+export const MAX_POLICY_FILE_BYTES = 4 * 1024 * 1024;
+const POLICY_FILE = /\.(ya?ml|json)$/;
+
+/**
+ * Reads files and directories (a directory's own .yaml, .yml and .json files,
+ * not its subdirectories nor hidden files). Names must be unique across all.
+ * Relative paths are read from `cwd` and reported as given.
+ */
+export async function loadPolicies(
+  paths: readonly string[],
+  options: { cwd?: string } = {},
+): Promise<PolicySet & { files: string[] }> {
+  const at = (path: string) => resolve(options.cwd ?? '.', path);
+  const errors: PolicyError[] = [];
+  const files: string[] = [];
+  for (const path of paths) {
+    try {
+      files.push(...((await stat(at(path))).isDirectory() ? await policyFilesIn(path, at) : [path]));
+    } catch (error) {
+      errors.push(fileError(path, error));
+    }
+  }
+  const policies: SchedulingPolicy[] = [];
+  for (const file of new Set(files)) {
+    try {
+      if ((await stat(at(file))).size > MAX_POLICY_FILE_BYTES)
+        throw new Error(`larger than ${MAX_POLICY_FILE_BYTES} bytes`);
+      const parsed = parsePolicies(await readFile(at(file), 'utf8'), file);
+      policies.push(...parsed.policies);
+      errors.push(...parsed.errors);
+    } catch (error) {
+      errors.push(fileError(file, error));
+    }
+  }
+  const unique = uniqueNames(policies);
+  return { policies: unique.policies, errors: [...errors, ...unique.errors], files: [...new Set(files)] };
+}
+
+async function policyFilesIn(dir: string, at: (path: string) => string): Promise<string[]> {
+  const names = (await readdir(at(dir))).filter((name) => POLICY_FILE.test(name) && !name.startsWith('.')).sort();
+  const files: string[] = [];
+  for (const name of names) {
+    const file = join(dir, name);
+    if ((await stat(at(file)).catch(() => undefined))?.isFile()) files.push(file);
+  }
+  return files;
+}
+
+function fileError(file: string, error: unknown): PolicyError {
+  const { code, message } = error as NodeJS.ErrnoException;
+  const reason = code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : message;
+  return { file, line: 0, col: 0, message: `cannot read: ${reason}` };
+}
