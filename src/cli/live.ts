@@ -9,7 +9,7 @@ import type { KubeObject, Pod } from '../kube/types.ts';
 import { combinePolicies, readPolicyObjects } from '../policy/combine.ts';
 import { compile, type CompiledPolicySet } from '../policy/compiler.ts';
 import { formatPolicyError } from '../policy/errors.ts';
-import { loadPolicies } from '../policy/loader.ts';
+import { loadPolicies } from '../sources/policies/files.ts';
 
 const READY_TIMEOUT_MS = 30_000;
 
@@ -38,7 +38,7 @@ export async function readLiveCluster(options: {
   const files =
     options.policyPaths.length > 0 ? await loadPolicies(options.policyPaths, { cwd: options.cwd }) : undefined;
   // Loaded only here, as serve does: the watches bring the generated API models.
-  const { createKubeTopology } = await import('../topology/sources/kube.ts');
+  const { createKubeTopology } = await import('../sources/topology/kube.ts');
   const topology = createKubeTopology({
     ...(options.kubeconfig !== undefined && { kubeconfig: options.kubeconfig }),
     etcdMetrics: [],
