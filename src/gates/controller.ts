@@ -11,7 +11,7 @@ import type { Registry } from 'prom-client';
 import type { Pod } from '../kube/types.ts';
 import { gateIndex } from '../policy/deferral.ts';
 import type { Decision, PodRequest } from '../policy/types.ts';
-import { describeKubeError, statusOf } from '../topology/sources/errors.ts';
+import { describeKubeError, statusOf } from '../sources/topology/errors.ts';
 import { elect } from './lease.ts';
 import { createGateMetrics } from './metrics.ts';
 import { planRelease, type PodEvent } from './release.ts';

@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { CoordinationV1Api, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { describeKubeError, statusOf } from '../topology/sources/errors.ts';
+import { describeKubeError, statusOf } from '../sources/topology/errors.ts';
 
 export interface LeaseOptions {
   readonly config: KubeConfig;

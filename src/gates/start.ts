@@ -4,7 +4,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { AuthorizationV1Api, KubeConfig } from '@kubernetes/client-node';
-import { describeKubeError } from '../topology/sources/errors.ts';
+import { describeKubeError } from '../sources/topology/errors.ts';
 import { startPlacementController, type PlacementController, type PlacementControllerOptions } from './controller.ts';
 
 const serviceAccountNamespace = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
