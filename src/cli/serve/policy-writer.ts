@@ -12,7 +12,7 @@ export const policyWriter: ServeComponent = {
     if (config.topology !== 'kube' || !('objects' in topology)) return undefined;
     // Loaded only here, as the live topology is: @kubernetes/client-node is large.
     const [{ startPolicyWriter }, { elect }, { leaseNamespace }, live, { writePolicyReports }] = await Promise.all([
-      import('../../policy/writer.ts'),
+      import('../../sources/policies/writer.ts'),
       import('../../gates/lease.ts'),
       import('../../gates/start.ts'),
       import('../live.ts'),

@@ -1,18 +1,18 @@
-// What topogate writes back to the cluster about its policies (shell): the
+// What topogate writes back to the cluster about its policies: the
 // SchedulingPolicy status (Ready, observedGeneration) whenever the objects or
 // the policy files change, and, when asked, a background audit every
 // interval written as PolicyReports. One replica writes: the holder of a Lease.
 
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { KubeObject, Pod } from '../kube/types.ts';
-import { describeKubeError } from '../topology/sources/errors.ts';
-import type { TopologySnapshot } from '../topology/model.ts';
-import { auditCluster } from './audit.ts';
-import { compile } from './compiler.ts';
-import { policyReports } from './policyReport.ts';
-import { statusUpdates } from './status.ts';
-import type { SchedulingPolicy } from './types.ts';
+import type { KubeObject, Pod } from '../../kube/types.ts';
+import { describeKubeError } from '../topology/errors.ts';
+import type { TopologySnapshot } from '../../topology/model.ts';
+import { auditCluster } from '../../policy/audit.ts';
+import { compile } from '../../policy/compiler.ts';
+import { policyReports } from '../../policy/policyReport.ts';
+import { statusUpdates } from '../../policy/status.ts';
+import type { SchedulingPolicy } from '../../policy/types.ts';
 
 /** After a failed write, the next attempt. */
 const RETRY_MS = 5_000;
