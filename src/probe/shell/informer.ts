@@ -8,7 +8,7 @@ import {
   makeInformer,
 } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { describeKubeError } from '../../topology/sources/errors.ts';
+import { describeKubeError } from '../../sources/topology/errors.ts';
 
 const BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 30_000;

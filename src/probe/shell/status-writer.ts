@@ -5,7 +5,7 @@
 
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { NetworkStatus } from '../aggregate.ts';
-import { statusOf } from '../../topology/sources/errors.ts';
+import { statusOf } from '../../sources/topology/errors.ts';
 
 const GROUP = 'topogate.dev';
 const VERSION = 'v1alpha1';
