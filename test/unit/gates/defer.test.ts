@@ -6,12 +6,13 @@ import pino from 'pino';
 import { parseServeArgs } from '../../../src/cli/serve/args.ts';
 import type { Pod } from '../../../src/kube/types.ts';
 import { DEFERRED_ANNOTATION, PLACEMENT_GATE } from '../../../src/policy/deferral.ts';
-import type { PolicyProvider } from '../../../src/policy/store.ts';
+import type { PolicyProvider } from '../../../src/ports/policies.ts';
 import type { SchedulingPolicy } from '../../../src/policy/types.ts';
 import { createDecider } from '../../../src/server/decider.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 import type { SourceName, SourceStatus, TopologySnapshot } from '../../../src/topology/model.ts';
-import type { Readiness, TopologyProvider } from '../../../src/topology/provider.ts';
+import type { Readiness } from '../../../src/ports/readiness.ts';
+import type { TopologyProvider } from '../../../src/ports/topology.ts';
 import { node, NOW } from '../policy/engine-cluster.ts';
 
 const zone = 'topology.kubernetes.io/zone';
