@@ -39,6 +39,16 @@ export function checkLabelValue(text: string): string | undefined {
   return `${JSON.stringify(text)} is not a valid label value (empty, or ${labelRules})`;
 }
 
+const attributeName = '[A-Za-z_][A-Za-z0-9_]{0,31}';
+const qualifiedNameRe = new RegExp(`^(${dnsSubdomain}/)?${attributeName}$`);
+
+/** A DRA device attribute name: an optional DNS subdomain and '/', then a C identifier of at most 32 characters. */
+export function checkQualifiedName(text: string): string | undefined {
+  const slash = text.indexOf('/');
+  if (qualifiedNameRe.test(text) && (slash === -1 || slash <= 253)) return undefined;
+  return `${JSON.stringify(text)} is not a valid device attribute name (an optional DNS subdomain and '/', then a C identifier of at most 32 characters, such as resource.kubernetes.io/pcieRoot)`;
+}
+
 /** Globs match whole strings; `*` is any run of characters and `?` one character. */
 export function checkGlob(text: string, allowed: RegExp, what: string): string | undefined {
   const bad = [...text].find((char) => char !== '*' && char !== '?' && !allowed.test(char));
@@ -59,6 +69,7 @@ export const jsonPatterns = {
   labelValue: { pattern: `^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$` },
   namespaceGlob: { pattern: '^[-a-z0-9*?]+$' },
   labelValueGlob: { pattern: '^[-A-Za-z0-9_.*?]+$' },
+  qualifiedName: { pattern: `^(${dnsSubdomain}/)?${attributeName}$`, maxLength: 286 },
 } satisfies Record<string, JsonSchema>;
 
 /** Turns a glob into an anchored regular expression. */

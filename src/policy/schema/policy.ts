@@ -11,6 +11,7 @@ import {
   checkDnsSubdomain,
   checkLabelKey,
   checkLabelValue,
+  checkQualifiedName,
   jsonPatterns,
   labelValueGlob,
   namespaceGlob,
@@ -242,52 +243,123 @@ function checkService(text: string): string | undefined {
 
 const nonEmptyLabelValue = (text: string) => (text === '' ? 'must not be empty' : checkLabelValue(text));
 
+/** Where a latency or bandwidth rule measures to: exactly one of zone, service or etcdLeader. */
+const target = object(
+  {
+    zone: optional(
+      string({
+        valid: nonEmptyLabelValue,
+        json: { ...jsonPatterns.labelValue, minLength: 1 },
+        description: 'A zone (the NetworkTopology domain label value).',
+      }),
+    ),
+    service: optional(
+      string({
+        valid: checkService,
+        json: { pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?/[a-z0-9]([-a-z0-9]*[a-z0-9])?$' },
+        description: 'NAMESPACE/NAME of a Service: the zones of its ready endpoints.',
+      }),
+    ),
+    etcdLeader: optional(oneOf([true], 'The zone of the current etcd leader.')),
+  },
+  {
+    description: 'Exactly one of zone, service or etcdLeader: true.',
+    refine: {
+      check: (value: object, path, issues) => {
+        const given = Object.keys(value);
+        if (given.length !== 1) {
+          const found = given.length === 0 ? 'none is given' : `${given.join(' and ')} are given`;
+          issues.push({
+            path,
+            at: 'value',
+            message: `needs exactly one of zone, service or etcdLeader; ${found}`,
+          });
+        }
+      },
+      json: { minProperties: 1, maxProperties: 1 },
+    },
+  },
+);
+
 const latency = object(
   {
-    to: required(
-      object(
-        {
-          zone: optional(
-            string({
-              valid: nonEmptyLabelValue,
-              json: { ...jsonPatterns.labelValue, minLength: 1 },
-              description: 'A zone (the NetworkTopology domain label value).',
-            }),
-          ),
-          service: optional(
-            string({
-              valid: checkService,
-              json: { pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?/[a-z0-9]([-a-z0-9]*[a-z0-9])?$' },
-              description: 'NAMESPACE/NAME of a Service: the zones of its ready endpoints.',
-            }),
-          ),
-          etcdLeader: optional(oneOf([true], 'The zone of the current etcd leader.')),
-        },
-        {
-          description: 'Exactly one of zone, service or etcdLeader: true.',
-          refine: {
-            check: (value: object, path, issues) => {
-              const given = Object.keys(value);
-              if (given.length !== 1) {
-                const found = given.length === 0 ? 'none is given' : `${given.join(' and ')} are given`;
-                issues.push({
-                  path,
-                  at: 'value',
-                  message: `needs exactly one of zone, service or etcdLeader; ${found}`,
-                });
-              }
-            },
-            json: { minProperties: 1, maxProperties: 1 },
-          },
-        },
-      ),
-    ),
+    to: required(target),
     maxRttMs: required(
       number({ min: 0, description: 'Zones whose measured RTT to the target is at most this many milliseconds.' }),
     ),
     mode: mode('Preferred', 'Required: only those zones; Preferred: closer zones weigh more.'),
+    percentile: optional(
+      oneOf(['p50', 'p99'], 'p50: the median round trip (status rttMs); p99: its tail (status rttP99Ms).'),
+      'p50',
+    ),
+    avoidDegradedNodes: optional(boolean('Leave out the nodes NetworkTopology status.degradedNodes names.'), false),
   },
   { description: 'Keep the Pod within a round-trip time of a zone, a Service or the etcd leader.' },
+);
+
+const bandwidth = object(
+  {
+    to: required(target),
+    minGbps: required(
+      number({ min: 0, description: 'Zones whose link to the target carries at least this many Gbps.' }),
+    ),
+    mode: mode('Preferred', 'Required: only those zones; Preferred: zones weighted by bandwidth.'),
+  },
+  {
+    description:
+      "Keep a data-heavy Pod where the bandwidth to its data is: the target's own zones and those with at least minGbps to it.",
+  },
+);
+
+interface PackShape {
+  readonly levels: readonly string[];
+  readonly level: string;
+}
+
+const pack = object<PackShape>(
+  {
+    levels: required(
+      list(labelKey(), { minItems: 1, description: 'Node label keys of the hierarchy, outermost first.' }),
+    ),
+    level: required(labelKey('One of levels: the workload is kept inside one domain of it.')),
+    mode: mode('Preferred', 'Required: only the chosen domain; Preferred: the chosen domain preferred.'),
+  },
+  {
+    description: 'Keep all Pods of one workload inside one domain (a rack, a block) whose free capacity fits them.',
+    refine: {
+      check: (value, path, issues) => {
+        if (!value.levels.includes(value.level))
+          issues.push({
+            path: [...path, 'level'],
+            at: 'value',
+            message: `must be one of levels [${value.levels.join(', ')}]`,
+          });
+        const seen = new Set<string>();
+        value.levels.forEach((level, index) => {
+          if (seen.has(level))
+            issues.push({ path: [...path, 'levels', index], at: 'value', message: `repeats ${level}` });
+          seen.add(level);
+        });
+      },
+    },
+  },
+);
+
+const dra = object(
+  {
+    alignBy: required(
+      string({
+        valid: checkQualifiedName,
+        json: jsonPatterns.qualifiedName,
+        description:
+          'The device attribute every request of a claim must share (matchAttribute), e.g. resource.kubernetes.io/pcieRoot or numaNode.',
+      }),
+    ),
+  },
+  {
+    description:
+      'Align the devices of a ResourceClaim or ResourceClaimTemplate: one constraint over all its requests (not applied to Pods).',
+  },
 );
 
 interface SpreadShape {
@@ -357,7 +429,10 @@ const rules = object<PolicyRules>(
     gpu: optional(gpu),
     numa: optional(numa),
     latency: optional(latency),
+    bandwidth: optional(bandwidth),
+    pack: optional(pack),
     spread: optional(spread),
+    dra: optional(dra),
   },
   {
     description: 'What the policy adds to matching Pods.',
@@ -367,7 +442,7 @@ const rules = object<PolicyRules>(
           issues.push({
             path,
             at: 'value',
-            message: 'needs at least one rule: nodeLabels, gpu, numa, latency or spread',
+            message: 'needs at least one rule: nodeLabels, gpu, numa, latency, bandwidth, pack, spread or dra',
           });
       },
       json: { minProperties: 1 },

@@ -64,7 +64,9 @@ export const invalid: InvalidCase[] = [
   {
     name: 'no rule at all',
     text: policy('rules: {}'),
-    errors: ['p.yaml:5:10: spec.rules: needs at least one rule: nodeLabels, gpu, numa, latency or spread'],
+    errors: [
+      'p.yaml:5:10: spec.rules: needs at least one rule: nodeLabels, gpu, numa, latency, bandwidth, pack, spread or dra',
+    ],
   },
   {
     name: 'onUnsatisfiable enum',
@@ -186,6 +188,49 @@ export const invalid: InvalidCase[] = [
     name: 'numa candidates at least one',
     text: policy('rules:\n  numa: {maxCandidates: 0}'),
     errors: ['p.yaml:6:27: spec.rules.numa.maxCandidates: must be at least 1, got 0'],
+  },
+  {
+    name: 'latency percentile: only p50 or p99',
+    text: policy('rules:\n  latency: {to: {zone: a}, maxRttMs: 2, percentile: p95}'),
+    errors: ['p.yaml:6:55: spec.rules.latency.percentile: must be one of p50, p99; got "p95" (did you mean "p99"?)'],
+  },
+  {
+    name: 'bandwidth: minGbps is required and not negative',
+    text: policy('rules:\n  bandwidth: {to: {service: data/warehouse}, minGbps: -1, mode: Required}'),
+    errors: ['p.yaml:6:57: spec.rules.bandwidth.minGbps: must be at least 0, got -1'],
+  },
+  {
+    name: 'bandwidth: the target takes exactly one form',
+    text: policy('rules:\n  bandwidth: {to: {zone: a, service: data/w}, minGbps: 5}'),
+    errors: [
+      'p.yaml:6:21: spec.rules.bandwidth.to: needs exactly one of zone, service or etcdLeader; zone and service are given',
+    ],
+  },
+  {
+    name: 'pack: level must be one of levels',
+    text: policy(
+      'rules:\n  pack:\n    levels: [topology.kubernetes.io/zone, topogate.dev/rack]\n    level: topogate.dev/block',
+    ),
+    errors: [
+      'p.yaml:8:14: spec.rules.pack.level: must be one of levels [topology.kubernetes.io/zone, topogate.dev/rack]',
+    ],
+    loaderOnly: true,
+  },
+  {
+    name: 'pack: levels are label keys',
+    text: policy('rules:\n  pack: {levels: ["not a key"], level: "not a key", mode: Always}'),
+    errors: [
+      `p.yaml:6:21: spec.rules.pack.levels[0]: "not a key" is not a valid label key (an optional DNS subdomain prefix and '/', then a name of at most 63 characters: alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric)`,
+      `p.yaml:6:42: spec.rules.pack.level: "not a key" is not a valid label key (an optional DNS subdomain prefix and '/', then a name of at most 63 characters: alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric)`,
+      'p.yaml:6:61: spec.rules.pack.mode: must be one of Required, Preferred; got "Always"',
+    ],
+  },
+  {
+    name: 'dra: alignBy is a device attribute name',
+    text: policy('rules:\n  dra: {alignBy: "resource.kubernetes.io/pcie-root"}'),
+    errors: [
+      `p.yaml:6:20: spec.rules.dra.alignBy: "resource.kubernetes.io/pcie-root" is not a valid device attribute name (an optional DNS subdomain and '/', then a C identifier of at most 32 characters, such as resource.kubernetes.io/pcieRoot)`,
+    ],
   },
   {
     name: 'latency target: none',

@@ -39,7 +39,13 @@ test('defaults are applied', () => {
         nodeLabels: { required: [{ key: 'disk', operator: 'Exists' }], preferred: [] },
         gpu: { products: ['*'], resource: 'nvidia.com/gpu', mode: 'Required', weight: 100 },
         numa: { policy: 'SingleNUMANode', mode: 'Preferred', maxCandidates: 16 },
-        latency: { to: { etcdLeader: true }, maxRttMs: 1.5, mode: 'Preferred' },
+        latency: {
+          to: { etcdLeader: true },
+          maxRttMs: 1.5,
+          mode: 'Preferred',
+          percentile: 'p50',
+          avoidDegradedNodes: false,
+        },
         spread: [{ topologyKey: 'topology.kubernetes.io/zone', maxSkew: 1, whenUnsatisfiable: 'ScheduleAnyway' }],
       },
       source: { file: 'p.yaml', line: 3, col: 18 },
@@ -98,7 +104,13 @@ spec:
   const [gpuTraining] = fixed.policies;
   assert.equal(gpuTraining?.priority, 100);
   assert.deepEqual(gpuTraining?.match?.namespaceSelector, { matchLabels: { team: 'ml' } });
-  assert.deepEqual(gpuTraining?.rules.latency, { to: { zone: 'us-east-1a' }, maxRttMs: 2, mode: 'Required' });
+  assert.deepEqual(gpuTraining?.rules.latency, {
+    to: { zone: 'us-east-1a' },
+    maxRttMs: 2,
+    mode: 'Required',
+    percentile: 'p50',
+    avoidDegradedNodes: false,
+  });
   assert.equal(gpuTraining?.rules.spread?.[0]?.minDomains, 3);
 });
 
