@@ -1,15 +1,20 @@
-// Turns a decoded request into an answer. Only a Pod CREATE reaches the
-// decision; every other kind, operation or subresource is admitted unchanged.
+// Turns a decoded request into an answer. A Pod CREATE reaches the decision,
+// a ResourceClaim or ResourceClaimTemplate CREATE the dra rule; every other
+// kind, operation or subresource is admitted unchanged.
 // Pure when the functions it is given are.
 
 import type { Pod } from '../kube/types.ts';
+import type { ClaimRequest } from '../policy/claims.ts';
 import type { Decision, PodRequest } from '../policy/types.ts';
 import type { AdmissionAnswer } from './answer.ts';
 import { allowed, denied, patched } from './answer.ts';
+import { claimCreate } from './claim.ts';
 import { isPodCreate, podNamespace } from './pod.ts';
 import type { AdmissionRequest } from './review.ts';
 
 export type PodDecider = (request: PodRequest) => Decision;
+
+export type ClaimDecider = (request: ClaimRequest) => Decision;
 
 export type Outcome = 'allowed' | 'patched' | 'denied' | 'skipped' | 'deferred';
 
@@ -22,6 +27,8 @@ export interface HandlerOptions {
   readonly skip?: () => string | undefined;
   /** Given, a Pod is deferred rather than skipped; one that has nothing to defer is decided even when late. */
   readonly defer?: PodDeferrer;
+  /** Given, ResourceClaim and ResourceClaimTemplate CREATEs are decided (the dra rule); else admitted unchanged. */
+  readonly decideClaim?: ClaimDecider;
 }
 
 export interface Handled {
@@ -31,7 +38,15 @@ export interface Handled {
   readonly decision?: Decision;
 }
 
-export function handleAdmission(request: AdmissionRequest, { decide, skip, defer }: HandlerOptions): Handled {
+export function handleAdmission(
+  request: AdmissionRequest,
+  { decide, skip, defer, decideClaim }: HandlerOptions,
+): Handled {
+  const claim = decideClaim && claimCreate(request);
+  if (claim) {
+    const decision = decideClaim!(claim);
+    return { ...answerFor(decision), decision };
+  }
   if (!isPodCreate(request)) return { answer: allowed(), outcome: 'allowed' };
   const skipWarning = skip?.();
   if (skipWarning !== undefined && defer === undefined)

@@ -4,7 +4,8 @@
 // request only ever pays for the decision itself.
 
 import type { Logger } from 'pino';
-import type { PodDecider } from '../admission/handler.ts';
+import type { ClaimDecider, PodDecider } from '../admission/handler.ts';
+import { decideClaim } from '../policy/claims.ts';
 import { compile, type CompiledPolicySet } from '../policy/compiler.ts';
 import {
   DEFERRED_ANNOTATION,
@@ -28,6 +29,8 @@ export interface DeciderOptions {
 
 export interface Decider {
   readonly decide: PodDecider;
+  /** The dra rule on a ResourceClaim or ResourceClaimTemplate being created. */
+  readonly decideClaim: ClaimDecider;
   /**
    * The deferred answer when the decision cannot be made well now (`overrun`: the budget would be, the model is
    * not ready, a source a matching policy reads is stale) or is always deferred; undefined to decide now.
@@ -77,6 +80,7 @@ export function createDecider({ policies, topology, maxSourceAgeMs, log, now = D
 
   return {
     decide: (request) => liftingGate(decide(request, compiled(), { now: now(), maxSourceAgeMs }), request.pod),
+    decideClaim: (request) => decideClaim(request, compiled()),
     defer(request, overrun, always) {
       const existing = request.pod.metadata?.annotations?.[DEFERRED_ANNOTATION];
       // Reinvoked after deferring: the Pod waits for the controller as it is.

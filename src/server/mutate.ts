@@ -6,7 +6,13 @@ import type { Logger } from 'pino';
 import { decodeReview } from '../admission/decode.ts';
 import { encodeReview } from '../admission/encode.ts';
 import { allowed } from '../admission/answer.ts';
-import { handleAdmission, type Handled, type PodDecider, type PodDeferrer } from '../admission/handler.ts';
+import {
+  handleAdmission,
+  type ClaimDecider,
+  type Handled,
+  type PodDecider,
+  type PodDeferrer,
+} from '../admission/handler.ts';
 import { parseJson } from '../admission/json.ts';
 import type { AdmissionRequest } from '../admission/review.ts';
 import type { Decision } from '../policy/types.ts';
@@ -21,6 +27,8 @@ export interface MutateOptions {
   readonly decide: PodDecider;
   /** serve --defer overrun|always: the deferred answer instead of the budget's skip. */
   readonly defer?: PodDeferrer;
+  /** The dra rule on ResourceClaim and ResourceClaimTemplate CREATE. */
+  readonly decideClaim?: ClaimDecider;
   readonly budgetMs: number;
   readonly maxBodyBytes: number;
   readonly cost: DecisionCost;
@@ -28,7 +36,16 @@ export interface MutateOptions {
   readonly log: Logger;
 }
 
-export function mutateHandler({ decide, defer, budgetMs, maxBodyBytes, cost, metrics, log }: MutateOptions) {
+export function mutateHandler({
+  decide,
+  defer,
+  decideClaim,
+  budgetMs,
+  maxBodyBytes,
+  cost,
+  metrics,
+  log,
+}: MutateOptions) {
   function refuse(c: Context<WebhookEnv>, code: 400 | 413 | 415, message: string): Response {
     metrics.rejected.inc({ code });
     log.debug({ code, message }, 'request refused');
@@ -76,7 +93,12 @@ export function mutateHandler({ decide, defer, budgetMs, maxBodyBytes, cost, met
 
     let handled: Handled;
     try {
-      handled = handleAdmission(request, { decide: timedDecide, skip, ...(defer && { defer }) });
+      handled = handleAdmission(request, {
+        decide: timedDecide,
+        skip,
+        ...(defer && { defer }),
+        ...(decideClaim && { decideClaim }),
+      });
     } catch (error) {
       // A bug in deciding must not block Pod creation (a 500 under failurePolicy: Fail would):
       // the safe answer is the budget's, admitted unchanged and said so.

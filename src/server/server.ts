@@ -11,7 +11,7 @@ import type { ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import type { PodDecider, PodDeferrer } from '../admission/handler.ts';
+import type { ClaimDecider, PodDecider, PodDeferrer } from '../admission/handler.ts';
 import { createApp } from './app.ts';
 import { trackConnections } from './connections.ts';
 import { defaultMaxBodyBytes } from './body.ts';
@@ -34,6 +34,8 @@ export interface WebhookServerOptions {
   readonly decide: PodDecider;
   /** serve --defer overrun|always (absent: never). */
   readonly defer?: PodDeferrer;
+  /** The dra rule on ResourceClaim and ResourceClaimTemplate CREATE. */
+  readonly decideClaim?: ClaimDecider;
   readonly budgetMs: number;
   readonly maxBodyBytes?: number;
   readonly checks: ReadinessChecks;
@@ -72,6 +74,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       mutate: {
         decide: options.decide,
         ...(options.defer && { defer: options.defer }),
+        ...(options.decideClaim && { decideClaim: options.decideClaim }),
         budgetMs,
         maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes,
         cost: createDecisionCost(),

@@ -74,6 +74,7 @@ export async function startTopogate(
     ...(clientCa !== undefined && { clientCa }),
     budgetMs: config.budgetMs,
     decide: decider.decide,
+    decideClaim: decider.decideClaim,
     ...deferrer(started.map(({ component }) => component)),
     checks,
     ...shell,

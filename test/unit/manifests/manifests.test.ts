@@ -125,6 +125,8 @@ describe('RBAC: read-only, and only what the topology model watches', () => {
       'networktopologies.topogate.dev',
       'noderesourcetopologies.topology.node.k8s.io',
       'nodes',
+      'pods',
+      'resourceslices.resource.k8s.io',
       'schedulingpolicies.topogate.dev',
     ]);
   });
@@ -279,13 +281,28 @@ describe('the Deployment: highly available and Pod Security restricted', () => {
 
 describe('the MutatingWebhookConfiguration', () => {
   const configuration = the('MutatingWebhookConfiguration', 'topogate');
-  const [webhook, ...others] = configuration.webhooks;
+  const [webhook, claims, ...others] = configuration.webhooks;
 
-  test('one webhook: Pod CREATE only, v1 and v1beta1 reviews, no side effects, reinvoked if needed', () => {
+  test('two webhooks: Pod CREATE, and claim CREATE for the dra rule; v1 and v1beta1 reviews, no side effects, reinvoked if needed', () => {
     assert.deepEqual(others, []);
     assert.deepEqual(webhook.rules, [
       { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'], scope: 'Namespaced' },
     ]);
+    assert.equal(claims.name, 'claims.topogate.dev');
+    assert.deepEqual(claims.rules, [
+      {
+        apiGroups: ['resource.k8s.io'],
+        apiVersions: ['v1'],
+        operations: ['CREATE'],
+        resources: ['resourceclaims', 'resourceclaimtemplates'],
+        scope: 'Namespaced',
+      },
+    ]);
+    // The same namespaces and failure policy as for Pods; no Pod-only match conditions.
+    assert.deepEqual(claims.namespaceSelector, webhook.namespaceSelector);
+    assert.deepEqual(claims.clientConfig, webhook.clientConfig);
+    assert.equal(claims.failurePolicy, webhook.failurePolicy);
+    assert.equal(claims.matchConditions, undefined);
     assert.deepEqual(webhook.admissionReviewVersions, ['v1', 'v1beta1']);
     assert.equal(webhook.sideEffects, 'None');
     assert.equal(webhook.reinvocationPolicy, 'IfNeeded');

@@ -1,0 +1,93 @@
+// The dra rule: a ResourceClaim (or ResourceClaimTemplate) created in a
+// namespace a policy with a dra rule matches gets one constraint that makes
+// the scheduler pick every device of the claim with the same value of one
+// attribute (one PCIe root, one NUMA node), unless it already has one.
+// Claims have no Pod facts: a policy's namespace fields decide whether it
+// applies; its Pod fields (podSelector, resources, qosClasses) are not asked.
+
+import { isRecord, recordsOf } from '../kube/json.ts';
+import type { KubeObject, PatchOperation } from '../kube/types.ts';
+import type { CompiledPolicySet } from './compiler.ts';
+import { pointer } from './patch.ts';
+import type { Decision } from './types.ts';
+
+export type ClaimKind = 'ResourceClaim' | 'ResourceClaimTemplate';
+
+export interface ClaimRequest {
+  readonly kind: ClaimKind;
+  readonly claim: KubeObject;
+  readonly namespace: string;
+}
+
+/** Device attributes standardised by Kubernetes; a bare name in alignBy is taken to be one of them. */
+const STANDARD_DOMAIN = 'resource.kubernetes.io';
+
+interface Constraint {
+  readonly requests: readonly string[];
+  readonly matchAttribute: string;
+}
+
+export function decideClaim(request: ClaimRequest, compiled: CompiledPolicySet): Decision {
+  const matched = compiled.candidates(request.namespace).filter(({ policy }) => policy.rules.dra !== undefined);
+  const base = request.kind === 'ResourceClaimTemplate' ? ['spec', 'spec', 'devices'] : ['spec', 'devices'];
+  const devices = at(request.claim, base);
+  const names = recordsOf(devices?.requests)
+    .map((entry) => entry.name)
+    .filter((name): name is string => typeof name === 'string' && name !== '');
+  const existing = recordsOf(devices?.constraints);
+  const patch: PatchOperation[] = [];
+  const applied: string[] = [];
+  const warnings: string[] = [];
+  const added: Constraint[] = [];
+  for (const { policy } of matched) {
+    const matchAttribute = qualified(policy.rules.dra!.alignBy);
+    if (names.length === 0) {
+      warnings.push(`policy ${policy.name}: dra dropped: the ${request.kind} has no named device requests`);
+      continue;
+    }
+    const constraint: Constraint = { requests: names, matchAttribute };
+    if ([...existing, ...added].some((other) => aligns(other, constraint))) {
+      warnings.push(`policy ${policy.name} matched but changed nothing: the claim already aligns by ${matchAttribute}`);
+      continue;
+    }
+    added.push(constraint);
+    applied.push(policy.name);
+  }
+  if (added.length > 0) {
+    const path = pointer([...base, 'constraints']);
+    const values = added.map((constraint) => ({
+      requests: [...constraint.requests],
+      matchAttribute: constraint.matchAttribute,
+    }));
+    if (Array.isArray(devices?.constraints))
+      for (const value of values) patch.push({ op: 'add', path: `${path}/-`, value });
+    else patch.push({ op: 'add', path, value: values });
+  }
+  return {
+    allowed: true,
+    patch,
+    warnings,
+    auditAnnotations:
+      applied.length > 0 ? { policies: applied.join(','), placement: `${added.length} dra constraint` } : {},
+    applied,
+    matched: matched.map(({ policy }) => policy.name),
+  };
+}
+
+/** An existing constraint covers the new one: same attribute, over all requests (none named) or the same ones. */
+function aligns(existing: Record<string, any> | Constraint, wanted: Constraint): boolean {
+  if (existing.matchAttribute !== wanted.matchAttribute) return false;
+  const requests = Array.isArray(existing.requests) ? (existing.requests as unknown[]) : [];
+  if (requests.length === 0) return true;
+  return requests.length === wanted.requests.length && wanted.requests.every((name) => requests.includes(name));
+}
+
+function qualified(name: string): string {
+  return name.includes('/') ? name : `${STANDARD_DOMAIN}/${name}`;
+}
+
+function at(object: unknown, path: readonly string[]): Record<string, any> | undefined {
+  let node: unknown = object;
+  for (const key of path) node = isRecord(node) ? node[key] : undefined;
+  return isRecord(node) ? node : undefined;
+}
