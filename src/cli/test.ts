@@ -11,6 +11,7 @@ import { podPlacementNodes } from '../topology/nodeSelector.ts';
 import { recordsOf } from '../kube/json.ts';
 import { toleratedNodes } from '../topology/tolerations.ts';
 import type { KubeObject, Pod, Toleration } from '../kube/types.ts';
+import { objectWorkload } from '../kube/workload-identity.ts';
 import { isWorkloadKind, templatePod } from '../kube/workloads.ts';
 import { compile, type CompiledPolicySet } from '../policy/compiler.ts';
 import { decide } from '../policy/engine.ts';
@@ -46,6 +47,7 @@ DIR, recursively, or the suite FILEs given. A suite:
       expect:
         allowed: true                      # default true
         applied: [gpu-training]            # exactly these policies, in order
+        audited: [gpu-audit]               # exactly these Audit policies would change it
         nodes: [gpu-h100-1a-1]             # exactly the schedulable nodes left
         fields: {/spec/schedulerName: x}   # JSON pointer into the mutated Pod: value (null: absent)
         warnings: ["not Guaranteed"]       # substrings of warnings ([]: no warning)
@@ -182,7 +184,12 @@ async function runCase(testCase: TestCase, base: string, compiled: CompiledPolic
     throw new Error(`pod: kind ${JSON.stringify(object.kind)} is not a Pod or a workload with a pod template`);
   const namespace = testCase.namespace ?? object.metadata?.namespace ?? 'default';
   // A fixed topology from files never goes stale.
-  const decision = decide({ pod, namespace }, compiled, { now, maxSourceAgeMs: Number.POSITIVE_INFINITY });
+  // A workload's template is decided as its Pods are: with the workload's identity (rollout, DaemonSets).
+  const workload = object.kind === 'Pod' ? undefined : objectWorkload(object, namespace);
+  const decision = decide({ pod, namespace, ...(workload && { workload }) }, compiled, {
+    now,
+    maxSourceAgeMs: Number.POSITIVE_INFINITY,
+  });
   const mutated =
     decision.patch.length === 0
       ? pod
@@ -220,6 +227,10 @@ function differences(expect: Expectation, decision: Decision, mutated: Pod, snap
   }
   if (expect.applied !== undefined && !isDeepStrictEqual(expect.applied, decision.applied)) {
     found.push(`applied: expected ${show(expect.applied)}, got ${show(decision.applied)}`);
+  }
+  const audited = (decision.audited ?? []).filter((outcome) => outcome.wouldChange).map((outcome) => outcome.policy);
+  if (expect.audited !== undefined && !isDeepStrictEqual(expect.audited, audited)) {
+    found.push(`audited: expected ${show(expect.audited)}, got ${show(audited)}`);
   }
   if (expect.nodes !== undefined) {
     const got = allowedNodes(mutated, snapshot);

@@ -12,6 +12,7 @@ export const TEST_KIND = 'PolicyTest';
 export interface Expectation {
   readonly allowed: boolean;
   readonly applied?: readonly string[];
+  readonly audited?: readonly string[];
   readonly nodes?: readonly string[];
   readonly fields?: Readonly<Record<string, unknown>>;
   readonly warnings?: readonly string[];
@@ -53,6 +54,9 @@ const pointer = string({
 const expectation = object<Expectation>({
   allowed: optional(boolean('Whether the Pod is admitted.'), true),
   applied: optional(list(string(), { description: 'Exactly these policies are applied, in this order.' })),
+  audited: optional(
+    list(string(), { description: 'Exactly these Audit policies would change the Pod, in priority order.' }),
+  ),
   nodes: optional(
     list(string(), { description: 'Exactly these schedulable nodes allow the mutated Pod (any order).' }),
   ),
