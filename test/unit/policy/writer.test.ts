@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import type { KubeObject } from '../../../src/kube/types.ts';
-import { startPolicyWriter } from '../../../src/policy/writer.ts';
+import { startPolicyWriter } from '../../../src/sources/policies/writer.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 import { NOW } from './engine-cluster.ts';
 
