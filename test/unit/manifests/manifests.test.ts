@@ -42,8 +42,10 @@ describe('the set of manifests', () => {
     const kinds = objects.map((object) => `${object.kind}/${object.metadata?.name}`).sort();
     assert.deepEqual(kinds, [
       'ClusterRole/topogate',
+      'ClusterRole/topogate-policy-writer',
       'ClusterRole/topogate-probe',
       'ClusterRoleBinding/topogate',
+      'ClusterRoleBinding/topogate-policy-writer',
       'ClusterRoleBinding/topogate-probe',
       'ConfigMap/topogate-policies',
       'CustomResourceDefinition/etcdclusters.topogate.dev',
@@ -55,8 +57,10 @@ describe('the set of manifests', () => {
       'Namespace/topogate-system',
       'PodDisruptionBudget/topogate',
       'Role/topogate-control-plane',
+      'Role/topogate-policy-writer',
       'Role/topogate-probe',
       'RoleBinding/topogate-control-plane',
+      'RoleBinding/topogate-policy-writer',
       'RoleBinding/topogate-probe',
       'Service/topogate',
       'ServiceAccount/topogate',
@@ -97,7 +101,10 @@ describe('the set of manifests', () => {
 describe('RBAC: read-only, and only what the topology model watches', () => {
   const readOnly = ['get', 'list', 'watch'];
   // The probe's own roles (they write its Lease and NetworkTopology status) are checked in probe.test.ts.
-  const webhooks = (role: Record<string, any>) => role.metadata.labels['app.kubernetes.io/name'] === 'topogate';
+  // The policy writer's roles (SchedulingPolicy status, PolicyReports, its Lease) are checked below.
+  const webhooks = (role: Record<string, any>) =>
+    role.metadata.labels['app.kubernetes.io/name'] === 'topogate' &&
+    role.metadata.labels['app.kubernetes.io/component'] !== 'policy-writer';
   const rules = [...all('ClusterRole'), ...all('Role')]
     .filter(webhooks)
     .flatMap((role) => role.rules.map((rule: Record<string, string[]>) => ({ role, rule })));
@@ -406,3 +413,23 @@ function* schemaNodes(node: Record<string, any>, path: string): Generator<[strin
   if (node.items) yield* schemaNodes(node.items, `${path}[]`);
   if (typeof node.additionalProperties === 'object') yield* schemaNodes(node.additionalProperties, `${path}{}`);
 }
+
+test('the policy writer may write SchedulingPolicy status, PolicyReports and Leases in its namespace, nothing else', () => {
+  const writes = [...all('ClusterRole'), ...all('Role')]
+    .filter((role) => role.metadata.labels['app.kubernetes.io/component'] === 'policy-writer')
+    .flatMap((role) =>
+      role.rules.flatMap((rule: Record<string, string[]>) =>
+        rule.resources!.flatMap((resource) =>
+          rule.verbs!.filter((verb) => !['get', 'list', 'watch'].includes(verb)).map((verb) => `${verb} ${resource}`),
+        ),
+      ),
+    );
+  assert.deepEqual(writes.sort(), [
+    'create leases',
+    'create policyreports',
+    'patch policyreports',
+    'patch schedulingpolicies/status',
+    'update leases',
+  ]);
+  assert.equal(the('Role', 'topogate-policy-writer').metadata.namespace, 'topogate-system');
+});
