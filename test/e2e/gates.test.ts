@@ -232,7 +232,11 @@ describe('scheduling gates on a real control plane', { timeout: 600_000 }, () =>
       (await api.listNamespacedPod({ namespace: 'plane', labelSelector: 'app=web' })).items.filter(
         (item) => item.metadata?.name?.startsWith('crash-') && gates(item).includes(GATE),
       );
-    while ((await gatedNow()).length === names.length) await sleep(20);
+    const firstRelease = Date.now() + 60_000;
+    while ((await gatedNow()).length === names.length) {
+      assert.ok(Date.now() < firstRelease, 'the controller released nothing within 60 s');
+      await sleep(20);
+    }
     await topogate.stop('SIGKILL');
     const left = await gatedNow();
     t.diagnostic(`killed with ${left.length} of ${names.length} Pods still gated`);
