@@ -79,19 +79,19 @@ export function elect(options: LeaseOptions): LeaderElection {
   }
 
   async function round(): Promise<void> {
-    let held = false;
+    let stillHolds: boolean;
     try {
-      held = await tryAcquireOrRenew();
-      if (held) renewedAt = Date.now();
+      stillHolds = await tryAcquireOrRenew();
+      if (stillHolds) renewedAt = Date.now();
       lastError = undefined;
     } catch (error) {
       const message = describeKubeError(error);
       // A conflict is a lost race, not a fault: the next round reads the winner.
       if (statusOf(error) !== 409 && message !== lastError) log.warn({ lease: name }, `lease ${name}: ${message}`);
       lastError = message;
+      // A holder that cannot renew steps down before another replica may take over.
+      stillHolds = leading && Date.now() - renewedAt < leaseDurationMs - retryMs;
     }
-    // A holder that cannot renew steps down before another replica may take over.
-    const stillHolds = held || (leading && Date.now() - renewedAt < leaseDurationMs - retryMs);
     if (stillHolds !== leading && !stopped) {
       leading = stillHolds;
       log.info(
