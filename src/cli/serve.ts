@@ -37,6 +37,6 @@ export const serve: Command = {
       io.stderr.write(`topogate serve: ${(error as Error).message}\n`);
       return EXIT.failed;
     }
-    return untilSignal(running, log, io);
+    return untilSignal(running, log, io, parsed.config.shutdownGraceMs);
   },
 };

@@ -73,6 +73,7 @@ export async function startTopogate(
     certDir: config.certDir,
     ...(clientCa !== undefined && { clientCa }),
     budgetMs: config.budgetMs,
+    limits: { maxConnections: config.maxConnections, shutdownGraceMs: config.shutdownGraceMs },
     decide: decider.decide,
     decideClaim: decider.decideClaim,
     ...deferrer(started.map(({ component }) => component)),

@@ -1,6 +1,8 @@
 // Where and how the webhook listens and answers.
 
 import { join, resolve } from 'node:path';
+import { parseDuration } from '../../../server/duration.ts';
+import { defaultLimits } from '../../../server/limits.ts';
 import { text, type FlagGroup } from './flag-group.ts';
 import { packageRoot } from './package-root.ts';
 
@@ -10,6 +12,8 @@ export interface WebhookFlags {
   readonly certDir: string;
   readonly clientCa?: string;
   readonly budgetMs: number;
+  readonly maxConnections: number;
+  readonly shutdownGraceMs: number;
 }
 
 export const webhookFlags: FlagGroup<WebhookFlags> = {
@@ -19,6 +23,8 @@ export const webhookFlags: FlagGroup<WebhookFlags> = {
     'cert-dir': { type: 'string' },
     'client-ca': { type: 'string' },
     'budget-ms': { type: 'string', default: '5' },
+    'max-connections': { type: 'string', default: String(defaultLimits.maxConnections) },
+    'shutdown-grace': { type: 'string', default: `${defaultLimits.shutdownGraceMs / 1000}s` },
   },
   help: `  --host H               address to listen on (default 127.0.0.1; 0.0.0.0 inside a cluster)
   --port N               port (default 8443; 0 picks a free one)
@@ -29,7 +35,11 @@ export const webhookFlags: FlagGroup<WebhookFlags> = {
                          AdmissionConfiguration kubeconfig); probes need none
   --budget-ms MS         per-request latency budget (default 5): a Pod that
                          would be answered later is deferred (see --defer), or
-                         with --defer never admitted unchanged with a warning`,
+                         with --defer never admitted unchanged with a warning
+  --max-connections N    open connections at most; more are dropped at accept
+                         (default ${defaultLimits.maxConnections}: ~58 KB each idle, sized for a 512 Mi limit)
+  --shutdown-grace D     on SIGTERM, how long in-flight requests may take before
+                         every connection left is cut and serve exits (default ${defaultLimits.shutdownGraceMs / 1000}s)`,
   parse(values, { cwd, inCluster }) {
     const portText = text(values, 'port');
     const port = Number(portText);
@@ -39,6 +49,14 @@ export const webhookFlags: FlagGroup<WebhookFlags> = {
     const budgetMs = Number(budgetText);
     if (!(budgetMs > 0) || !Number.isFinite(budgetMs))
       return { error: `--budget-ms must be a positive number of milliseconds, not "${budgetText}"` };
+    const connectionsText = text(values, 'max-connections');
+    const maxConnections = Number(connectionsText);
+    if (!Number.isInteger(maxConnections) || maxConnections < 1)
+      return { error: `--max-connections must be a whole number of at least 1, not "${connectionsText}"` };
+    const graceText = text(values, 'shutdown-grace') ?? '';
+    const shutdownGraceMs = parseDuration(graceText);
+    if (shutdownGraceMs === undefined)
+      return { error: `--shutdown-grace must be a duration such as 10s, not "${graceText}"` };
     const certDir = text(values, 'cert-dir');
     const clientCa = text(values, 'client-ca');
     return {
@@ -48,6 +66,8 @@ export const webhookFlags: FlagGroup<WebhookFlags> = {
         certDir: certDir === undefined ? join(packageRoot, 'certs') : resolve(cwd, certDir),
         ...(clientCa !== undefined && { clientCa: resolve(cwd, clientCa) }),
         budgetMs,
+        maxConnections,
+        shutdownGraceMs,
       },
     };
   },
