@@ -27,7 +27,10 @@ export const lint: Command = {
   async run(args, io) {
     const paths = pathArguments('lint', args, io, usage);
     if (paths === undefined) return EXIT.usage;
-    const { policies, errors, files } = await loadPolicies(paths, { cwd: io.cwd });
+    const { policies, errors, files, empty } = await loadPolicies(paths, { cwd: io.cwd });
+    // Not a problem, but the webhook treats a file that becomes empty as caught mid-rewrite (docs/policy.md).
+    for (const file of empty)
+      io.stderr.write(`${file}: warning: holds no policy; to remove a file's policies, delete it\n`);
     const problems: PolicyError[] = [...errors];
     if (files.length === 0 && errors.length === 0)
       problems.push({ file: paths.join(' '), line: 0, col: 0, message: 'no policy files (.yaml, .yml, .json) found' });

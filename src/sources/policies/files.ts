@@ -14,12 +14,13 @@ const POLICY_FILE = /\.(ya?ml|json)$/;
 /**
  * Reads files and directories (a directory's own .yaml, .yml and .json files,
  * not its subdirectories nor hidden files). Names must be unique across all.
- * Relative paths are read from `cwd` and reported as given.
+ * Relative paths are read from `cwd` and reported as given. `empty`: the files
+ * that hold no policy and no error (blank, or comments only).
  */
 export async function loadPolicies(
   paths: readonly string[],
   options: { cwd?: string } = {},
-): Promise<PolicySet & { files: string[] }> {
+): Promise<PolicySet & { files: string[]; empty: string[] }> {
   const at = (path: string) => resolve(options.cwd ?? '.', path);
   const errors: PolicyError[] = [];
   const files: string[] = [];
@@ -31,11 +32,13 @@ export async function loadPolicies(
     }
   }
   const policies: SchedulingPolicy[] = [];
+  const empty: string[] = [];
   for (const file of new Set(files)) {
     try {
       if ((await stat(at(file))).size > MAX_POLICY_FILE_BYTES)
         throw new Error(`larger than ${MAX_POLICY_FILE_BYTES} bytes`);
       const parsed = parsePolicies(await readFile(at(file), 'utf8'), file);
+      if (parsed.policies.length === 0 && parsed.errors.length === 0) empty.push(file);
       policies.push(...parsed.policies);
       errors.push(...parsed.errors);
     } catch (error) {
@@ -43,7 +46,7 @@ export async function loadPolicies(
     }
   }
   const unique = uniqueNames(policies);
-  return { policies: unique.policies, errors: [...errors, ...unique.errors], files: [...new Set(files)] };
+  return { policies: unique.policies, errors: [...errors, ...unique.errors], files: [...new Set(files)], empty };
 }
 
 async function policyFilesIn(dir: string, at: (path: string) => string): Promise<string[]> {

@@ -8,6 +8,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { PolicyProvider, PolicyVersion } from '../../ports/policies.ts';
 import type { Readiness } from '../../ports/readiness.ts';
 import { formatPolicyError, summarizePolicyErrors } from '../../policy/errors.ts';
+import type { SchedulingPolicy } from '../../policy/types.ts';
 import { loadPolicies } from '../../sources/policies/files.ts';
 
 export interface PolicyStoreOptions {
@@ -41,7 +42,16 @@ export async function createPolicyStore(options: PolicyStoreOptions): Promise<Po
   let stopped = false;
 
   async function loadOnce(): Promise<void> {
-    const { policies, errors, files } = await loadPolicies([dir]);
+    const loaded = await loadPolicies([dir]);
+    const { errors, files } = loaded;
+    const { policies, held } = keepEmptiedFiles(loaded.policies, loaded.empty, current.policies);
+    metrics.heldEmpty.set(held.length);
+    if (held.length > 0)
+      log.warn(
+        { dir, files: held },
+        'policy files became empty: their last policies stay in force until the files are deleted or valid again',
+      );
+    else if (loaded.empty.length > 0) log.warn({ dir, files: loaded.empty }, 'policy files hold no policy');
     if (errors.length > 0) {
       // A removed directory leaves the watcher on a dead inode: watch again once it is back.
       if (errors.some((error) => error.file === dir && error.line === 0)) rewatch();
@@ -156,6 +166,24 @@ export async function createPolicyStore(options: PolicyStoreOptions): Promise<Po
   };
 }
 
+/**
+ * A file that held policies and now holds none is more likely caught mid-rewrite (an editor's or a shell's
+ * truncate-then-write, a full disk) than emptied on purpose: its last policies stay, unless a policy of the same
+ * name is now defined elsewhere. Deleting the file is how its policies are removed.
+ */
+export function keepEmptiedFiles(
+  loaded: readonly SchedulingPolicy[],
+  emptyFiles: readonly string[],
+  previous: readonly SchedulingPolicy[],
+): { policies: SchedulingPolicy[]; held: string[] } {
+  const empty = new Set(emptyFiles);
+  const names = new Set(loaded.map((policy) => policy.name));
+  const kept = previous.filter(
+    (policy) => policy.source !== undefined && empty.has(policy.source.file) && !names.has(policy.name),
+  );
+  return { policies: [...loaded, ...kept], held: [...new Set(kept.map((policy) => policy.source!.file))] };
+}
+
 function policyMetrics(registry: Registry) {
   const registers = [registry];
   return {
@@ -168,6 +196,11 @@ function policyMetrics(registry: Registry) {
     successful: new Gauge({
       name: 'topogate_policy_last_reload_successful',
       help: '1 when the last policy reload succeeded, else 0.',
+      registers,
+    }),
+    heldEmpty: new Gauge({
+      name: 'topogate_policy_files_held_empty',
+      help: 'Policy files that became empty and whose last policies are kept in force.',
       registers,
     }),
     loadedAt: new Gauge({

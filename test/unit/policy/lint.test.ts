@@ -57,3 +57,15 @@ test('bad usage exits 2', async () => {
   assert.equal(flag.code, 2);
   assert.match(flag.stderr, /Unknown option '--strict'/);
 });
+
+test('an empty file is no problem but gets a warning: the webhook keeps what it last held', async () => {
+  await mkdir(join(cwd, 'emptied'));
+  await writeFile(join(cwd, 'emptied', 'a.yaml'), policy('rules: {numa: {}}', 'a'));
+  await writeFile(join(cwd, 'emptied', 'b.yaml'), '');
+  assert.deepEqual(await run('emptied'), {
+    code: 0,
+    stdout: '',
+    stderr:
+      "emptied/b.yaml: warning: holds no policy; to remove a file's policies, delete it\n1 policy in 2 files: no problems\n",
+  });
+});

@@ -187,3 +187,80 @@ test('a removed directory keeps the last good set; when it comes back it is foll
     await store.stop();
   }
 });
+
+test('a file that becomes empty keeps its last policies until it is deleted or valid again', async () => {
+  const dir = await freshDir({ 'a.yaml': policy(spread, 'kept'), 'b.yaml': policy(spread, 'other') });
+  const { store, registry } = await open(dir);
+  try {
+    assert.deepEqual(
+      store
+        .current()
+        .policies.map((p) => p.name)
+        .sort(),
+      ['kept', 'other'],
+    );
+    // A slow rewrite: truncated first, written later.
+    await writeFile(join(dir, 'a.yaml'), '');
+    await store.reload();
+    assert.deepEqual(
+      store
+        .current()
+        .policies.map((p) => p.name)
+        .sort(),
+      ['kept', 'other'],
+    );
+    assert.equal(await metric(registry, 'topogate_policy_files_held_empty'), 1);
+    assert.equal(store.readiness().ready, true);
+
+    await writeFile(join(dir, 'a.yaml'), policy(spread, 'rewritten'));
+    await store.reload();
+    assert.deepEqual(
+      store
+        .current()
+        .policies.map((p) => p.name)
+        .sort(),
+      ['other', 'rewritten'],
+    );
+    assert.equal(await metric(registry, 'topogate_policy_files_held_empty'), 0);
+
+    await writeFile(join(dir, 'a.yaml'), '# nothing but a comment\n');
+    await store.reload();
+    assert.deepEqual(
+      store
+        .current()
+        .policies.map((p) => p.name)
+        .sort(),
+      ['other', 'rewritten'],
+    );
+    await rm(join(dir, 'a.yaml'));
+    await store.reload();
+    assert.deepEqual(
+      store.current().policies.map((p) => p.name),
+      ['other'],
+    );
+  } finally {
+    await store.stop();
+  }
+});
+
+test('an empty file at start holds nothing; a policy moved out of an emptied file is not held twice', async () => {
+  const dir = await freshDir({ 'a.yaml': '', 'b.yaml': policy(spread, 'moved') });
+  const { store } = await open(dir);
+  try {
+    assert.deepEqual(
+      store.current().policies.map((p) => p.name),
+      ['moved'],
+    );
+    assert.equal(store.current().version, 1);
+    await writeFile(join(dir, 'c.yaml'), policy(spread, 'moved'));
+    await writeFile(join(dir, 'b.yaml'), '');
+    await store.reload();
+    assert.deepEqual(
+      store.current().policies.map((p) => p.name),
+      ['moved'],
+    );
+    assert.equal(store.current().policies[0]?.source?.file, join(dir, 'c.yaml'));
+  } finally {
+    await store.stop();
+  }
+});
