@@ -5,6 +5,7 @@ import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { markArrival, type WebhookEnv } from './arrival.ts';
+import type { LoopLag } from './lag.ts';
 import { requireClientCertificate } from './clientAuth.ts';
 import { mutateHandler, type MutateOptions } from './mutate.ts';
 import { defaultMaxInFlight, limitInFlight } from './overload.ts';
@@ -18,6 +19,8 @@ export interface AppOptions {
   readonly log: Logger;
   /** AdmissionReviews held at once; more are refused with 429 (default 128). */
   readonly maxInFlight?: number;
+  /** The event loop's lag, counted into each request's budget (none: the budget starts at the headers). */
+  readonly lag?: LoopLag;
   /** /mutate only for clients whose certificate the TLS handshake verified (serve --client-ca). */
   readonly requireClientCertificate?: boolean;
 }
@@ -29,10 +32,16 @@ export function createApp({
   log,
   maxInFlight = defaultMaxInFlight,
   requireClientCertificate: clientCertificateRequired = false,
+  lag,
 }: AppOptions): Hono<WebhookEnv> {
   const app = new Hono<WebhookEnv>();
   if (clientCertificateRequired) app.use('/mutate', requireClientCertificate({ registry, log }));
-  app.post('/mutate', limitInFlight({ max: maxInFlight, registry }), markArrival, mutateHandler({ ...mutate, log }));
+  app.post(
+    '/mutate',
+    limitInFlight({ max: maxInFlight, registry }),
+    markArrival(lag),
+    mutateHandler({ ...mutate, log }),
+  );
   app.all('/mutate', (c) =>
     c.json(failure(405, `${c.req.method} is not allowed: POST an AdmissionReview to /mutate`), 405, { Allow: 'POST' }),
   );

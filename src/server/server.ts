@@ -19,6 +19,7 @@ import { createDecisionCost } from './budget.ts';
 import { watchCertificates } from './certificates.ts';
 import { clientCertificateSettings } from './clientAuth.ts';
 import { createWebhookMetrics } from './metrics.ts';
+import { watchLoopLag } from './lag.ts';
 import { defaultLimits, type ServerLimits } from './limits.ts';
 import type { ReadinessChecks } from './readiness.ts';
 import { answerClientError, refuseExpectation } from './refusals.ts';
@@ -69,6 +70,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const problem = keyPairProblem(pair);
   if (problem !== undefined) throw new Error(`the certificate in ${certDir} cannot serve: ${problem}`);
 
+  const lag = watchLoopLag();
   const appFor = (metricsRegistry: Registry, appLog: Logger, budgetMs: number, requireClientCertificate = false) =>
     createApp({
       mutate: {
@@ -84,6 +86,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       registry: metricsRegistry,
       log: appLog,
       requireClientCertificate,
+      lag,
       ...(options.maxInFlight !== undefined && { maxInFlight: options.maxInFlight }),
     });
   const app = appFor(registry, log, options.budgetMs, options.clientCa !== undefined);
@@ -127,6 +130,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     await listen(server, port, host);
   } catch (error) {
     certificates.stop();
+    lag.stop();
     throw error;
   }
   const address = server.address();
@@ -145,6 +149,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     port: boundPort,
     close: () => {
       certificates.stop();
+      lag.stop();
       connections.closeAfterAnswers();
       return new Promise<void>((resolve) => {
         const cut = setTimeout(() => connections.destroyAll(), limits.shutdownGraceMs).unref();

@@ -1,0 +1,79 @@
+// A request whose bytes arrive while the event loop is blocked waited, unseen,
+// before Node parsed its headers. That wait counts into its budget: it gets
+// the safe answer at once instead of a decision answered late.
+
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { after, before, test } from 'node:test';
+import { connect } from 'node:tls';
+import type { Decision } from '../../../src/policy/types.ts';
+import { metricValue, startTestServer, type Running } from './https.ts';
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+/** Blocks the event loop, as a 2 MiB body being parsed would. */
+const blockFor = (ms: number) => Atomics.wait(sleeper, 0, 0, ms);
+
+let running: Running;
+before(async () => {
+  running = await startTestServer({
+    budgetMs: 20,
+    decide: (): Decision => ({
+      allowed: true,
+      patch: [{ op: 'add', path: '/metadata/labels', value: { decided: 'yes' } }],
+      warnings: [],
+      auditAnnotations: {},
+      applied: ['p'],
+      matched: ['p'],
+    }),
+  });
+});
+after(() => running.stop());
+
+function reviewRequest(uid: string): string {
+  const body = JSON.stringify({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid,
+      kind: { group: '', version: 'v1', kind: 'Pod' },
+      resource: { group: '', version: 'v1', resource: 'pods' },
+      operation: 'CREATE',
+      namespace: 'default',
+      object: { metadata: { name: uid } },
+    },
+  });
+  const head = `POST /mutate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n`;
+  return `${head}Connection: close\r\n\r\n${body}`;
+}
+
+/** Sends a review on an open TLS connection, blocks the loop for `blockMs` at once, then reads the answer. */
+async function answerAfterBlock(uid: string, blockMs: number): Promise<string> {
+  const socket = connect({
+    host: '127.0.0.1',
+    port: Number(new URL(running.server.url).port),
+    ca: running.certificates.caCert,
+    servername: 'localhost',
+  });
+  await once(socket, 'secureConnect');
+  let text = '';
+  socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+  socket.write(reviewRequest(uid));
+  blockFor(blockMs);
+  await once(socket, 'end');
+  return text.split('\r\n\r\n')[1] ?? '';
+}
+
+test('a request that arrived during a 100 ms block of the loop gets the safe answer, counted', async () => {
+  const answer = JSON.parse(await answerAfterBlock('blocked', 100)).response;
+  assert.equal(answer.uid, 'blocked');
+  assert.equal(answer.allowed, true);
+  assert.equal(answer.patch, undefined);
+  assert.match(answer.warnings[0], /skipped placement: .* of its 20 ms budget was spent before deciding/);
+  assert.equal(await metricValue(running, 'topogate_budget_exceeded_total', { stage: 'before_decision' }), 1);
+});
+
+test('once the loop runs freely again, requests are decided', async () => {
+  await new Promise((done) => setTimeout(done, 50));
+  const answer = JSON.parse(await answerAfterBlock('free', 0)).response;
+  assert.equal(answer.patchType, 'JSONPatch');
+});
