@@ -54,12 +54,20 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
   const core = config.makeApiClient(CoreV1Api);
   const pods = new Informed<V1Pod>(
     config,
+    // Whole: a few small Pods per node, and the probe reads their ports and podIP.
+    undefined,
     `/api/v1/namespaces/${namespace}/pods`,
     () => core.listNamespacedPod({ namespace, labelSelector: selector }),
     log.child({ watch: 'pods' }),
     selector,
   );
-  const nodes = new Informed<V1Node>(config, '/api/v1/nodes', () => core.listNode(), log.child({ watch: 'nodes' }));
+  const nodes = new Informed<V1Node>(
+    config,
+    'nodes',
+    '/api/v1/nodes',
+    () => core.listNode(),
+    log.child({ watch: 'nodes' }),
+  );
 
   const zones = (): Map<string, string> => {
     const out = new Map<string, string>();

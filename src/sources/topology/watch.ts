@@ -33,7 +33,7 @@ export const DEFAULT_TIMING: WatchTiming = { backoffMs: 500, maxBackoffMs: 30_00
 type Informer = ListWatch<KubernetesObject>;
 
 /** A watch whose objects are slimmed before the informer caches them. */
-class SlimWatch extends Watch {
+export class SlimWatch extends Watch {
   readonly #source: WatchSpec['source'];
 
   constructor(config: KubeConfig, source: WatchSpec['source']) {
