@@ -1,0 +1,91 @@
+// The probe's shell loops without an API server: three agents (a listener
+// serving probes and /summary, and a Prober) in two zones on loopback, and
+// the Writer gathering their summaries into a status it hands to a recorder.
+
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, describe, it } from 'node:test';
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import type { NetworkStatus } from '../../../src/probe/aggregate.ts';
+import { intervalBounds } from '../../../src/probe/interval.ts';
+import type { Peer } from '../../../src/probe/peers.ts';
+import { type Listener, listen } from '../../../src/probe/shell/listener.ts';
+import { createProbeMetrics } from '../../../src/probe/shell/metrics.ts';
+import { Prober } from '../../../src/probe/shell/prober.ts';
+import type { StatusWriter } from '../../../src/probe/shell/status-writer.ts';
+import { Writer } from '../../../src/probe/shell/writer.ts';
+import { encodeSummary } from '../../../src/probe/summary.ts';
+
+const log = pino({ level: 'silent' });
+
+describe('probe rounds and the writer, on loopback', () => {
+  const listeners: Listener[] = [];
+  const probers: Prober[] = [];
+  after(async () => {
+    for (const prober of probers) prober.stop();
+    for (const listener of listeners) await listener.close();
+  });
+
+  it('gathers every agent’s summary into one link per zone pair, and writes once until something moves', async () => {
+    const nodes = [
+      { name: 'a1', zone: 'a' },
+      { name: 'a2', zone: 'a' },
+      { name: 'b1', zone: 'b' },
+    ];
+    const peers: Peer[] = [];
+    for (const node of nodes) {
+      const prober = new Prober({
+        localAddress: '127.0.0.1',
+        bounds: intervalBounds(50),
+        budget: 8,
+        timeoutMs: 500,
+        view: () => ({ peers: peers.filter((p) => p.node !== node.name), zone: node.zone }),
+        node: node.name,
+        metrics: createProbeMetrics(new Registry()),
+        log,
+      });
+      const listener = await listen('127.0.0.1', 0, (_request, response) => {
+        const summary = prober.summary();
+        response.writeHead(summary ? 200 : 503).end(summary ? encodeSummary(summary) : '');
+      });
+      probers.push(prober);
+      listeners.push(listener);
+      peers.push({
+        name: `probe-${node.name}`,
+        node: node.name,
+        ip: '127.0.0.1',
+        port: listener.port,
+        zone: node.zone,
+      });
+    }
+    for (const prober of probers) prober.start();
+    await sleep(500);
+
+    const written: NetworkStatus[] = [];
+    const status = { write: async (next: NetworkStatus) => void written.push(next) } as unknown as StatusWriter;
+    const writer = new Writer({
+      policy: { minPeriodMs: 100, refreshMs: 60_000 },
+      gatherTimeoutMs: 1000,
+      own: () => undefined,
+      peers: () => peers,
+      status,
+      metrics: createProbeMetrics(new Registry()),
+      log,
+    });
+    writer.lead();
+    await sleep(600);
+    writer.follow();
+
+    assert.ok(written.length >= 1, 'the first gather is written');
+    const [first] = written;
+    assert.deepEqual(
+      first!.links.map((l) => `${l.from}-${l.to}`),
+      ['a-a', 'a-b'],
+    );
+    for (const link of first!.links)
+      assert.ok(link.samples > 0 && link.rttMs > 0 && link.rttMs < 50, JSON.stringify(link));
+    // Loopback RTTs stay inside the hysteresis band, so later gathers do not write again.
+    assert.ok(written.length <= 2, `${written.length} writes`);
+  });
+});
