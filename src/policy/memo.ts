@@ -117,9 +117,7 @@ function decisionKey({ pod, namespace, workload }: PodRequest, byWorkload: boole
     JSON.stringify([
       namespace,
       // The workload's kind says whether the Pod is a DaemonSet's; the whole identity whether a rollout takes it.
-      byWorkload
-        ? workloadKey(workload ?? podWorkload(pod, namespace))
-        : (workload ?? podWorkload(pod, namespace)).kind,
+      byWorkload ? workloadKey(workload ?? podWorkload(pod, namespace)) : (workload?.kind ?? controllerKind(pod)),
       isRecord(metadata),
       metadata?.labels,
       metadata?.annotations,
@@ -136,6 +134,14 @@ function decisionKey({ pod, namespace, workload }: PodRequest, byWorkload: boole
       recordsOf(spec?.initContainers).map((container) => [container.resources, container.restartPolicy]),
     ]) ?? ''
   );
+}
+
+/** The controller owner's kind, without the allocations of podWorkload: the key's hot path. */
+function controllerKind(pod: Pod): unknown {
+  const owners = pod.metadata?.ownerReferences;
+  if (Array.isArray(owners))
+    for (const owner of owners) if (isRecord(owner) && owner.controller === true) return owner.kind;
+  return undefined;
 }
 
 /** map.set, first dropping the oldest entry when the map holds LIMIT already. */

@@ -141,6 +141,13 @@ test('Pods of a DaemonSet get no placement outputs, and explain says why', () =>
   assert.deepEqual(decision.patch, []);
   assert.deepEqual(decision.matched, []);
   assert.match((decision.trace as { skipped: string }).skipped, /^owned by DaemonSet node-exporter: /);
+  // The decision memo tells a DaemonSet's Pod from an otherwise equal Pod, however often both are seen.
+  const compiled = compile([zoneA()], buildSnapshot(clusterObjects(), { now: NOW }));
+  const alone = pod({}, { name: 'node-exporter-x1' });
+  for (let round = 0; round < 3; round++) {
+    assert.deepEqual(decide({ pod: daemon, namespace: 'default' }, compiled, OPTIONS).patch, []);
+    assert.notDeepEqual(decide({ pod: alone, namespace: 'default' }, compiled, OPTIONS).patch, []);
+  }
 });
 
 test('the decision record names policies, rules and snapshot, and takes the additions back exactly', () => {
