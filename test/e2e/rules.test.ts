@@ -1,0 +1,333 @@
+// Rules from the measured data and Dynamic Resource Allocation
+// (policy-v2.md), on a real control plane: a pack policy keeps every replica
+// of a workload in the one rack that fits it and the real scheduler binds
+// them there; a bandwidth Required policy keeps a data-heavy Pod among the
+// zones with enough bandwidth to its Service; ResourceSlices published as the
+// NVIDIA DRA driver publishes them make a gpu rule select their node; a
+// ResourceClaimTemplate and a ResourceClaim created through the API server
+// carry the alignment constraint, which the API server accepts.
+
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { parse, parseAllDocuments } from 'yaml';
+import type { Cluster } from './harness/cluster.ts';
+import { startCluster } from './harness/cluster.ts';
+import { boundNode, coreApi, createNodes, kubectl, kubectlOk } from './harness/kube.ts';
+import type { Topogate } from './harness/topogate.ts';
+import { applyAll, installTopogateCrds, registerWebhook, startTopogate } from './harness/topogate.ts';
+import { repoRoot } from './harness/versions.ts';
+import { waitFor } from './harness/wait.ts';
+
+const ZONE = 'topology.kubernetes.io/zone';
+const BLOCK = 'topogate.dev/block';
+const RACK = 'topogate.dev/rack';
+const dra = join(repoRoot, '..', 'shared', 'fixtures', 'real-world', 'dra');
+
+const policies = `apiVersion: topogate.dev/v1alpha1
+kind: SchedulingPolicy
+metadata: {name: gang}
+spec:
+  match: {namespaces: [gang]}
+  onUnsatisfiable: Reject
+  rules:
+    pack: {levels: [${ZONE}, ${BLOCK}, ${RACK}], level: ${RACK}, mode: Required}
+---
+apiVersion: topogate.dev/v1alpha1
+kind: SchedulingPolicy
+metadata: {name: near-data}
+spec:
+  match: {namespaces: [data]}
+  rules:
+    bandwidth: {to: {service: data/warehouse}, minGbps: 50, mode: Required}
+---
+apiVersion: topogate.dev/v1alpha1
+kind: SchedulingPolicy
+metadata: {name: h200}
+spec:
+  match: {namespaces: [gpu]}
+  rules:
+    gpu: {products: ["NVIDIA-H200*"], mode: Required}
+    dra: {alignBy: resource.kubernetes.io/pcieRoot}
+`;
+
+/** Racks r1 and r2 (two nodes each, block b1) and r3 (one node, block b2) in zone-a; one node each in zone-b, zone-c; two GPU hosts in zone-c. */
+const nodes: { name: string; labels: Record<string, string> }[] = [
+  { name: 'r1-1', labels: { [ZONE]: 'zone-a', [BLOCK]: 'b1', [RACK]: 'r1' } },
+  { name: 'r1-2', labels: { [ZONE]: 'zone-a', [BLOCK]: 'b1', [RACK]: 'r1' } },
+  { name: 'r2-1', labels: { [ZONE]: 'zone-a', [BLOCK]: 'b1', [RACK]: 'r2' } },
+  { name: 'r2-2', labels: { [ZONE]: 'zone-a', [BLOCK]: 'b1', [RACK]: 'r2' } },
+  { name: 'r3-1', labels: { [ZONE]: 'zone-a', [BLOCK]: 'b2', [RACK]: 'r3' } },
+  { name: 'b-1', labels: { [ZONE]: 'zone-b' } },
+  { name: 'c-1', labels: { [ZONE]: 'zone-c' } },
+  { name: 'gpu-1', labels: { [ZONE]: 'zone-c' } },
+  { name: 'gpu-2', labels: { [ZONE]: 'zone-c' } },
+];
+
+const namespace = (name: string) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+const pause = (cpu: string) => [
+  { name: 'main', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu } } },
+];
+
+/** The NVIDIA GPU DRA driver's slice (H200, from ai-on-gke), for one node, as the driver names and pools it. */
+function h200Slice(nodeName: string): object {
+  const text = readFileSync(
+    join(dra, 'ai-on-gke.nvidia-gpu-dra-driver.H200.ResourceSliceList.v1.excerpt.yaml'),
+    'utf8',
+  );
+  const [slice] = (parse(text.replaceAll('<node-name>', nodeName)) as { items: Record<string, any>[] }).items;
+  return { ...slice, metadata: { name: `${nodeName}-gpu.nvidia.com-x7k2p` } };
+}
+
+function fixtureObject(file: string, kind: string, namespaceName: string): Record<string, any> {
+  const documents = parseAllDocuments(readFileSync(join(dra, file), 'utf8')).map((d) => d.toJS());
+  const found = documents.find((document) => document?.kind === kind) as Record<string, any>;
+  return { ...found, metadata: { ...found.metadata, namespace: namespaceName } };
+}
+
+describe('rules from the measured data, and DRA', { timeout: 600_000 }, () => {
+  let cluster: Cluster;
+  let topogate: Topogate;
+
+  const dryRun = async (ns: string, pod: object): Promise<any> =>
+    JSON.parse(
+      await kubectlOk(cluster, ['create', '-n', ns, '--dry-run=server', '-o', 'json', '-f', '-'], JSON.stringify(pod)),
+    );
+  const requiredOf = (pod: any): any[] =>
+    pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms?.[0]
+      ?.matchExpressions ?? [];
+
+  before(async () => {
+    cluster = await startCluster();
+    await installTopogateCrds(cluster);
+    await createNodes(coreApi(cluster), nodes);
+    await applyAll(cluster, ['gang', 'data', 'gpu'].map(namespace));
+    // Rack r1 is mostly taken: a Pod bound to r1-1 (as a kubelet's static Pod is) leaves it 2 of 8 cpu.
+    await applyAll(cluster, [
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'blocker', namespace: 'default' },
+        spec: { nodeName: 'r1-1', containers: pause('6') },
+      },
+      {
+        apiVersion: 'topogate.dev/v1alpha1',
+        kind: 'NetworkTopology',
+        metadata: { name: 'default' },
+        spec: {
+          domainLabel: ZONE,
+          links: [
+            { from: 'zone-a', to: 'zone-b', rttMs: 0.5, bandwidthGbps: 100 },
+            { from: 'zone-a', to: 'zone-c', rttMs: 0.5, bandwidthGbps: 10 },
+          ],
+        },
+      },
+      {
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        metadata: { name: 'warehouse-1', namespace: 'data', labels: { 'kubernetes.io/service-name': 'warehouse' } },
+        addressType: 'IPv4',
+        endpoints: [{ addresses: ['10.0.0.5'], zone: 'zone-a', conditions: { ready: true } }],
+      },
+    ]);
+    const dir = join(cluster.dir, 'policies');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'rules.yaml'), policies);
+    topogate = await startTopogate({ cluster, policies: dir });
+    await registerWebhook(cluster, topogate);
+    await waitFor(
+      async () =>
+        requiredOf(
+          await dryRun('data', {
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: { name: 'probe' },
+            spec: { containers: pause('100m') },
+          }),
+        ).length > 0,
+      { what: 'the webhook to answer for Pods', timeoutMs: 30_000 },
+    );
+  });
+
+  after(async () => {
+    await topogate?.stop();
+    await cluster?.stop();
+  });
+
+  test('the API server serves resource.k8s.io/v1 by default', async () => {
+    const versions = (await kubectlOk(cluster, ['api-versions'])).split('\n');
+    assert.ok(versions.includes('resource.k8s.io/v1'), versions.join(' '));
+  });
+
+  test('pack: every replica of a ReplicaSet lands in the one rack that fits them all, bound there by the scheduler', async () => {
+    // 4 replicas × 3 cpu: two per 8-cpu node. r1 has room for 2 (the blocker), r3 for 2; only r2 holds 4.
+    const replicas = 4;
+    const hash = '7d9f5c6b8';
+    const template = {
+      metadata: {
+        labels: { app: 'train', 'pod-template-hash': hash },
+        annotations: { 'topogate.dev/replicas': String(replicas) },
+      },
+      spec: { containers: pause('3') },
+    };
+    const replicaSet = JSON.parse(
+      await kubectlOk(
+        cluster,
+        ['create', '-n', 'gang', '-o', 'json', '-f', '-'],
+        JSON.stringify({
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          metadata: { name: `train-${hash}`, labels: { app: 'train' } },
+          spec: { replicas, selector: { matchLabels: template.metadata.labels }, template },
+        }),
+      ),
+    );
+    // What the ReplicaSet controller would post (the harness runs no controller manager): one Pod per replica, owned by the set.
+    const names: string[] = [];
+    for (let index = 0; index < replicas; index++) {
+      const created = JSON.parse(
+        await kubectlOk(
+          cluster,
+          ['create', '-n', 'gang', '-o', 'json', '-f', '-'],
+          JSON.stringify({
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: {
+              generateName: `train-${hash}-`,
+              ...template.metadata,
+              ownerReferences: [
+                {
+                  apiVersion: 'apps/v1',
+                  kind: 'ReplicaSet',
+                  name: replicaSet.metadata.name,
+                  uid: replicaSet.metadata.uid,
+                  controller: true,
+                  blockOwnerDeletion: true,
+                },
+              ],
+            },
+            spec: template.spec,
+          }),
+        ),
+      );
+      assert.deepEqual(requiredOf(created), [{ key: RACK, operator: 'In', values: ['r2'] }]);
+      names.push(created.metadata.name);
+    }
+    const bound = await Promise.all(names.map((name) => boundNode(coreApi(cluster), 'gang', name)));
+    assert.ok(
+      bound.every((node) => node.startsWith('r2-')),
+      bound.join(', '),
+    );
+    // Five replicas fit no rack now (r2 is full): the policy's onUnsatisfiable: Reject says so.
+    const fifth = await kubectl(
+      cluster,
+      ['create', '-n', 'gang', '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: {
+          generateName: `train-${hash}-`,
+          labels: template.metadata.labels,
+          annotations: { 'topogate.dev/replicas': '5' },
+          ownerReferences: [
+            {
+              apiVersion: 'apps/v1',
+              kind: 'ReplicaSet',
+              name: replicaSet.metadata.name,
+              uid: replicaSet.metadata.uid,
+              controller: true,
+            },
+          ],
+        },
+        spec: template.spec,
+      }),
+    );
+    assert.notEqual(fifth.code, 0);
+    assert.match(
+      fifth.stderr,
+      /policy gang, rule pack: no schedulable node satisfies .* no topogate.dev\/rack domain has room for 5/,
+    );
+  });
+
+  test('bandwidth Required: a data-heavy Pod stays in the zones with enough bandwidth to its Service', async () => {
+    const names: string[] = [];
+    for (let index = 0; index < 4; index++) {
+      const created = JSON.parse(
+        await kubectlOk(
+          cluster,
+          ['create', '-n', 'data', '-o', 'json', '-f', '-'],
+          JSON.stringify({
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: { name: `etl-${index}` },
+            spec: { containers: pause('100m') },
+          }),
+        ),
+      );
+      // zone-a holds the Service; zone-b has 100 Gbps to it; zone-c only 10.
+      assert.deepEqual(requiredOf(created), [{ key: ZONE, operator: 'In', values: ['zone-a', 'zone-b'] }]);
+      names.push(created.metadata.name);
+    }
+    const bound = await Promise.all(names.map((name) => boundNode(coreApi(cluster), 'data', name)));
+    const zoneOf = new Map(nodes.map((node) => [node.name, node.labels[ZONE]]));
+    assert.ok(
+      bound.every((node) => ['zone-a', 'zone-b'].includes(zoneOf.get(node)!)),
+      bound.join(', '),
+    );
+  });
+
+  test('gpu: ResourceSlices published as the NVIDIA DRA driver does make the rule select their node', async () => {
+    const gpuPod = (name: string) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name },
+      spec: { containers: pause('100m') },
+    });
+    // No GPU anywhere yet: the rule cannot be met, and Warn admits the Pod without it.
+    assert.deepEqual(requiredOf(await dryRun('gpu', gpuPod('early'))), []);
+    await kubectlOk(cluster, ['create', '-f', '-'], JSON.stringify(h200Slice('gpu-1')));
+    await waitFor(async () => requiredOf(await dryRun('gpu', gpuPod('probe'))).length > 0, {
+      what: 'topogate to see the ResourceSlice',
+      timeoutMs: 30_000,
+    });
+    const created = JSON.parse(
+      await kubectlOk(cluster, ['create', '-n', 'gpu', '-o', 'json', '-f', '-'], JSON.stringify(gpuPod('trainer'))),
+    );
+    assert.deepEqual(requiredOf(created), [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['gpu-1'] }]);
+    assert.equal(await boundNode(coreApi(cluster), 'gpu', 'trainer'), 'gpu-1');
+  });
+
+  test('dra: a ResourceClaimTemplate and a ResourceClaim created through the API server carry the alignment constraint', async () => {
+    const template = fixtureObject(
+      'dra-example-driver.partitionable-devices.count2.v1.multi.yaml',
+      'ResourceClaimTemplate',
+      'gpu',
+    );
+    const storedTemplate = JSON.parse(
+      await kubectlOk(cluster, ['create', '-o', 'json', '-f', '-'], JSON.stringify(template)),
+    );
+    assert.deepEqual(storedTemplate.spec.spec.devices.constraints, [
+      { requests: ['gpu-partition'], matchAttribute: 'resource.kubernetes.io/pcieRoot' },
+    ]);
+    const read = JSON.parse(
+      await kubectlOk(cluster, ['get', '-n', 'gpu', 'resourceclaimtemplate', 'gpu-partitions', '-o', 'json']),
+    );
+    assert.deepEqual(read.spec.spec.devices.constraints, storedTemplate.spec.spec.devices.constraints);
+
+    // Already aligned by pcieRoot over two of its three requests: one more constraint, over all three.
+    const claim = fixtureObject(
+      'ai-on-gke.gpu-nic-cpu.matchAttribute-pcieRoot.ResourceClaim.v1.yaml',
+      'ResourceClaim',
+      'gpu',
+    );
+    const storedClaim = JSON.parse(
+      await kubectlOk(cluster, ['create', '-o', 'json', '-f', '-'], JSON.stringify(claim)),
+    );
+    assert.deepEqual(storedClaim.spec.devices.constraints.at(-1), {
+      requests: ['gpu-req', 'nic-req', 'cpu-req'],
+      matchAttribute: 'resource.kubernetes.io/pcieRoot',
+    });
+    assert.equal(storedClaim.spec.devices.constraints.length, claim.spec.devices.constraints.length + 1);
+  });
+});
