@@ -21,17 +21,48 @@ const PREFERRED_WEIGHT = 100;
 interface Domain {
   /** The level values from the outermost level down to the rule's level, joined by "/". */
   readonly key: string;
+  /** FNV-1a of key, mixed with a workload's hash to rank the domain for it. */
+  readonly hash: number;
   readonly value: string;
   readonly requirements: readonly NodeSelectorRequirement[];
   readonly nodes: readonly NodeInfo[];
   readonly set: NodeSet;
 }
 
-/** How many Pods of one request shape each domain still has room for, among the allowed nodes. */
-type Room = ReadonlyMap<Domain, number>;
+/** How many more Pods of one request shape each domain still has room for, among the allowed nodes. */
+class Room {
+  readonly of: ReadonlyMap<Domain, number>;
+  /** Roomiest first, ties by key. */
+  readonly ranked: readonly Domain[];
+  /** Per count needed: the domains with room for it, with their hashes (a prefix of ranked). */
+  readonly #fitting = new Map<number, Fitting>();
+
+  constructor(of: ReadonlyMap<Domain, number>) {
+    this.of = of;
+    this.ranked = [...of.keys()].sort((a, b) => of.get(b)! - of.get(a)! || (a.key < b.key ? -1 : 1));
+  }
+
+  fitting(need: number): Fitting {
+    let found = this.#fitting.get(need);
+    if (found === undefined) {
+      let count = 0;
+      while (count < this.ranked.length && this.of.get(this.ranked[count]!)! >= need) count++;
+      const domains = this.ranked.slice(0, count);
+      remember(this.#fitting, need, (found = { domains, hashes: Uint32Array.from(domains, (d) => d.hash) }));
+    }
+    return found;
+  }
+}
+
+interface Fitting {
+  readonly domains: readonly Domain[];
+  readonly hashes: Uint32Array;
+}
 
 export function compilePack(rule: PackRule, snapshot: TopologySnapshot): CompiledRule {
   let domains: readonly Domain[] | undefined;
+  /** Node name → its domain, to place a workload's bound Pods without a pass over the nodes. */
+  let domainOf: ReadonlyMap<string, Domain> | undefined;
   // Per allowed set and request shape: replicas of a workload, and workloads of one shape, ask again.
   const rooms = new WeakMap<NodeSet, Map<string, Room>>();
   const roomFor = (allowed: NodeSet, request: ResourceList): Room => {
@@ -40,8 +71,11 @@ export function compilePack(rule: PackRule, snapshot: TopologySnapshot): Compile
     if (byShape === undefined) rooms.set(allowed, (byShape = new Map()));
     let room = byShape.get(shape);
     if (room === undefined) {
-      domains ??= domainsOf(rule, snapshot);
-      remember(byShape, shape, (room = roomIn(domains, snapshot, allowed, request)));
+      if (domains === undefined) {
+        domains = domainsOf(rule, snapshot);
+        domainOf = new Map(domains.flatMap((domain) => domain.nodes.map((node) => [node.name, domain] as const)));
+      }
+      remember(byShape, shape, (room = new Room(roomIn(domains, snapshot, allowed, request))));
     }
     return room;
   };
@@ -54,22 +88,31 @@ export function compilePack(rule: PackRule, snapshot: TopologySnapshot): Compile
       const replicas = replicasOf(pod.pod.metadata?.annotations);
       const workload = workloadKey(podWorkload(pod.pod, pod.namespace));
       const room = roomFor(allowed, request);
-      if (room.size === 0) {
+      if (room.ranked.length === 0) {
         const modelHolds = `no allowed node carries the label ${rule.level}`;
         return rule.mode === 'Required' ? output({ nodes: NodeSet.EMPTY, modelHolds }) : { dropped: modelHolds };
       }
-      const bound = boundIn(room, snapshot, workload);
-      const need = (domain: Domain) => Math.max(1, replicas - (bound.get(domain) ?? 0));
-      const fits = (domain: Domain) => (room.get(domain) ?? 0) >= need(domain);
-      const home = [...bound.entries()].sort(([a, m], [b, n]) => n - m || (a.key < b.key ? -1 : 1))[0]?.[0];
-      const chosen = home && fits(home) ? home : rendezvous(workload, [...room.keys()].filter(fits));
+      const bound = boundIn(room, domainOf!, snapshot, workload);
+      const fits = (domain: Domain) => room.of.get(domain)! >= Math.max(1, replicas - (bound.get(domain) ?? 0));
+      let home: Domain | undefined;
+      for (const [domain, count] of bound) {
+        const most = home === undefined ? 0 : bound.get(home)!;
+        if (count > most || (count === most && domain.key < home!.key)) home = domain;
+      }
+      let chosen = home && fits(home) ? home : undefined;
+      if (!chosen) {
+        // Domains without the workload's Pods need room for all of it; those with some, for the rest.
+        const whole = room.fitting(Math.max(1, replicas));
+        const partly = [...bound.keys()].filter((domain) => fits(domain) && room.of.get(domain)! < replicas);
+        chosen = rendezvous(workload, whole, partly);
+      }
       const shape = describeRequest(request);
       if (!chosen) {
-        const best = [...room.entries()].sort(([a, m], [b, n]) => n - m || (a.key < b.key ? -1 : 1))[0]!;
-        const modelHolds = `no ${rule.level} domain has room for ${replicas} × (${shape}); the roomiest, ${best[0].key}, has room for ${best[1]}`;
+        const best = room.ranked[0]!;
+        const modelHolds = `no ${rule.level} domain has room for ${replicas} × (${shape}); the roomiest, ${best.key}, has room for ${room.of.get(best)}`;
         if (rule.mode === 'Required') return output({ nodes: NodeSet.EMPTY, modelHolds });
         return output({
-          preferred: [{ weight: PREFERRED_WEIGHT, preference: { matchExpressions: [...best[0].requirements] } }],
+          preferred: [{ weight: PREFERRED_WEIGHT, preference: { matchExpressions: [...best.requirements] } }],
           warnings: [`pack: ${modelHolds}; the roomiest is preferred`],
         });
       }
@@ -78,7 +121,7 @@ export function compilePack(rule: PackRule, snapshot: TopologySnapshot): Compile
           ? `${bound.get(chosen)} of the workload's Pods are bound there`
           : `the fitting domain that ranks first for workload ${workload}`;
       const notes = [
-        `${rule.level} ${chosen.key}: room for ${room.get(chosen)} × (${shape}), ${replicas} replica(s) wanted; ${why}`,
+        `${rule.level} ${chosen.key}: room for ${room.of.get(chosen)} × (${shape}), ${replicas} replica(s) wanted; ${why}`,
       ];
       if (rule.mode === 'Preferred')
         return output({
@@ -127,7 +170,7 @@ function domainsOf(rule: PackRule, snapshot: TopologySnapshot): Domain[] {
         operator: 'In' as const,
         values: [values[path.indexOf(label)]!],
       }));
-      return { key, value, requirements, nodes, set: NodeSet.of(nodes.map((node) => node.slot)) };
+      return { key, hash: fnv1a(key), value, requirements, nodes, set: NodeSet.of(nodes.map((node) => node.slot)) };
     });
 }
 
@@ -160,30 +203,46 @@ function roomIn(
 }
 
 /** The workload's bound Pods per domain. */
-function boundIn(room: Room, snapshot: TopologySnapshot, workload: string): Map<Domain, number> {
+function boundIn(
+  room: Room,
+  domainOf: ReadonlyMap<string, Domain>,
+  snapshot: TopologySnapshot,
+  workload: string,
+): Map<Domain, number> {
   const bound = new Map<Domain, number>();
-  const nodes = snapshot.pods.workloadNodes(workload);
-  if (!nodes) return bound;
-  for (const domain of room.keys()) {
-    let count = 0;
-    for (const node of domain.nodes) count += nodes.get(node.name) ?? 0;
-    if (count > 0) bound.set(domain, count);
+  for (const [node, count] of snapshot.pods.workloadNodes(workload) ?? []) {
+    const domain = domainOf.get(node);
+    if (domain && room.of.has(domain)) bound.set(domain, (bound.get(domain) ?? 0) + count);
   }
   return bound;
 }
 
-/** Highest random weight: each workload ranks the domains its own way, so workloads spread, and one that stops fitting moves only its own. */
-function rendezvous(workload: string, candidates: readonly Domain[]): Domain | undefined {
+/**
+ * Highest random weight: each workload ranks the domains its own way, so workloads spread, and one that stops
+ * fitting moves only its own. A score is one integer mix per domain, so ranking 250 racks costs about a microsecond.
+ */
+function rendezvous(workload: string, whole: Fitting, partly: readonly Domain[]): Domain | undefined {
+  const seed = fnv1a(workload);
   let best: Domain | undefined;
   let bestScore = -1;
-  for (const domain of candidates) {
-    const score = fnv1a(`${workload}\u0000${domain.key}`);
+  const consider = (domain: Domain, score: number) => {
     if (score > bestScore || (score === bestScore && best && domain.key < best.key)) {
       best = domain;
       bestScore = score;
     }
-  }
+  };
+  const { domains, hashes } = whole;
+  for (let i = 0; i < hashes.length; i++) consider(domains[i]!, mix(seed ^ hashes[i]!));
+  for (const domain of partly) consider(domain, mix(seed ^ domain.hash));
   return best;
+}
+
+/** MurmurHash3's finaliser: every input bit moves every output bit. */
+function mix(value: number): number {
+  let h = value;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
 }
 
 function fnv1a(text: string): number {
