@@ -1,19 +1,21 @@
 // The control plane itself, before any webhook: it starts, the real scheduler
-// binds Pods to fake Nodes, it survives an API server restart and the loss of
+// binds Pods to fake Nodes, the real controller manager makes a Deployment's Pods, it survives an API server restart and the loss of
 // one etcd member of three, and it leaves nothing behind.
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import type { Cluster, ClusterState } from './harness/cluster.ts';
 import { startCluster } from './harness/cluster.ts';
+import type { ClusterEndpoints } from './harness/endpoints.ts';
 import { boundNode, coreApi, createNodes, kubectl, kubectlOk, metricSamples } from './harness/kube.ts';
 import { isAlive } from './harness/process.ts';
 import { repoRoot } from './harness/versions.ts';
+import { httpsGet, waitFor } from './harness/wait.ts';
 
 describe('a three-member control plane', { timeout: 240_000 }, () => {
   let cluster: Cluster;
@@ -53,6 +55,60 @@ describe('a three-member control plane', { timeout: 240_000 }, () => {
     }
     assert.equal(await boundNode(api, 'default', 'to-b-1'), 'node-b');
     assert.equal(await boundNode(api, 'default', 'to-b-2'), 'node-b');
+  });
+
+  test("the controller manager makes a Deployment's ReplicaSet and Pods, and the scheduler binds them", async () => {
+    const api = coreApi(cluster);
+    await kubectlOk(
+      cluster,
+      ['apply', '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'web', namespace: 'default' },
+        spec: {
+          replicas: 2,
+          selector: { matchLabels: { app: 'web' } },
+          template: {
+            metadata: { labels: { app: 'web' } },
+            spec: {
+              nodeSelector: { 'topology.kubernetes.io/zone': 'zone-b' },
+              containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }],
+            },
+          },
+        },
+      }),
+    );
+    await waitFor(
+      async () => (await api.listNamespacedPod({ namespace: 'default', labelSelector: 'app=web' })).items.length === 2,
+      {
+        what: "the Deployment's Pods",
+        timeoutMs: 60_000,
+      },
+    );
+    const pods = (await api.listNamespacedPod({ namespace: 'default', labelSelector: 'app=web' })).items;
+    for (const pod of pods) {
+      assert.equal(pod.metadata?.ownerReferences?.[0]?.kind, 'ReplicaSet');
+      // ServiceAccount admission is on: the controller manager made the namespace's `default` account.
+      assert.equal(pod.spec?.serviceAccountName, 'default');
+      assert.equal(await boundNode(api, 'default', pod.metadata?.name ?? ''), 'node-b');
+    }
+  });
+
+  test('the scheduler and the controller manager hold their Leases in kube-system', async () => {
+    for (const name of ['kube-scheduler', 'kube-controller-manager']) {
+      const holder = await kubectlOk(cluster, [
+        '-n',
+        'kube-system',
+        'get',
+        'lease',
+        name,
+        '-o',
+        'jsonpath={.spec.holderIdentity}',
+      ]);
+      // The identity starts with the host's name, as a Node's name would on a real control-plane machine.
+      assert.ok(holder.startsWith(`${hostname()}_`), `${name} holder ${holder}`);
+    }
   });
 
   test('each etcd member serves its metrics, and exactly one is leader', async () => {
@@ -122,6 +178,32 @@ describe('npm run cluster', { timeout: 180_000 }, () => {
     const listed = await kubectl({ kubectl: state.kubectl, kubeconfig: match[1] }, ['get', 'namespaces', '-o', 'name']);
     assert.equal(listed.code, 0, listed.stderr);
     assert.match(listed.stdout, /namespace\/kube-system/);
+  });
+
+  test('status --output json gives every metrics URL, and each answers', async () => {
+    const { stdout } = await cli('status', '--output', 'json');
+    const status = JSON.parse(stdout) as ClusterEndpoints;
+    const state = JSON.parse(readFileSync(stateFile, 'utf8')) as ClusterState;
+    assert.equal(status.kubeconfig, state.kubeconfig);
+    assert.equal(status.apiServer, state.server);
+    assert.deepEqual(
+      status.etcd.map((m) => m.name),
+      ['etcd-0'],
+    );
+    const etcd = await fetch(status.etcd[0]?.metricsURL ?? '');
+    assert.ok(metricSamples(await etcd.text(), 'etcd_server_is_leader').length === 1);
+    assert.equal(status.etcd[0]?.clientURL, state.etcd[0]?.clientUrl);
+    const scraped = [
+      [`${status.apiServer}/metrics`, 'apiserver_request_duration_seconds_count'],
+      [status.scheduler.metricsURL, 'scheduler_schedule_attempts_total'],
+      [status.controllerManager.metricsURL, 'workqueue_adds_total'],
+    ] as const;
+    for (const [url, metric] of scraped) {
+      // The scheduler and controller manager serve a certificate the cluster CA signed, and let the admin read /metrics.
+      const answer = await httpsGet(url, state.admin);
+      assert.equal(answer.status, 200, url);
+      assert.ok(metricSamples(answer.body, metric).length > 0, `${url} has no ${metric}`);
+    }
   });
 
   test('a second up refuses while the first cluster runs', async () => {

@@ -7,19 +7,22 @@ import { dirname, join } from 'node:path';
 import { ensureBinaries } from './build.ts';
 import type { ClusterState } from './cluster.ts';
 import { attachCluster, clusterState, startCluster } from './cluster.ts';
+import { clusterEndpoints } from './endpoints.ts';
 import { runs } from './process.ts';
 import { binDir, cacheRoot } from './versions.ts';
 
 const usage = `Usage: npm run cluster -- <command> [flags]
 
 Commands:
-  up [--etcd-members 1|3]   start etcd, kube-apiserver and kube-scheduler on loopback;
-                            the last line printed is \`export KUBECONFIG=<path>\`
+  up [--etcd-members 1|3]   start etcd, kube-apiserver, kube-scheduler and kube-controller-manager
+                            on loopback; the last line printed is \`export KUBECONFIG=<path>\`
   down                      stop the cluster that \`up\` started and remove its temp dir
-  status                    show the running cluster's endpoints and processes
+  status [--output json]    show the running cluster's endpoints (every metrics URL) and processes
   build                     build the control plane into the cache, or check it is there
 
 Flags:
+  --output json             status: one JSON object {kubeconfig, apiServer, etcd: [{name, clientURL,
+                            metricsURL}], scheduler: {metricsURL}, controllerManager: {metricsURL}, …}
   --state FILE              where \`up\` saves the cluster's state (default: $TOPOGATE_CLUSTER_STATE,
                             else ${join(cacheRoot(), 'cluster.json')})
 `;
@@ -28,12 +31,14 @@ interface Flags {
   readonly command: string | undefined;
   readonly stateFile: string;
   readonly etcdMembers: 1 | 3;
+  readonly json: boolean;
 }
 
 function parse(argv: readonly string[]): Flags | string {
   let command: string | undefined;
   let stateFile = process.env['TOPOGATE_CLUSTER_STATE'] ?? join(cacheRoot(), 'cluster.json');
   let etcdMembers: 1 | 3 = 1;
+  let json = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     const [flag, inline] = arg.split('=', 2) as [string, string | undefined];
@@ -42,6 +47,10 @@ function parse(argv: readonly string[]): Flags | string {
       const members = value();
       if (members !== '1' && members !== '3') return `--etcd-members must be 1 or 3, not ${members ?? 'nothing'}`;
       etcdMembers = members === '1' ? 1 : 3;
+    } else if (flag === '--output') {
+      const format = value();
+      if (format !== 'json') return `--output must be json, not ${format ?? 'nothing'}`;
+      json = true;
     } else if (flag === '--state') {
       const file = value();
       if (!file) return '--state needs a file';
@@ -50,7 +59,7 @@ function parse(argv: readonly string[]): Flags | string {
     else if (command === undefined) command = arg;
     else return `unexpected argument ${arg}`;
   }
-  return { command, stateFile, etcdMembers };
+  return { command, stateFile, etcdMembers, json };
 }
 
 function readState(file: string): ClusterState | undefined {
@@ -78,6 +87,8 @@ function describe(state: ClusterState): string {
     `# API server:   ${state.server}`,
     `# kubectl:      ${state.kubectl}`,
     ...state.etcd.map((m) => `# ${m.name}:       client ${m.clientUrl}  metrics ${m.metricsUrl}/metrics`),
+    `# scheduler:    metrics https://127.0.0.1:${state.schedulerPort}/metrics`,
+    `# controller manager: metrics https://127.0.0.1:${state.controllerManagerPort}/metrics`,
     ...state.components.map(
       (c) =>
         `# ${c.name.padEnd(15)} pid ${c.pid} ${runs(c.pid, c.command) ? 'running' : 'NOT RUNNING'}  log ${c.logFile}`,
@@ -101,10 +112,11 @@ async function down(flags: Flags): Promise<number> {
 async function status(flags: Flags): Promise<number> {
   const state = readState(flags.stateFile);
   if (!state) {
-    process.stdout.write(`no cluster is up (no ${flags.stateFile})\n`);
+    (flags.json ? process.stderr : process.stdout).write(`no cluster is up (no ${flags.stateFile})\n`);
     return 1;
   }
-  process.stdout.write(`${describe(state)}export KUBECONFIG=${state.kubeconfig}\n`);
+  if (flags.json) process.stdout.write(`${JSON.stringify(clusterEndpoints(state), null, 2)}\n`);
+  else process.stdout.write(`${describe(state)}export KUBECONFIG=${state.kubeconfig}\n`);
   return state.components.every((c) => runs(c.pid, c.command)) ? 0 : 1;
 }
 

@@ -1,6 +1,6 @@
-// A real control plane on loopback: etcd (1 or 3 members), kube-apiserver and
-// kube-scheduler, each a detached process with its log in the cluster's temp
-// dir. `startCluster` is what tests and `cluster up` use; `attachCluster`
+// A real control plane on loopback: etcd (1 or 3 members), kube-apiserver,
+// kube-scheduler and kube-controller-manager, each a detached process with its
+// log in the cluster's temp dir. `startCluster` is what tests and `cluster up` use; `attachCluster`
 // takes over one from its saved state (for `cluster down`).
 
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,7 +9,13 @@ import { join } from 'node:path';
 import { ensureBinaries } from './build.ts';
 import type { Binaries } from './versions.ts';
 import type { EtcdMember } from './components.ts';
-import { apiServerComponent, etcdComponent, etcdMembers, schedulerComponent } from './components.ts';
+import {
+  apiServerComponent,
+  controllerManagerComponent,
+  etcdComponent,
+  etcdMembers,
+  schedulerComponent,
+} from './components.ts';
 import { kubeconfigYaml } from './kubeconfig.ts';
 import { createClusterPki } from './pki.ts';
 import { freePorts } from './ports.ts';
@@ -42,6 +48,7 @@ export interface ClusterState {
   readonly etcd: readonly EtcdMember[];
   readonly admin: Required<Pick<TlsClient, 'ca' | 'cert' | 'key'>>;
   readonly schedulerPort: number;
+  readonly controllerManagerPort: number;
   readonly components: readonly RunningComponent[];
 }
 
@@ -58,7 +65,7 @@ export interface Cluster extends ClusterState {
   get(path: string): Promise<{ status: number; body: string }>;
 }
 
-const readyTimeoutMs = { etcd: 60_000, apiServer: 120_000, scheduler: 60_000 };
+const readyTimeoutMs = { etcd: 60_000, apiServer: 120_000, scheduler: 60_000, controllerManager: 90_000 };
 
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
   const bins = await ensureBinaries({ progress: options.progress });
@@ -88,6 +95,7 @@ async function startOnce(bins: Binaries, options: ClusterOptions): Promise<Clust
     for (let i = 0; i < state.etcd.length; i++) await waitEtcd(state, i);
     await startAndWait(state, 'kube-apiserver', !options.detach);
     await startAndWait(state, 'kube-scheduler', !options.detach);
+    await startAndWait(state, 'kube-controller-manager', !options.detach);
   } catch (error) {
     // The temp dir goes with stop(): keep what the logs said in the error.
     const logs = state.components
@@ -104,8 +112,10 @@ async function prepare(bins: Binaries, dir: string, options: ClusterOptions): Pr
   const memberCount = options.etcdMembers ?? 1;
   mkdirSync(join(dir, 'logs'));
   const pki = createClusterPki();
-  const [apiPort, schedulerPort, ...etcdPorts] = await freePorts(2 + 3 * memberCount);
-  if (apiPort === undefined || schedulerPort === undefined) throw new Error('no free loopback ports');
+  const [apiPort, schedulerPort, controllerManagerPort, ...etcdPorts] = await freePorts(3 + 3 * memberCount);
+  if (apiPort === undefined || schedulerPort === undefined || controllerManagerPort === undefined) {
+    throw new Error('no free loopback ports');
+  }
   const etcd = etcdMembers(etcdPorts, memberCount);
   const server = `https://127.0.0.1:${apiPort}`;
 
@@ -130,16 +140,17 @@ async function prepare(bins: Binaries, dir: string, options: ClusterOptions): Pr
     kubeconfigYaml(server, pki.ca.certPem, { name: 'admin', certPem: pki.admin.certPem, keyPem: pki.admin.keyPem }),
     { mode: 0o600 },
   );
-  const schedulerKubeconfig = join(dir, 'kube-scheduler.kubeconfig');
-  writeFileSync(
-    schedulerKubeconfig,
-    kubeconfigYaml(server, pki.ca.certPem, {
-      name: 'kube-scheduler',
-      certPem: pki.scheduler.certPem,
-      keyPem: pki.scheduler.keyPem,
-    }),
-    { mode: 0o600 },
-  );
+  const componentKubeconfig = (name: string, user: { certPem: string; keyPem: string }) => {
+    const file = join(dir, `${name}.kubeconfig`);
+    writeFileSync(file, kubeconfigYaml(server, pki.ca.certPem, { name, ...user }), { mode: 0o600 });
+    return file;
+  };
+  const schedulerKubeconfig = componentKubeconfig('kube-scheduler', pki.scheduler);
+  const controllerManagerKubeconfig = componentKubeconfig('kube-controller-manager', pki.controllerManager);
+  const serving = {
+    cert: write('loopback.crt', pki.loopbackServing.certPem),
+    key: write('loopback.key', pki.loopbackServing.keyPem),
+  };
 
   return {
     dir,
@@ -149,18 +160,24 @@ async function prepare(bins: Binaries, dir: string, options: ClusterOptions): Pr
     etcd,
     admin: { ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem },
     schedulerPort,
+    controllerManagerPort,
     components: [
       ...etcd.map((member) => etcdComponent(bins, dir, member, etcd)),
       apiServerComponent(bins, dir, apiPort, etcd, files, options.apiServerArgs),
-      schedulerComponent(bins, dir, schedulerPort, schedulerKubeconfig),
+      schedulerComponent(bins, dir, schedulerPort, schedulerKubeconfig, serving),
+      controllerManagerComponent(bins, dir, controllerManagerPort, controllerManagerKubeconfig, {
+        ...serving,
+        rootCa: files.clientCa,
+        serviceAccountPrivateKey: files.serviceAccountPrivateKey,
+      }),
     ].map((component) => ({ ...component, pid: 0 })),
   };
 }
 
 /** The part of a cluster that can be saved and attached to again. */
 export function clusterState(cluster: Cluster): ClusterState {
-  const { dir, kubeconfig, server, kubectl, etcd, admin, schedulerPort, components } = cluster;
-  return { dir, kubeconfig, server, kubectl, etcd, admin, schedulerPort, components };
+  const { dir, kubeconfig, server, kubectl, etcd, admin, schedulerPort, controllerManagerPort, components } = cluster;
+  return { dir, kubeconfig, server, kubectl, etcd, admin, schedulerPort, controllerManagerPort, components };
 }
 
 export interface AttachOptions {
@@ -227,22 +244,36 @@ async function waitEtcd(state: ClusterState, index: number): Promise<void> {
   );
 }
 
-async function startAndWait(
-  state: ClusterState,
-  name: 'kube-apiserver' | 'kube-scheduler',
-  owned: boolean,
-): Promise<void> {
+type Started = 'kube-apiserver' | 'kube-scheduler' | 'kube-controller-manager';
+
+async function startAndWait(state: ClusterState, name: Started, owned: boolean): Promise<void> {
   const component = state.components.find((c) => c.name === name);
   if (!component) throw new Error(`no component ${name}`);
   component.pid = startDetached(component);
   if (owned) own(component.pid);
-  const check =
-    name === 'kube-apiserver'
-      ? () => httpsGet(`${state.server}/readyz`, state.admin)
-      : () => httpsGet(`https://127.0.0.1:${state.schedulerPort}/readyz`, { insecure: true });
-  await waitFor(async () => (await check()).status === 200, {
+  const ready: Record<Started, { check: () => Promise<boolean>; timeoutMs: number }> = {
+    'kube-apiserver': {
+      check: async () => (await httpsGet(`${state.server}/readyz`, state.admin)).status === 200,
+      timeoutMs: readyTimeoutMs.apiServer,
+    },
+    'kube-scheduler': {
+      check: async () =>
+        (await httpsGet(`https://127.0.0.1:${state.schedulerPort}/readyz`, state.admin)).status === 200,
+      timeoutMs: readyTimeoutMs.scheduler,
+    },
+    // Healthy is not enough: ServiceAccount admission rejects Pods until the
+    // controllers (which start once this one leads) made the `default` ServiceAccount.
+    'kube-controller-manager': {
+      check: async () =>
+        (await httpsGet(`https://127.0.0.1:${state.controllerManagerPort}/healthz`, state.admin)).status === 200 &&
+        (await httpsGet(`${state.server}/api/v1/namespaces/default/serviceaccounts/default`, state.admin)).status ===
+          200,
+      timeoutMs: readyTimeoutMs.controllerManager,
+    },
+  };
+  await waitFor(ready[name].check, {
     what: name,
-    timeoutMs: name === 'kube-apiserver' ? readyTimeoutMs.apiServer : readyTimeoutMs.scheduler,
+    timeoutMs: ready[name].timeoutMs,
     intervalMs: 250,
     abortIf: () => exited(component),
   });

@@ -51,6 +51,12 @@ export interface ApiServerFiles {
   readonly serviceAccountPrivateKey: string;
 }
 
+/** The serving certificate (signed by the cluster CA, for 127.0.0.1) of the scheduler's and controller manager's secure ports. */
+export interface ServingFiles {
+  readonly cert: string;
+  readonly key: string;
+}
+
 export const serviceClusterIpRange = '10.0.0.0/24';
 
 export function apiServerComponent(
@@ -79,27 +85,92 @@ export function apiServerComponent(
       `--service-account-issuer=https://127.0.0.1:${port}`,
       `--service-account-key-file=${files.serviceAccountPublicKey}`,
       `--service-account-signing-key-file=${files.serviceAccountPrivateKey}`,
-      // No controller-manager or kubelets here: nothing would create the tokens
-      // ServiceAccount admission waits for, nor lift the not-ready taints.
-      '--disable-admission-plugins=ServiceAccount,TaintNodesByCondition',
+      // No kubelets here, and the controller manager runs without its node
+      // lifecycle controller: nothing would lift the not-ready taint this plugin
+      // puts on every new Node. ServiceAccount admission stays on: the controller
+      // manager makes each namespace's `default` ServiceAccount it waits for.
+      '--disable-admission-plugins=TaintNodesByCondition',
       '--allow-privileged=true',
       ...extraArgs,
     ],
   };
 }
 
-export function schedulerComponent(bins: Binaries, dir: string, port: number, kubeconfig: string): Component {
+/**
+ * Leader election as a real control plane runs it, so the Leases
+ * kube-system/kube-scheduler and kube-system/kube-controller-manager exist. A
+ * component that cannot renew before the deadline exits, so the deadline is
+ * long enough to ride out an API server restart or an etcd election in a test;
+ * there is only ever one candidate, so a long lease costs nothing.
+ */
+const leaderElection = [
+  '--leader-elect=true',
+  '--leader-elect-lease-duration=60s',
+  '--leader-elect-renew-deadline=40s',
+  '--leader-elect-retry-period=2s',
+];
+
+/** Both components read their identity, and authenticate and authorize their callers, with one kubeconfig. */
+function securePort(kubeconfig: string, port: number, serving: ServingFiles): string[] {
+  return [
+    `--kubeconfig=${kubeconfig}`,
+    `--authentication-kubeconfig=${kubeconfig}`,
+    `--authorization-kubeconfig=${kubeconfig}`,
+    '--bind-address=127.0.0.1',
+    `--secure-port=${port}`,
+    `--tls-cert-file=${serving.cert}`,
+    `--tls-private-key-file=${serving.key}`,
+  ];
+}
+
+export function schedulerComponent(
+  bins: Binaries,
+  dir: string,
+  port: number,
+  kubeconfig: string,
+  serving: ServingFiles,
+): Component {
   return {
     name: 'kube-scheduler',
     command: bins.kubeScheduler,
     logFile: join(dir, 'logs', 'kube-scheduler.log'),
+    args: [...securePort(kubeconfig, port, serving), ...leaderElection],
+  };
+}
+
+export interface ControllerManagerFiles extends ServingFiles {
+  readonly rootCa: string;
+  readonly serviceAccountPrivateKey: string;
+}
+
+/**
+ * Every default controller but two that act on kubelets, of which there are
+ * none: the node lifecycle controller would mark every fake Node unreachable
+ * after its grace period (no heartbeats), taint it and evict its Pods; the Pod
+ * garbage collector deletes Pods bound to Nodes that do not exist, which tests
+ * make on purpose (etcd's static Pods on `cp-<i>`).
+ */
+export const controllers = '*,-node-lifecycle-controller,-pod-garbage-collector-controller';
+
+export function controllerManagerComponent(
+  bins: Binaries,
+  dir: string,
+  port: number,
+  kubeconfig: string,
+  files: ControllerManagerFiles,
+): Component {
+  return {
+    name: 'kube-controller-manager',
+    command: bins.kubeControllerManager,
+    logFile: join(dir, 'logs', 'kube-controller-manager.log'),
     args: [
-      `--kubeconfig=${kubeconfig}`,
-      `--authentication-kubeconfig=${kubeconfig}`,
-      `--authorization-kubeconfig=${kubeconfig}`,
-      '--leader-elect=false',
-      '--bind-address=127.0.0.1',
-      `--secure-port=${port}`,
+      ...securePort(kubeconfig, port, files),
+      ...leaderElection,
+      `--controllers=${controllers}`,
+      // Each controller acts as its own ServiceAccount (system:serviceaccount:kube-system:<controller>), as kubeadm sets it up.
+      '--use-service-account-credentials=true',
+      `--service-account-private-key-file=${files.serviceAccountPrivateKey}`,
+      `--root-ca-file=${files.rootCa}`,
     ],
   };
 }

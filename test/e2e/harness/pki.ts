@@ -1,6 +1,6 @@
-// The cluster's certificates: one CA that signs the API server's serving
-// certificate and the client certificates of the admin and the scheduler, and
-// the service-account signing key. Keys come from Node's native generator;
+// The cluster's certificates: one CA that signs the serving certificates (API
+// server, scheduler, controller manager), the client certificates of the admin,
+// the scheduler and the controller manager, and the service-account signing key. Keys come from Node's native generator;
 // node-forge only assembles the X.509 certificates.
 
 import { generateKeyPairSync } from 'node:crypto';
@@ -16,6 +16,9 @@ export interface ClusterPki {
   readonly apiServer: KeyPair;
   readonly admin: KeyPair;
   readonly scheduler: KeyPair;
+  readonly controllerManager: KeyPair;
+  /** The scheduler's and controller manager's secure ports (127.0.0.1), so a metrics reader can verify them. */
+  readonly loopbackServing: KeyPair;
   readonly serviceAccount: { readonly publicPem: string; readonly privatePem: string };
 }
 
@@ -42,12 +45,20 @@ export function createClusterPki(): ClusterPki {
   const admin = issue({ commonName: 'topogate-e2e-admin', organization: 'system:masters', signer: ca });
   // The user the default RBAC bindings (system:kube-scheduler) are made for.
   const scheduler = issue({ commonName: 'system:kube-scheduler', signer: ca });
+  const controllerManager = issue({ commonName: 'system:kube-controller-manager', signer: ca });
+  const loopbackServing = issue({
+    commonName: 'topogate-e2e-loopback',
+    signer: ca,
+    serverAltNames: { ips: ['127.0.0.1', '::1'], dns: ['localhost'] },
+  });
   const serviceAccount = generateKeyPairSync('rsa', { modulusLength: 2048 });
   return {
     ca,
     apiServer,
     admin,
     scheduler,
+    controllerManager,
+    loopbackServing,
     serviceAccount: {
       publicPem: serviceAccount.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
       privatePem: serviceAccount.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),

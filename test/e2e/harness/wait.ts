@@ -33,8 +33,6 @@ export interface TlsClient {
   readonly ca?: string;
   readonly cert?: string;
   readonly key?: string;
-  /** For components that serve a self-signed certificate of their own (kube-scheduler). */
-  readonly insecure?: boolean;
 }
 
 export interface HttpAnswer {
@@ -44,16 +42,12 @@ export interface HttpAnswer {
 
 export function httpsGet(url: string, tls: TlsClient, timeoutMs = 5_000): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      { ca: tls.ca, cert: tls.cert, key: tls.key, rejectUnauthorized: !tls.insecure, timeout: timeoutMs },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      },
-    );
+    const req = request(url, { ca: tls.ca, cert: tls.cert, key: tls.key, timeout: timeoutMs }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
     req.on('timeout', () => req.destroy(new Error(`GET ${url}: no answer in ${timeoutMs} ms`)));
     req.on('error', reject);
     req.end();
