@@ -44,7 +44,7 @@ export class EtcdScraper {
     log: Logger,
     options: EtcdScrapeOptions,
   ) {
-    this.#urls = urls.map(metricsUrl);
+    this.#urls = urls.map(etcdMetricsUrl);
     this.#model = model;
     this.#pods = pods;
     this.#metrics = metrics;
@@ -124,7 +124,7 @@ export class EtcdScraper {
 }
 
 /** A URL without a path means its /metrics page (as etcd serves it on client and metrics URLs). */
-function metricsUrl(url: string): string {
+export function etcdMetricsUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.pathname === '/' || parsed.pathname === '') parsed.pathname = '/metrics';

@@ -1,0 +1,233 @@
+// Scrapes the control plane on a bounded schedule: one round at a time, every
+// source in parallel with its own timeout, the next round an interval after the
+// last ended. Each source keeps its scrapes over the window, its last answer's
+// time and its error; a failing source is logged once (when its error changes)
+// and tried again next round, never sooner.
+
+import { CoordinationV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { TopologySnapshot } from '../topology/model.ts';
+import type { Readiness } from '../topology/provider.ts';
+import { describeKubeError, statusOf } from '../topology/sources/errors.ts';
+import { etcdMetricsUrl } from '../topology/sources/etcd-scraper.ts';
+import { readApiServerMetrics, type ApiServerScrape } from './apiserver.ts';
+import { assembleStatus, type LeaseHolders } from './assemble.ts';
+import { readEtcdScrape, type EtcdScrape } from './etcd.ts';
+import type { FindingLimits } from './findings.ts';
+import { Heartbeat } from './heartbeat.ts';
+import { readSchedulerMetrics, type SchedulerScrape } from './scheduler.ts';
+import { kubeCredentials, scrapeLines } from './scrape.ts';
+import type { ControlPlaneStatus } from './status.ts';
+import { ScrapeWindow } from './window.ts';
+
+export interface CollectorTiming {
+  readonly intervalMs: number;
+  readonly timeoutMs: number;
+  /** The span p99s and counts are taken over. */
+  readonly windowMs: number;
+  readonly heartbeatMs: number;
+}
+
+export const DEFAULT_COLLECTOR_TIMING: CollectorTiming = {
+  intervalMs: 15_000,
+  timeoutMs: 5_000,
+  windowMs: 300_000,
+  heartbeatMs: 5_000,
+};
+
+export interface CollectorOptions {
+  readonly config: KubeConfig;
+  readonly topology: () => TopologySnapshot;
+  readonly etcdMetrics: readonly string[];
+  readonly schedulerMetrics?: string;
+  /** The MutatingWebhookConfiguration's webhook whose fail-opens and latency the API server reports. */
+  readonly webhookName: string;
+  /** Where topogate's heartbeat Lease lives. */
+  readonly namespace: string;
+  /** This process: the heartbeat Lease is named after it. */
+  readonly identity: string;
+  readonly timing: CollectorTiming;
+  readonly limits?: FindingLimits;
+  readonly log: Logger;
+}
+
+const API_SERVER_FAMILIES = ['apiserver_request_duration_seconds_bucket', 'apiserver_admission_webhook_'];
+const ETCD_FAMILIES = [
+  'etcd_server_id',
+  'etcd_server_is_leader',
+  'etcd_server_has_leader',
+  'etcd_network_peer_round_trip_time_seconds_sum',
+  'etcd_network_peer_round_trip_time_seconds_count',
+  'etcd_disk_wal_fsync_duration_seconds_bucket',
+  'etcd_disk_backend_commit_duration_seconds_bucket',
+];
+const SCHEDULER_FAMILIES = [
+  'scheduler_scheduling_attempt_duration_seconds_bucket',
+  'scheduler_framework_extension_point_duration_seconds_bucket{extension_point="Bind"',
+];
+
+export class ControlPlaneCollector {
+  readonly #options: CollectorOptions;
+  readonly #log: Logger;
+  readonly #leases: CoordinationV1Api;
+  readonly #heartbeat: Heartbeat;
+  readonly #apiServer: ScrapeWindow<ApiServerScrape>;
+  readonly #etcd: Map<string, ScrapeWindow<EtcdScrape>>;
+  readonly #scheduler: ScrapeWindow<SchedulerScrape> | undefined;
+  readonly #holders: ScrapeWindow<LeaseHolders>;
+  readonly #errors = new Map<string, string>();
+  #timer: NodeJS.Timeout | undefined;
+  #stopped = false;
+
+  constructor(options: CollectorOptions) {
+    this.#options = options;
+    this.#log = options.log.child({ component: 'controlplane' });
+    this.#leases = options.config.makeApiClient(CoordinationV1Api);
+    const { windowMs, heartbeatMs } = options.timing;
+    this.#heartbeat = new Heartbeat(options.config, {
+      namespace: options.namespace,
+      name: `topogate-heartbeat-${options.identity}`,
+      intervalMs: heartbeatMs,
+      windowMs,
+      log: this.#log,
+    });
+    this.#apiServer = new ScrapeWindow(windowMs);
+    this.#etcd = new Map(
+      options.etcdMetrics.map((url) => [etcdMetricsUrl(url), new ScrapeWindow<EtcdScrape>(windowMs)]),
+    );
+    this.#scheduler = options.schedulerMetrics === undefined ? undefined : new ScrapeWindow(windowMs);
+    this.#holders = new ScrapeWindow(windowMs);
+  }
+
+  start(): void {
+    this.#heartbeat.start();
+    void this.#loop();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#heartbeat.stop();
+  }
+
+  /** Scrapes every source once (each bounded by the timeout). */
+  async round(): Promise<void> {
+    await Promise.all([
+      this.#scrapeApiServer(),
+      ...[...this.#etcd].map(([url, window]) => this.#scrapeEtcd(url, window)),
+      this.#scrapeScheduler(),
+      this.#readLeases(),
+    ]);
+  }
+
+  status(now = Date.now()): ControlPlaneStatus {
+    return assembleStatus(
+      {
+        now,
+        windowMs: this.#options.timing.windowMs,
+        webhookName: this.#options.webhookName,
+        apiServer: this.#apiServer.view(),
+        etcd: new Map([...this.#etcd].map(([url, window]) => [url, window.view()])),
+        ...(this.#scheduler && { scheduler: this.#scheduler.view() }),
+        leases: this.#holders.view(),
+        watch: this.#heartbeat.samples(now),
+        ...(this.#options.limits && { limits: this.#options.limits }),
+      },
+      this.#options.topology(),
+    );
+  }
+
+  /** Always ready (the webhook does not need these figures); says what cannot be measured. */
+  readiness(): Readiness {
+    const problems = [...this.#errors].map(([source, error]) => `${source}: ${error}`);
+    const watch = this.#heartbeat.samples().error;
+    if (watch !== undefined) problems.push(`watch heartbeat: ${watch}`);
+    return problems.length === 0 ? { ready: true } : { ready: true, reason: `not measured: ${problems.join('; ')}` };
+  }
+
+  async #loop(): Promise<void> {
+    await this.round();
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => void this.#loop(), this.#options.timing.intervalMs);
+    this.#timer.unref();
+  }
+
+  async #scrapeApiServer(): Promise<void> {
+    const server = this.#options.config.getCurrentCluster()?.server ?? '';
+    const url = `${server.replace(/\/$/, '')}/metrics`;
+    await this.#scrape('API server metrics', url, API_SERVER_FAMILIES, this.#apiServer, (text) =>
+      readApiServerMetrics(text, this.#options.webhookName),
+    );
+  }
+
+  async #scrapeEtcd(url: string, window: ScrapeWindow<EtcdScrape>): Promise<void> {
+    await this.#scrape(`etcd metrics ${url}`, url, ETCD_FAMILIES, window, readEtcdScrape);
+  }
+
+  async #scrapeScheduler(): Promise<void> {
+    const url = this.#options.schedulerMetrics;
+    if (url === undefined || !this.#scheduler) return;
+    await this.#scrape('scheduler metrics', url, SCHEDULER_FAMILIES, this.#scheduler, readSchedulerMetrics);
+  }
+
+  async #scrape<T>(
+    source: string,
+    url: string,
+    prefixes: readonly string[],
+    window: ScrapeWindow<T>,
+    read: (text: string) => T | undefined,
+  ): Promise<void> {
+    try {
+      const tls = url.startsWith('https:') ? await kubeCredentials(this.#options.config) : undefined;
+      const text = await scrapeLines(url, { prefixes, timeoutMs: this.#options.timing.timeoutMs, ...(tls && { tls }) });
+      const value = read(text);
+      if (value === undefined) throw new Error(`${url} does not serve the expected metrics`);
+      window.add(Date.now(), value);
+      this.#recovered(source);
+    } catch (error) {
+      const message = `${url}: ${(error as Error).message}`;
+      window.fail(message);
+      this.#failed(source, message);
+    }
+  }
+
+  async #readLeases(): Promise<void> {
+    const holder = async (name: string) => {
+      try {
+        const lease = await this.#leases.readNamespacedLease({ name, namespace: 'kube-system' });
+        return lease.spec?.holderIdentity || undefined;
+      } catch (error) {
+        // No Lease: that component does not run with leader election (or not at all).
+        if (statusOf(error) === 404) return undefined;
+        throw error;
+      }
+    };
+    try {
+      const [scheduler, controllerManager] = await Promise.all([
+        holder('kube-scheduler'),
+        holder('kube-controller-manager'),
+      ]);
+      this.#holders.add(Date.now(), {
+        ...(scheduler && { scheduler }),
+        ...(controllerManager && { controllerManager }),
+      });
+      this.#recovered('leader Leases');
+    } catch (error) {
+      const message = describeKubeError(error);
+      this.#holders.fail(message);
+      this.#failed(
+        'leader Leases',
+        `${message}${statusOf(error) === 403 ? ' (topogate needs get on leases in kube-system)' : ''}`,
+      );
+    }
+  }
+
+  #failed(source: string, message: string): void {
+    if (this.#errors.get(source) !== message) this.#log.warn(`control plane: ${source} not measured: ${message}`);
+    this.#errors.set(source, message);
+  }
+
+  #recovered(source: string): void {
+    if (this.#errors.delete(source)) this.#log.info(`control plane: ${source} answer again`);
+  }
+}

@@ -1,0 +1,117 @@
+// Writes ControlPlane/default's status from one serve replica at a time (the
+// holder of the Lease `topogate-controlplane`): at most once per interval, and
+// only when a figure changed or the last write is a minute old, so the API
+// writes stay O(1) whatever the cluster's size. The object is made when
+// missing; a CRD not installed is said once and looked for again each interval.
+
+import { CustomObjectsApi, type KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { Readiness } from '../topology/provider.ts';
+import { describeKubeError, statusOf } from '../topology/sources/errors.ts';
+import { LeaseLock } from './lease-lock.ts';
+import type { ControlPlaneStatus } from './status.ts';
+
+export interface WriterOptions {
+  readonly config: KubeConfig;
+  readonly namespace: string;
+  readonly identity: string;
+  readonly intervalMs: number;
+  readonly status: () => ControlPlaneStatus;
+  readonly log: Logger;
+}
+
+const RESOURCE = { group: 'topogate.dev', version: 'v1alpha1', plural: 'controlplanes', name: 'default' };
+const REFRESH_MS = 60_000;
+
+export class StatusWriter {
+  readonly #options: WriterOptions;
+  readonly #api: CustomObjectsApi;
+  readonly #lock: LeaseLock;
+  readonly #log: Logger;
+  #timer: NodeJS.Timeout | undefined;
+  #stopped = false;
+  #written = '';
+  #writtenAt = 0;
+  #error: string | undefined;
+
+  constructor(options: WriterOptions) {
+    this.#options = options;
+    this.#api = options.config.makeApiClient(CustomObjectsApi);
+    this.#lock = new LeaseLock(options.config, {
+      namespace: options.namespace,
+      name: 'topogate-controlplane',
+      identity: options.identity,
+      // Three missed tries before another replica takes over.
+      durationSeconds: Math.max(15, Math.ceil((3 * options.intervalMs) / 1000)),
+    });
+    this.#log = options.log.child({ component: 'controlplane-writer' });
+  }
+
+  start(): void {
+    void this.#loop();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#lock.release().catch(() => undefined);
+  }
+
+  leads(): boolean {
+    return this.#lock.held();
+  }
+
+  readiness(): Readiness {
+    return this.#error === undefined
+      ? { ready: true }
+      : { ready: true, reason: `ControlPlane not written: ${this.#error}` };
+  }
+
+  async #loop(): Promise<void> {
+    try {
+      if (await this.#lock.tryAcquire()) await this.#write();
+      if (this.#error !== undefined) this.#log.info('ControlPlane/default is written again');
+      this.#error = undefined;
+    } catch (error) {
+      this.#fail(error);
+    }
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => void this.#loop(), this.#options.intervalMs);
+    this.#timer.unref();
+  }
+
+  async #write(): Promise<void> {
+    const status = this.#options.status();
+    const { observedAt: _, ...figures } = status;
+    const key = JSON.stringify(figures);
+    if (key === this.#written && Date.now() - this.#writtenAt < REFRESH_MS) return;
+    const patch = [{ op: 'add', path: '/status', value: status }];
+    const options = setHeaderOptions('Content-Type', PatchStrategy.JsonPatch);
+    try {
+      await this.#api.patchClusterCustomObjectStatus({ ...RESOURCE, body: patch }, options);
+    } catch (error) {
+      if (statusOf(error) !== 404) throw error;
+      await this.#api.createClusterCustomObject({
+        ...RESOURCE,
+        body: { apiVersion: 'topogate.dev/v1alpha1', kind: 'ControlPlane', metadata: { name: 'default' } },
+      });
+      await this.#api.patchClusterCustomObjectStatus({ ...RESOURCE, body: patch }, options);
+    }
+    this.#written = key;
+    this.#writtenAt = Date.now();
+  }
+
+  #fail(error: unknown): void {
+    const message = describeKubeError(error);
+    if (message !== this.#error) {
+      const hint =
+        statusOf(error) === 404
+          ? ' (is the ControlPlane CRD installed? manifests/crds/controlplanes.yaml)'
+          : statusOf(error) === 403
+            ? ' (topogate needs leases in its namespace and controlplanes, controlplanes/status)'
+            : '';
+      this.#log.warn(`ControlPlane/default not written: ${message}${hint}`);
+    }
+    this.#error = message;
+  }
+}
