@@ -13,6 +13,7 @@ const commands: Record<string, () => Promise<Command>> = {
   certs: async () => (await import('./certs.ts')).certs,
   manifests: async () => (await import('./manifests.ts')).manifests,
   snapshot: async () => (await import('./snapshot.ts')).snapshot,
+  controlplane: async () => (await import('./controlplane.ts')).controlplane,
   version: async () => (await import('./version.ts')).version,
   audit: async () => (await import('./audit.ts')).audit,
   probe: async () => (await import('./probe.ts')).probe,

@@ -4,6 +4,7 @@
 // time and its error; a failing source is logged once (when its error changes)
 // and tried again next round, never sooner.
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CoordinationV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { TopologySnapshot } from '../topology/model.ts';
@@ -108,6 +109,15 @@ export class ControlPlaneCollector {
     this.#stopped = true;
     clearTimeout(this.#timer);
     await this.#heartbeat.stop();
+  }
+
+  /** One measurement (`topogate controlplane`): a round, the heartbeat through the window, a round. */
+  async measure(windowMs: number): Promise<ControlPlaneStatus> {
+    this.#heartbeat.start();
+    await this.round();
+    await sleep(windowMs);
+    await this.round();
+    return this.status();
   }
 
   /** Scrapes every source once (each bounded by the timeout). */

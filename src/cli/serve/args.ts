@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import type { ServeConfig } from './config.ts';
 import type { FlagGroup, FlagOption, FlagValues } from './flags/flag-group.ts';
 import { auditFlags } from './flags/audit.ts';
+import { controlPlaneFlags } from './flags/controlplane.ts';
 import { loggingFlags } from './flags/logging.ts';
 import { placementFlags } from './flags/placement.ts';
 import { policyFlags } from './flags/policies.ts';
@@ -15,6 +16,7 @@ import { webhookFlags } from './flags/webhook.ts';
 const groups: readonly FlagGroup<Partial<ServeConfig>>[] = [
   policyFlags,
   topologyFlags,
+  controlPlaneFlags,
   webhookFlags,
   placementFlags,
   auditFlags,

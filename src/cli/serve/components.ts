@@ -10,6 +10,7 @@ import type { TopologyProvider } from '../../ports/topology.ts';
 import type { Decider } from '../../server/decider.ts';
 import type { KubeTopology } from '../../sources/topology/kube.ts';
 import type { ServeConfig } from './config.ts';
+import { controlPlaneComponent } from './controlplane.ts';
 import { placement } from './placement.ts';
 import { policyWriter } from './policy-writer.ts';
 import type { Shell } from './shell.ts';
@@ -37,4 +38,4 @@ export interface ServeComponent {
 }
 
 /** Started in this order. */
-export const components: readonly ServeComponent[] = [placement, policyWriter];
+export const components: readonly ServeComponent[] = [placement, policyWriter, controlPlaneComponent];
