@@ -42,12 +42,15 @@ describe('the set of manifests', () => {
     const kinds = objects.map((object) => `${object.kind}/${object.metadata?.name}`).sort();
     assert.deepEqual(kinds, [
       'ClusterRole/topogate',
+      'ClusterRole/topogate-controlplane',
       'ClusterRole/topogate-policy-writer',
       'ClusterRole/topogate-probe',
       'ClusterRoleBinding/topogate',
+      'ClusterRoleBinding/topogate-controlplane',
       'ClusterRoleBinding/topogate-policy-writer',
       'ClusterRoleBinding/topogate-probe',
       'ConfigMap/topogate-policies',
+      'CustomResourceDefinition/controlplanes.topogate.dev',
       'CustomResourceDefinition/etcdclusters.topogate.dev',
       'CustomResourceDefinition/networktopologies.topogate.dev',
       'CustomResourceDefinition/schedulingpolicies.topogate.dev',
@@ -57,9 +60,13 @@ describe('the set of manifests', () => {
       'Namespace/topogate-system',
       'PodDisruptionBudget/topogate',
       'Role/topogate-control-plane',
+      'Role/topogate-leader-leases',
+      'Role/topogate-leases',
       'Role/topogate-policy-writer',
       'Role/topogate-probe',
       'RoleBinding/topogate-control-plane',
+      'RoleBinding/topogate-leader-leases',
+      'RoleBinding/topogate-leases',
       'RoleBinding/topogate-policy-writer',
       'RoleBinding/topogate-probe',
       'Service/topogate',
@@ -72,9 +79,10 @@ describe('the set of manifests', () => {
     assert.equal(objects[0]?.kind, 'Namespace');
   });
 
-  test('every namespaced object is in topogate-system, except the kube-system Role for control-plane Pods', () => {
+  test('every namespaced object is in topogate-system, except the kube-system Roles (control-plane Pods, leader Leases)', () => {
+    const kubeSystemRoles = new Set(['topogate-control-plane', 'topogate-leader-leases']);
     const controlPlaneRole = (object: (typeof objects)[number]) =>
-      (object.kind === 'Role' || object.kind === 'RoleBinding') && object.metadata?.name === 'topogate-control-plane';
+      (object.kind === 'Role' || object.kind === 'RoleBinding') && kubeSystemRoles.has(object.metadata?.name ?? '');
     const clusterScoped = new Set([
       'Namespace',
       'CustomResourceDefinition',
@@ -101,12 +109,14 @@ describe('the set of manifests', () => {
 describe('RBAC: read-only, and only what the topology model watches', () => {
   const readOnly = ['get', 'list', 'watch'];
   // The probe's own roles (they write its Lease and NetworkTopology status) are checked in probe.test.ts.
-  // The policy writer's roles (SchedulingPolicy status, PolicyReports, its Lease) are checked below.
+  // The policy writer's roles (SchedulingPolicy status, PolicyReports, its Lease) are checked below, and
+  // so are the control plane's (its own Leases, ControlPlane's status).
   const webhooks = (role: Record<string, any>) =>
     role.metadata.labels['app.kubernetes.io/name'] === 'topogate' &&
     role.metadata.labels['app.kubernetes.io/component'] !== 'policy-writer';
+  const controlPlaneRoles = new Set(['topogate-controlplane', 'topogate-leases', 'topogate-leader-leases']);
   const rules = [...all('ClusterRole'), ...all('Role')]
-    .filter(webhooks)
+    .filter((role) => webhooks(role) && !controlPlaneRoles.has(role.metadata.name))
     .flatMap((role) => role.rules.map((rule: Record<string, string[]>) => ({ role, rule })));
 
   test('every rule grants get, list and watch, nothing more, on named resources', () => {
@@ -151,12 +161,43 @@ describe('RBAC: read-only, and only what the topology model watches', () => {
     }
   });
 
+  test('measuring the control plane writes only its own Leases and ControlPlane, and reads two Leases by name', () => {
+    assert.deepEqual(the('ClusterRole', 'topogate-controlplane').rules, [
+      { nonResourceURLs: ['/metrics'], verbs: ['get'] },
+      { apiGroups: ['topogate.dev'], resources: ['controlplanes'], verbs: ['get', 'create'] },
+      { apiGroups: ['topogate.dev'], resources: ['controlplanes/status'], verbs: ['get', 'patch'] },
+    ]);
+    const leases = the('Role', 'topogate-leases');
+    assert.equal(leases.metadata.namespace, defaultNamespace);
+    assert.deepEqual(leases.rules, [
+      {
+        apiGroups: ['coordination.k8s.io'],
+        resources: ['leases'],
+        verbs: ['get', 'list', 'watch', 'create', 'update', 'delete'],
+      },
+    ]);
+    assert.deepEqual(the('Role', 'topogate-leader-leases').rules, [
+      {
+        apiGroups: ['coordination.k8s.io'],
+        resources: ['leases'],
+        resourceNames: ['kube-scheduler', 'kube-controller-manager'],
+        verbs: ['get'],
+      },
+    ]);
+  });
+
   test('each binding gives its role to the ServiceAccount the Deployment runs as, and nobody else', () => {
     const account = the('ServiceAccount', 'topogate');
     assert.equal(podSpec.serviceAccountName, account.metadata.name);
     const bindings = [
       { binding: the('ClusterRoleBinding', 'topogate'), role: the('ClusterRole', 'topogate') },
       { binding: the('RoleBinding', 'topogate-control-plane'), role: the('Role', 'topogate-control-plane') },
+      {
+        binding: the('ClusterRoleBinding', 'topogate-controlplane'),
+        role: the('ClusterRole', 'topogate-controlplane'),
+      },
+      { binding: the('RoleBinding', 'topogate-leases'), role: the('Role', 'topogate-leases') },
+      { binding: the('RoleBinding', 'topogate-leader-leases'), role: the('Role', 'topogate-leader-leases') },
     ];
     for (const { binding, role } of bindings) {
       assert.deepEqual(binding.roleRef, {
@@ -364,7 +405,7 @@ describe('the CRDs', () => {
   const crds = all('CustomResourceDefinition');
 
   test('topogate.dev v1alpha1, cluster-scoped, with printer columns', () => {
-    assert.equal(crds.length, 3);
+    assert.equal(crds.length, 4);
     for (const crd of crds) {
       assert.equal(crd.spec.group, 'topogate.dev');
       assert.equal(crd.spec.scope, 'Cluster');
@@ -388,7 +429,7 @@ describe('the CRDs', () => {
         .filter((crd) => crd.spec.versions[0].subresources?.status)
         .map((crd) => crd.spec.names.kind)
         .sort(),
-      ['EtcdCluster', 'NetworkTopology', 'SchedulingPolicy'],
+      ['ControlPlane', 'EtcdCluster', 'NetworkTopology', 'SchedulingPolicy'],
     );
   });
 
