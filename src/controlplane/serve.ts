@@ -1,0 +1,81 @@
+// serve's part in measuring the control plane (collection.md §2): scrapes the
+// API server, etcd and the scheduler, reads the leader Leases, times its own
+// watch heartbeat, writes ControlPlane/default from one replica, and serves the
+// figures as topogate_controlplane_… metrics.
+
+import { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { TopologySnapshot } from '../topology/model.ts';
+import type { Readiness } from '../topology/provider.ts';
+import { ControlPlaneCollector, DEFAULT_COLLECTOR_TIMING } from './collector.ts';
+import { processIdentity } from './identity.ts';
+import { registerControlPlaneMetrics } from './metrics.ts';
+import type { ControlPlaneStatus } from './status.ts';
+import { StatusWriter } from './writer.ts';
+
+/** How often the elected replica may write ControlPlane/default. */
+const WRITE_INTERVAL_MS = 5_000;
+
+export interface ControlPlaneServeOptions {
+  readonly config: {
+    readonly kubeconfig?: string;
+    readonly etcdMetrics: readonly string[];
+    readonly schedulerMetrics?: string;
+    readonly webhookName: string;
+    readonly leaseNamespace: string;
+    readonly controlPlaneIntervalMs: number;
+  };
+  readonly topology: { current(): TopologySnapshot };
+  readonly log: Logger;
+  readonly registry: Registry;
+}
+
+export function startControlPlane({ config, topology, log, registry }: ControlPlaneServeOptions): {
+  readiness(): Readiness;
+  stop(): Promise<void>;
+} {
+  const kubeConfig = new KubeConfig();
+  if (config.kubeconfig) kubeConfig.loadFromFile(config.kubeconfig);
+  else kubeConfig.loadFromDefault();
+  const identity = processIdentity(Boolean(process.env.KUBERNETES_SERVICE_HOST));
+  const collector = new ControlPlaneCollector({
+    config: kubeConfig,
+    topology: () => topology.current(),
+    etcdMetrics: config.etcdMetrics,
+    ...(config.schedulerMetrics !== undefined && { schedulerMetrics: config.schedulerMetrics }),
+    webhookName: config.webhookName,
+    namespace: config.leaseNamespace,
+    identity,
+    timing: { ...DEFAULT_COLLECTOR_TIMING, intervalMs: config.controlPlaneIntervalMs },
+    log,
+  });
+  // One status a second at most, however often metrics and the writer ask.
+  let cached: { at: number; status: ControlPlaneStatus } | undefined;
+  const latest = () => {
+    const now = Date.now();
+    if (!cached || now - cached.at >= 1000) cached = { at: now, status: collector.status(now) };
+    return cached.status;
+  };
+  registerControlPlaneMetrics(registry, latest);
+  const writer = new StatusWriter({
+    config: kubeConfig,
+    namespace: config.leaseNamespace,
+    identity,
+    intervalMs: WRITE_INTERVAL_MS,
+    status: latest,
+    log,
+  });
+  collector.start();
+  writer.start();
+  return {
+    readiness() {
+      const reasons = [collector.readiness().reason, writer.readiness().reason].filter(Boolean);
+      return reasons.length === 0 ? { ready: true } : { ready: true, reason: reasons.join('; ') };
+    },
+    async stop() {
+      await writer.stop();
+      await collector.stop();
+    },
+  };
+}
