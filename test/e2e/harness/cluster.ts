@@ -31,6 +31,8 @@ export interface ClusterOptions {
   readonly detach?: boolean;
   /** Where build progress goes. */
   readonly progress?: NodeJS.WritableStream;
+  /** Let etcd fsync its WAL as in production (default off: the data is thrown away); for tests that read fsync figures. */
+  readonly etcdFsync?: boolean;
   /** More kube-apiserver flags, e.g. `--admission-control-config-file=…`. */
   readonly apiServerArgs?: readonly string[];
 }
@@ -162,7 +164,7 @@ async function prepare(bins: Binaries, dir: string, options: ClusterOptions): Pr
     schedulerPort,
     controllerManagerPort,
     components: [
-      ...etcd.map((member) => etcdComponent(bins, dir, member, etcd)),
+      ...etcd.map((member) => etcdComponent(bins, dir, member, etcd, options.etcdFsync)),
       apiServerComponent(bins, dir, apiPort, etcd, files, options.apiServerArgs),
       schedulerComponent(bins, dir, schedulerPort, schedulerKubeconfig, serving),
       controllerManagerComponent(bins, dir, controllerManagerPort, controllerManagerKubeconfig, {

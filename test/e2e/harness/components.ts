@@ -21,7 +21,13 @@ export function etcdMembers(ports: readonly number[], count: number): EtcdMember
   }));
 }
 
-export function etcdComponent(bins: Binaries, dir: string, member: EtcdMember, all: readonly EtcdMember[]): Component {
+export function etcdComponent(
+  bins: Binaries,
+  dir: string,
+  member: EtcdMember,
+  all: readonly EtcdMember[],
+  fsync = false,
+): Component {
   return {
     name: member.name,
     command: bins.etcd,
@@ -37,8 +43,9 @@ export function etcdComponent(bins: Binaries, dir: string, member: EtcdMember, a
       '--initial-cluster-state=new',
       '--initial-cluster-token=topogate-e2e',
       `--listen-metrics-urls=${member.metricsUrl}`,
-      // Throwaway data: durability buys nothing here and fsync is slow on shared disks.
-      '--unsafe-no-fsync',
+      // Throwaway data: durability buys nothing here and fsync is slow on shared disks
+      // (but without fsyncs etcd observes no WAL fsync durations).
+      ...(fsync ? [] : ['--unsafe-no-fsync']),
       '--log-level=warn',
     ],
   };
