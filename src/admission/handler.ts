@@ -11,6 +11,7 @@ import { allowed, denied, patched } from './answer.ts';
 import { claimCreate } from './claim.ts';
 import { isPodCreate, podNamespace } from './pod.ts';
 import type { AdmissionRequest } from './review.ts';
+import { warningsOnPod } from './warnings-annotation.ts';
 
 export type PodDecider = (request: PodRequest) => Decision;
 
@@ -53,7 +54,7 @@ export function handleAdmission(
     return { answer: allowed({ warnings: [skipWarning] }), outcome: 'skipped' };
   const podRequest = { pod: request.object as Pod, namespace: podNamespace(request) };
   const decision = defer?.(podRequest, skipWarning) ?? decide(podRequest);
-  return { ...answerFor(decision), decision };
+  return { ...answerFor(warningsOnPod(podRequest.pod, decision)), decision };
 }
 
 function answerFor(decision: Decision): Pick<Handled, 'answer' | 'outcome'> {

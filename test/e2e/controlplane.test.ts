@@ -186,6 +186,35 @@ describe('the control plane, measured', { timeout: 600_000 }, () => {
     assert.deepEqual(placed.sort(), ['etcd', 'kube-controller-manager', 'kube-scheduler']);
   });
 
+  test("a Deployment's Pods, made by the controller manager, go through the webhook and carry its warnings", async () => {
+    await applyAll(cluster, [
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'warned', namespace },
+        spec: {
+          replicas: 2,
+          selector: { matchLabels: { app: 'warned' } },
+          template: {
+            // near-etcd-leader applies; nowhere-warn matches, cannot be met, and warns.
+            metadata: { labels: { app: 'warned', near: 'etcd-leader', want: 'nowhere-warn' } },
+            spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] },
+          },
+        },
+      },
+    ]);
+    const api = coreApi(cluster);
+    const pods = async () => (await api.listNamespacedPod({ namespace, labelSelector: 'app=warned' })).items;
+    await waitFor(async () => (await pods()).length === 2, { what: "the Deployment's Pods", timeoutMs: 60_000 });
+    for (const pod of await pods()) {
+      const annotations = pod.metadata?.annotations ?? {};
+      assert.equal(pod.metadata?.ownerReferences?.[0]?.kind, 'ReplicaSet');
+      assert.equal(annotations['topogate.dev/policies'], 'near-etcd-leader');
+      assert.match(annotations['topogate.dev/warnings'] ?? '', /^policy nowhere-warn: /m);
+      assert.ok(pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution, 'placed near etcd');
+    }
+  });
+
   test('a finding reacts: two etcd members moved into one zone, and back', async () => {
     await kubectlOk(cluster, ['label', 'node', 'cp-1', `${zoneKey}=zone-a`, '--overwrite']);
     const shared = await until('the shared-zone finding', (s) => s.findings.some((f) => /share zone zone-a/.test(f)));

@@ -1,0 +1,30 @@
+// A Pod that a controller creates (a ReplicaSet's, a Job's, a StatefulSet's…)
+// has no person reading the API server's answer: the warnings topogate gives
+// would be lost. They go on the Pod instead, as the annotation
+// `topogate.dev/warnings` (one warning a line), where `kubectl describe pod`
+// and `kubectl get pod -o yaml` show them.
+
+import { isRecord } from '../kube/json.ts';
+import type { PatchOperation, Pod } from '../kube/types.ts';
+import type { Decision } from '../policy/types.ts';
+
+export const WARNINGS_ANNOTATION = 'topogate.dev/warnings';
+
+/** The Pod has an owner reference with `controller: true`. */
+export function controllerMade(pod: Pod): boolean {
+  const owners = pod.metadata?.ownerReferences;
+  return Array.isArray(owners) && owners.some((owner) => isRecord(owner) && owner.controller === true);
+}
+
+/** The decision, with its warnings also written on the Pod when a controller made it and it is admitted. */
+export function warningsOnPod(pod: Pod, decision: Decision): Decision {
+  if (!decision.allowed || decision.warnings.length === 0 || !controllerMade(pod)) return decision;
+  const value = decision.warnings.join('\n');
+  const annotationsExist =
+    isRecord(pod.metadata?.annotations) ||
+    decision.patch.some((operation) => operation.op === 'add' && operation.path === '/metadata/annotations');
+  const operation: PatchOperation = annotationsExist
+    ? { op: 'add', path: `/metadata/annotations/${WARNINGS_ANNOTATION.replace('/', '~1')}`, value }
+    : { op: 'add', path: '/metadata/annotations', value: { [WARNINGS_ANNOTATION]: value } };
+  return { ...decision, patch: [...decision.patch, operation] };
+}

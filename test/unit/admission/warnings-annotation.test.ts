@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { controllerMade, warningsOnPod, WARNINGS_ANNOTATION } from '../../../src/admission/warnings-annotation.ts';
+import type { Pod } from '../../../src/kube/types.ts';
+import type { Decision } from '../../../src/policy/types.ts';
+
+const owned = (annotations?: Record<string, string>): Pod => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: {
+    generateName: 'web-7d9f-',
+    ...(annotations && { annotations }),
+    ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-7d9f', uid: 'u', controller: true }],
+  },
+  spec: { containers: [{ name: 'main', image: 'nginx' }] },
+});
+
+const decision = (more: Partial<Decision> = {}): Decision => ({
+  allowed: true,
+  patch: [],
+  warnings: ['policy a: required placement (zones) dropped: no node fits', 'policy b: matched but changed nothing'],
+  auditAnnotations: {},
+  applied: [],
+  matched: ['a', 'b'],
+  ...more,
+});
+
+describe('warnings of controller-made Pods', () => {
+  it('go on the Pod as topogate.dev/warnings, one a line, creating the annotations when there are none', () => {
+    const { patch } = warningsOnPod(owned(), decision());
+    assert.deepEqual(patch, [
+      {
+        op: 'add',
+        path: '/metadata/annotations',
+        value: {
+          [WARNINGS_ANNOTATION]:
+            'policy a: required placement (zones) dropped: no node fits\npolicy b: matched but changed nothing',
+        },
+      },
+    ]);
+  });
+
+  it('are added beside existing annotations, or those the decision itself adds', () => {
+    const beside = warningsOnPod(owned({ team: 'web' }), decision()).patch;
+    assert.equal(beside.length, 1);
+    assert.equal(beside[0]?.path, '/metadata/annotations/topogate.dev~1warnings');
+    const afterPolicies = warningsOnPod(
+      owned(),
+      decision({ patch: [{ op: 'add', path: '/metadata/annotations', value: { 'topogate.dev/policies': 'a' } }] }),
+    ).patch;
+    assert.deepEqual(
+      afterPolicies.map((operation) => operation.path),
+      ['/metadata/annotations', '/metadata/annotations/topogate.dev~1warnings'],
+    );
+  });
+
+  it('are left to the API server for Pods a person creates, for denials and when there are none', () => {
+    const bare: Pod = { ...owned(), metadata: { name: 'bare' } };
+    assert.equal(controllerMade(bare), false);
+    assert.deepEqual(warningsOnPod(bare, decision()).patch, []);
+    assert.deepEqual(warningsOnPod(owned(), decision({ allowed: false, message: 'no' })).patch, []);
+    assert.deepEqual(warningsOnPod(owned(), decision({ warnings: [] })).patch, []);
+    // An owner that is not the controller (e.g. a garbage-collection owner) does not count.
+    const notController: Pod = { ...owned(), metadata: { ownerReferences: [{ kind: 'ConfigMap', name: 'x' }] } };
+    assert.equal(controllerMade(notController), false);
+  });
+});
