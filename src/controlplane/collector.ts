@@ -76,7 +76,7 @@ export class ControlPlaneCollector {
   readonly #etcd: Map<string, ScrapeWindow<EtcdScrape>>;
   readonly #scheduler: ScrapeWindow<SchedulerScrape> | undefined;
   readonly #holders: ScrapeWindow<LeaseHolders>;
-  readonly #errors = new Map<string, string>();
+  readonly #errors = new Map<string, { source: string; message: string }>();
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
 
@@ -149,7 +149,7 @@ export class ControlPlaneCollector {
 
   /** Always ready (the webhook does not need these figures); says what cannot be measured. */
   readiness(): Readiness {
-    const problems = [...this.#errors].map(([source, error]) => `${source}: ${error}`);
+    const problems = [...this.#errors.values()].map(({ source, message }) => `${source}: ${message}`);
     const watch = this.#heartbeat.samples().error;
     if (watch !== undefined) problems.push(`watch heartbeat: ${watch}`);
     return problems.length === 0 ? { ready: true } : { ready: true, reason: `not measured: ${problems.join('; ')}` };
@@ -171,7 +171,7 @@ export class ControlPlaneCollector {
   }
 
   async #scrapeEtcd(url: string, window: ScrapeWindow<EtcdScrape>): Promise<void> {
-    await this.#scrape(`etcd metrics ${url}`, url, ETCD_FAMILIES, window, readEtcdScrape);
+    await this.#scrape('etcd metrics', url, ETCD_FAMILIES, window, readEtcdScrape);
   }
 
   async #scrapeScheduler(): Promise<void> {
@@ -193,11 +193,11 @@ export class ControlPlaneCollector {
       const value = read(text);
       if (value === undefined) throw new Error(`${url} does not serve the expected metrics`);
       window.add(Date.now(), value);
-      this.#recovered(source);
+      this.#recovered(`${source} ${url}`, source);
     } catch (error) {
       const message = `${url}: ${(error as Error).message}`;
       window.fail(message);
-      this.#failed(source, message);
+      this.#failed(`${source} ${url}`, source, message);
     }
   }
 
@@ -221,23 +221,25 @@ export class ControlPlaneCollector {
         ...(scheduler && { scheduler }),
         ...(controllerManager && { controllerManager }),
       });
-      this.#recovered('leader Leases');
+      this.#recovered('leader Leases', 'leader Leases');
     } catch (error) {
       const message = describeKubeError(error);
       this.#holders.fail(message);
       this.#failed(
+        'leader Leases',
         'leader Leases',
         `${message}${statusOf(error) === 403 ? ' (topogate needs get on leases in kube-system)' : ''}`,
       );
     }
   }
 
-  #failed(source: string, message: string): void {
-    if (this.#errors.get(source) !== message) this.#log.warn(`control plane: ${source} not measured: ${message}`);
-    this.#errors.set(source, message);
+  /** Logged when a source's error changes; `key` tells the etcd members apart. */
+  #failed(key: string, source: string, message: string): void {
+    if (this.#errors.get(key)?.message !== message) this.#log.warn(`control plane: ${source} not measured: ${message}`);
+    this.#errors.set(key, { source, message });
   }
 
-  #recovered(source: string): void {
-    if (this.#errors.delete(source)) this.#log.info(`control plane: ${source} answer again`);
+  #recovered(key: string, source: string): void {
+    if (this.#errors.delete(key)) this.#log.info(`control plane: ${source} answer again`);
   }
 }

@@ -34,6 +34,7 @@ export class Heartbeat {
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
   #error: string | undefined;
+  readonly #logged = new Set<string>();
   #observedAt: number | undefined;
 
   constructor(config: KubeConfig, options: HeartbeatOptions) {
@@ -71,10 +72,13 @@ export class Heartbeat {
 
   async #beat(): Promise<void> {
     try {
+      // The Lease first: without it (no namespace, no permission) there is nothing to watch.
+      if (!this.#lease) this.#lease = await this.#ensureLease();
       if (!this.#watching) this.#watching = await this.#startWatch();
       await this.#renew();
       if (this.#error !== undefined) this.#log.info('the watch heartbeat works again');
       this.#error = undefined;
+      this.#logged.clear();
     } catch (error) {
       this.#fail(error);
     }
@@ -91,7 +95,8 @@ export class Heartbeat {
       `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases`,
       { fieldSelector: `metadata.name=${name}`, allowWatchBookmarks: false },
       (phase, object: V1Lease) => {
-        if (phase !== 'MODIFIED' && phase !== 'ADDED') return;
+        // A new watch begins with the Lease as it is (ADDED): a write made before the watch, not a delivery.
+        if (phase !== 'MODIFIED') return;
         const renewed = object.spec?.renewTime;
         const key = renewed === undefined ? NaN : new Date(renewed).getTime();
         const sentAt = this.#pending.get(key);
@@ -109,23 +114,29 @@ export class Heartbeat {
     );
   }
 
+  async #ensureLease(): Promise<V1Lease> {
+    const { namespace, name } = this.#options;
+    try {
+      return await this.#api.readNamespacedLease({ name, namespace });
+    } catch (error) {
+      if (statusOf(error) !== 404) throw error;
+      return this.#api.createNamespacedLease({
+        namespace,
+        body: {
+          metadata: { name, namespace },
+          spec: { holderIdentity: name, leaseDurationSeconds: 60, renewTime: new Date() },
+        },
+      });
+    }
+  }
+
   async #renew(): Promise<void> {
     const { namespace, name } = this.#options;
+    const lease = this.#lease;
+    if (!lease) return;
     const renewTime = new Date();
     this.#pending.set(renewTime.getTime(), performance.now());
-    if (!this.#lease) {
-      try {
-        this.#lease = await this.#api.readNamespacedLease({ name, namespace });
-      } catch (error) {
-        if (statusOf(error) !== 404) throw error;
-        this.#lease = await this.#api.createNamespacedLease({
-          namespace,
-          body: { metadata: { name, namespace }, spec: { holderIdentity: name, leaseDurationSeconds: 60, renewTime } },
-        });
-        return;
-      }
-    }
-    const body: V1Lease = { ...this.#lease, spec: { ...this.#lease.spec, holderIdentity: name, renewTime } };
+    const body: V1Lease = { ...lease, spec: { ...lease.spec, holderIdentity: name, renewTime } };
     try {
       this.#lease = await this.#api.replaceNamespacedLease({ name, namespace, body });
     } catch (error) {
@@ -137,7 +148,9 @@ export class Heartbeat {
 
   #fail(error: unknown): void {
     const message = describeKubeError(error);
-    if (message !== this.#error) {
+    // Once per distinct error until it works again: two steps failing in turn must not log every beat.
+    if (!this.#logged.has(message)) {
+      this.#logged.add(message);
       const hint = statusOf(error) === 403 ? ' (topogate needs get, create, update, watch on leases there)' : '';
       this.#log.warn(
         `watch latency not measured: the heartbeat Lease ${this.#options.namespace}/${this.#options.name} failed: ${message}${hint}`,
