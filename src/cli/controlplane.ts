@@ -10,7 +10,7 @@ import { ControlPlaneCollector } from '../controlplane/collector.ts';
 import { describeStatus } from '../controlplane/describe.ts';
 import { processIdentity } from '../controlplane/identity.ts';
 import { parseDuration } from '../server/duration.ts';
-import { createKubeTopology } from '../topology/sources/kube.ts';
+import { createKubeTopology } from '../sources/topology/kube.ts';
 import type { Command } from './command.ts';
 import { EXIT, parseFlags } from './command.ts';
 

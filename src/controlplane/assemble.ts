@@ -3,7 +3,7 @@
 // baseline), the Lease holders, the watch samples, and the topology snapshot
 // (etcd members, their Nodes, zones and the zones' RTT). Pure.
 
-import { etcdMetricsUrl } from '../topology/sources/etcd-scraper.ts';
+import { etcdMetricsUrl } from '../sources/topology/etcd-scraper.ts';
 import type { TopologySnapshot } from '../topology/model.ts';
 import type { ApiServerScrape } from './apiserver.ts';
 import type { EtcdScrape } from './etcd.ts';

@@ -7,7 +7,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { TopologySnapshot } from '../topology/model.ts';
-import type { Readiness } from '../topology/provider.ts';
+import type { Readiness } from '../ports/readiness.ts';
 import { ControlPlaneCollector, DEFAULT_COLLECTOR_TIMING } from './collector.ts';
 import { processIdentity } from './identity.ts';
 import { registerControlPlaneMetrics } from './metrics.ts';

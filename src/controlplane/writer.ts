@@ -1,14 +1,15 @@
 // Writes ControlPlane/default's status from one serve replica at a time (the
-// holder of the Lease `topogate-controlplane`): at most once per interval, and
+// holder of the Lease `topogate-controlplane`, by the shared elector of
+// ../gates/lease.ts): at most once per interval, and
 // only when a figure changed or the last write is a minute old, so the API
 // writes stay O(1) whatever the cluster's size. The object is made when
 // missing; a CRD not installed is said once and looked for again each interval.
 
 import { CustomObjectsApi, type KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { Readiness } from '../topology/provider.ts';
-import { describeKubeError, statusOf } from '../topology/sources/errors.ts';
-import { LeaseLock } from './lease-lock.ts';
+import type { Readiness } from '../ports/readiness.ts';
+import { describeKubeError, statusOf } from '../sources/topology/errors.ts';
+import { elect, type LeaderElection } from '../gates/lease.ts';
 import type { ControlPlaneStatus } from './status.ts';
 
 export interface WriterOptions {
@@ -26,7 +27,7 @@ const REFRESH_MS = 60_000;
 export class StatusWriter {
   readonly #options: WriterOptions;
   readonly #api: CustomObjectsApi;
-  readonly #lock: LeaseLock;
+  readonly #election: LeaderElection;
   readonly #log: Logger;
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
@@ -37,14 +38,19 @@ export class StatusWriter {
   constructor(options: WriterOptions) {
     this.#options = options;
     this.#api = options.config.makeApiClient(CustomObjectsApi);
-    this.#lock = new LeaseLock(options.config, {
+    this.#log = options.log.child({ component: 'controlplane-writer' });
+    this.#election = elect({
+      config: options.config,
       namespace: options.namespace,
       name: 'topogate-controlplane',
       identity: options.identity,
-      // Three missed tries before another replica takes over.
-      durationSeconds: Math.max(15, Math.ceil((3 * options.intervalMs) / 1000)),
+      log: this.#log,
+      // Three missed renewals before another replica takes over.
+      leaseDurationMs: Math.max(15_000, 3 * options.intervalMs),
+      retryMs: options.intervalMs,
+      onStartedLeading: () => undefined,
+      onStoppedLeading: () => undefined,
     });
-    this.#log = options.log.child({ component: 'controlplane-writer' });
   }
 
   start(): void {
@@ -54,11 +60,7 @@ export class StatusWriter {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
-    await this.#lock.release().catch(() => undefined);
-  }
-
-  leads(): boolean {
-    return this.#lock.held();
+    await this.#election.stop();
   }
 
   readiness(): Readiness {
@@ -69,7 +71,7 @@ export class StatusWriter {
 
   async #loop(): Promise<void> {
     try {
-      if (await this.#lock.tryAcquire()) await this.#write();
+      if (this.#election.isLeader()) await this.#write();
       if (this.#error !== undefined) this.#log.info('ControlPlane/default is written again');
       this.#error = undefined;
     } catch (error) {
