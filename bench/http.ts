@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { stringify } from 'yaml';
 import { cluster } from './cluster.ts';
 import { h2load, wrk, type Capacity, type Latency, type LatencyRun, type WrkOptions } from './load.ts';
 import { histogram, metricSum, slowestBucket } from './metrics.ts';

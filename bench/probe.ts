@@ -18,8 +18,7 @@
 
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
-import { loadavg } from 'node:os';
+
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
@@ -37,7 +36,6 @@ import { DEFAULT_WRITE_POLICY } from '../src/probe/write-policy.ts';
 import { parseDuration } from '../src/server/duration.ts';
 
 const ZONES = ['zone-0', 'zone-1', 'zone-2'];
-const HEADING = '## 6. `topogate probe`: cost per agent and for the writer';
 const WARMUP_MS = 5_000;
 
 interface Cost {

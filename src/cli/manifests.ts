@@ -124,7 +124,7 @@ async function readText(url: URL): Promise<string> {
   try {
     return await readFile(url, 'utf8');
   } catch (error) {
-    throw new Error(`cannot read ${url.pathname}: ${(error as Error).message}`);
+    throw new Error(`cannot read ${url.pathname}: ${(error as Error).message}`, { cause: error });
   }
 }
 
@@ -145,12 +145,12 @@ async function readCa(file: string): Promise<string> {
   try {
     pem = await readFile(file, 'utf8');
   } catch (error) {
-    throw new Error(`cannot read the CA file: ${(error as Error).message}`);
+    throw new Error(`cannot read the CA file: ${(error as Error).message}`, { cause: error });
   }
   try {
     new X509Certificate(pem);
   } catch (error) {
-    throw new Error(`${file} is not a PEM certificate: ${(error as Error).message}`);
+    throw new Error(`${file} is not a PEM certificate: ${(error as Error).message}`, { cause: error });
   }
   return pem;
 }

@@ -24,7 +24,7 @@ import type { Decision } from '../policy/types.ts';
 import { buildSnapshot } from '../topology/build.ts';
 import type { TopologySnapshot } from '../topology/model.ts';
 import { loadTopologyPaths, parseObjects } from '../sources/topology/files.ts';
-import type { Command, CommandIO } from './command.ts';
+import type { Command } from './command.ts';
 import { EXIT } from './command.ts';
 import { pathArguments } from './lint.ts';
 
@@ -170,7 +170,7 @@ async function compileSuite(suite: TestSuite, base: string, cwd: string): Promis
       now: Date.now(),
     });
   } catch (error) {
-    throw new Error(`invalid topology: ${(error as Error).message}`);
+    throw new Error(`invalid topology: ${(error as Error).message}`, { cause: error });
   }
   return compile(policies, snapshot);
 }

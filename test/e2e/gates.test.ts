@@ -246,7 +246,7 @@ describe('scheduling gates on a real control plane', { timeout: 600_000 }, () =>
     await topogate.start();
     await createNodes(api, [{ name: 'd-1', labels: { [ZONE]: 'd' } }]);
     const deadline = Date.now() + 90_000;
-    let pods: V1Pod[] = [];
+    let pods: V1Pod[];
     for (;;) {
       pods = (await api.listNamespacedPod({ namespace: 'plane' })).items.filter((item) =>
         item.metadata?.name?.startsWith('crash-'),

@@ -1,41 +1,11 @@
-// Background parts of serve (controllers, collectors, extra listeners): each is
-// started once the policies, the topology and the decider are up, before the
-// webhook listens, and stopped after the webhook has closed, in reverse order.
-// A new one is a file exporting a ServeComponent and one line in `components`.
+// Background parts of serve (controllers, collectors, extra listeners), in start
+// order. A new one is a file exporting a ServeComponent (component.ts) and one
+// line here.
 
-import type { PodDecider, PodDeferrer } from '../../admission/handler.ts';
-import type { PolicyProvider } from '../../ports/policies.ts';
-import type { Readiness } from '../../ports/readiness.ts';
-import type { TopologyProvider } from '../../ports/topology.ts';
-import type { Decider } from '../../server/decider.ts';
-import type { KubeTopology } from '../../sources/topology/kube.ts';
-import type { ServeConfig } from './config.ts';
+import type { ServeComponent } from './component.ts';
 import { controlPlaneComponent } from './controlplane.ts';
 import { placement } from './placement.ts';
 import { policyWriter } from './policy-writer.ts';
-import type { Shell } from './shell.ts';
-
-export interface ServeContext extends Shell {
-  readonly config: ServeConfig;
-  readonly policies: PolicyProvider;
-  readonly topology: TopologyProvider | KubeTopology;
-  readonly decide: PodDecider;
-  readonly decider: Decider;
-}
-
-export interface StartedComponent {
-  /** Shown in /readyz under the component's name; serve is not ready while this is not. */
-  readiness?(): Readiness;
-  /** The component that releases deferred Pods (placement) offers the webhook its deferrer. */
-  readonly defer?: PodDeferrer;
-  stop(): Promise<void>;
-}
-
-export interface ServeComponent {
-  readonly name: string;
-  /** Resolves to undefined when the configuration does not ask for this component. */
-  start(context: ServeContext): Promise<StartedComponent | undefined>;
-}
 
 /** Started in this order. */
 export const components: readonly ServeComponent[] = [placement, policyWriter, controlPlaneComponent];

@@ -3,7 +3,7 @@
 // Leases, times its own watch heartbeat, writes ControlPlane/default from one
 // replica, and serves the figures as topogate_controlplane_… metrics.
 
-import type { ServeComponent } from './components.ts';
+import type { ServeComponent } from './component.ts';
 
 export const controlPlaneComponent: ServeComponent = {
   name: 'controlplane',

@@ -2,7 +2,7 @@
 // is what releases a Pod the webhook deferred, so the webhook defers only
 // while it runs (src/gates/start.ts says when it can).
 
-import type { ServeComponent, StartedComponent } from './components.ts';
+import type { ServeComponent, StartedComponent } from './component.ts';
 
 export const placement: ServeComponent = {
   name: 'placement',

@@ -2,7 +2,7 @@
 // SchedulingPolicy status and, with --audit-interval, the background audit's
 // PolicyReports, written by the one replica that holds its Lease.
 
-import type { ServeComponent } from './components.ts';
+import type { ServeComponent } from './component.ts';
 
 const LEASE = 'topogate-policy-writer';
 

@@ -39,6 +39,7 @@ async function filesOf(path: string): Promise<string[]> {
   } catch (error) {
     throw new Error(
       `${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : String(error)}`,
+      { cause: error },
     );
   }
   if (!info.isDirectory()) return [path];
@@ -59,7 +60,7 @@ function parseJson(text: string, file: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new Error(`${file}: ${(error as Error).message}`);
+    throw new Error(`${file}: ${(error as Error).message}`, { cause: error });
   }
 }
 
@@ -75,7 +76,7 @@ function parseYaml(text: string, file: string): unknown[] {
       return document.toJS();
     } catch (cause) {
       // Aliases that expand without bound (a "billion laughs" file) are refused here.
-      throw new Error(`${file}: ${(cause as Error).message}`);
+      throw new Error(`${file}: ${(cause as Error).message}`, { cause });
     }
   });
 }

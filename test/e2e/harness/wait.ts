@@ -14,7 +14,7 @@ export interface WaitOptions {
 
 export async function waitFor(check: () => Promise<boolean>, options: WaitOptions): Promise<void> {
   const deadline = Date.now() + options.timeoutMs;
-  let last = 'not checked yet';
+  let last: string;
   for (;;) {
     try {
       if (await check()) return;

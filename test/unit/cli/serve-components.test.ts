@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { parseServeArgs, startTopogate } from '../../../src/cli/serve.ts';
-import type { ServeComponent } from '../../../src/cli/serve/components.ts';
+import type { ServeComponent } from '../../../src/cli/serve/component.ts';
 import { send } from '../server/https.ts';
 
 function recording(name: string, events: string[], ready = true): ServeComponent {

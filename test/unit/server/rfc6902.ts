@@ -19,7 +19,9 @@ export function applyPatch(document: unknown, patch: readonly Operation[]): unkn
     try {
       root = applyOne(root, operation);
     } catch (error) {
-      throw new Error(`operation ${index} (${operation.op} ${operation.path}): ${(error as Error).message}`);
+      throw new Error(`operation ${index} (${operation.op} ${operation.path}): ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   }
   return root;

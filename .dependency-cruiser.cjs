@@ -1,0 +1,87 @@
+// The layering of docs/architecture.md as rules: `npm run deps` fails on an arrow that points back.
+// Core (pure): kube <- topology <- policy <- admission. Ports: provider interfaces over core types.
+// Shell: everything else under src/ (server, sources, certs, cli, feature folders).
+
+const core = '^src/(kube|topology|policy|admission)/';
+const ioModules =
+  '^(node:)?(fs|fs/promises|net|http|http2|https|tls|dgram|dns|child_process|cluster|worker_threads|readline)$';
+const shellPackages = '^node_modules/(pino|prom-client|@kubernetes/client-node|hono|@hono/node-server|node-forge)/';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'core-imports-shell',
+      comment: 'The core (kube, topology, policy, admission) imports only the core: no ports, sources, server, cli.',
+      severity: 'error',
+      from: { path: core },
+      to: { path: '^src/', pathNot: core },
+    },
+    {
+      name: 'core-does-io',
+      comment: 'The core is pure: no file system, network or processes (those belong to the shell).',
+      severity: 'error',
+      from: { path: core },
+      to: { dependencyTypes: ['core'], path: ioModules },
+    },
+    {
+      name: 'core-uses-shell-packages',
+      comment: "Logging, metrics, the Kubernetes client, HTTP and certificates are the shell's.",
+      severity: 'error',
+      from: { path: core },
+      to: { path: shellPackages },
+    },
+    {
+      name: 'kube-is-the-innermost',
+      comment: 'kube/ is Kubernetes semantics on plain JSON and imports nothing else of topogate.',
+      severity: 'error',
+      from: { path: '^src/kube/' },
+      to: { path: '^src/', pathNot: '^src/kube/' },
+    },
+    {
+      name: 'topology-below-policy',
+      severity: 'error',
+      from: { path: '^src/topology/' },
+      to: { path: '^src/(policy|admission)/' },
+    },
+    {
+      name: 'policy-below-admission',
+      severity: 'error',
+      from: { path: '^src/policy/' },
+      to: { path: '^src/admission/' },
+    },
+    {
+      name: 'ports-over-core-types',
+      comment: 'Ports are interfaces over core types; they implement nothing.',
+      severity: 'error',
+      from: { path: '^src/ports/' },
+      to: { path: '^src/', pathNot: ['^src/ports/', core] },
+    },
+    {
+      name: 'nothing-imports-cli',
+      comment: 'cli/ is the outermost shell: commands wire the rest together.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/cli/' },
+      to: { path: '^src/cli/' },
+    },
+    {
+      name: 'src-uses-dev-dependencies',
+      comment: 'What topogate runs must be in dependencies, not devDependencies.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { dependencyTypes: ['npm-dev'] },
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+  },
+};

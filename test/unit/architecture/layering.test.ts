@@ -1,0 +1,67 @@
+// The dependency rules of .dependency-cruiser.cjs (docs/architecture.md): the
+// real tree keeps them, and a tree that breaks each one is caught by name.
+
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { cruise, type IConfiguration } from 'dependency-cruiser';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const config = createRequire(import.meta.url)(join(root, '.dependency-cruiser.cjs')) as IConfiguration;
+
+async function violations(baseDir: string): Promise<string[]> {
+  const result = await cruise(['src'], {
+    baseDir,
+    validate: true,
+    ruleSet: { forbidden: config.forbidden ?? [] },
+    tsPreCompilationDeps: true,
+    doNotFollow: { path: 'node_modules' },
+  });
+  if (typeof result.output === 'string') assert.fail(result.output);
+  return result.output.summary.violations.map((violation) => `${violation.rule.name}: ${violation.from}`).sort();
+}
+
+test('src/ keeps every layering rule', async () => {
+  assert.deepEqual(await violations(root), []);
+});
+
+test('an arrow pointing back breaks the rule that names it', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'topogate-layering-'));
+  const files: Record<string, string> = {
+    'src/kube/types.ts': "import type { Snapshot } from '../topology/model.ts';\nexport type Pod = Snapshot;\n",
+    'src/topology/model.ts':
+      "import type { Policy } from '../policy/types.ts';\nexport type Snapshot = { policy?: Policy };\n",
+    'src/policy/types.ts':
+      "import { readFileSync } from 'node:fs';\nimport type { Review } from '../admission/review.ts';\nexport type Policy = { review?: Review };\nexport const read = readFileSync;\n",
+    'src/admission/review.ts':
+      "import type { Provider } from '../ports/provider.ts';\nexport type Review = { provider?: Provider };\n",
+    'src/ports/provider.ts':
+      "import type { Server } from '../server/server.ts';\nexport type Provider = { server?: Server };\n",
+    'src/server/server.ts':
+      "import { usage } from '../cli/main.ts';\nexport type Server = { usage: string };\nexport const text = usage;\n",
+    'src/cli/main.ts': "import { name } from './name.ts';\nexport const usage = name;\n",
+    'src/cli/name.ts': "import type { usage } from './main.ts';\nexport const name: typeof usage = 'topogate';\n",
+  };
+  try {
+    for (const [path, text] of Object.entries(files)) {
+      await mkdir(dirname(join(dir, path)), { recursive: true });
+      await writeFile(join(dir, path), text);
+    }
+    assert.deepEqual(await violations(dir), [
+      'core-does-io: src/policy/types.ts',
+      'core-imports-shell: src/admission/review.ts',
+      'kube-is-the-innermost: src/kube/types.ts',
+      'no-circular: src/cli/main.ts',
+      'nothing-imports-cli: src/server/server.ts',
+      'policy-below-admission: src/policy/types.ts',
+      'ports-over-core-types: src/ports/provider.ts',
+      'topology-below-policy: src/topology/model.ts',
+    ]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
