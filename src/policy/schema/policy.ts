@@ -5,7 +5,7 @@
 import type { LabelSelector, LabelSelectorRequirement, NodeSelectorRequirement } from '../../kube/types.ts';
 import type { Enforcement, PolicyMatch, PolicyRules } from '../types.ts';
 import type { Issue, Path, Schema } from './checks.ts';
-import { integer, list, named, number, object, oneOf, optional, record, required, string } from './checks.ts';
+import { boolean, integer, list, named, number, object, oneOf, optional, record, required, string } from './checks.ts';
 import {
   checkDnsLabel,
   checkDnsSubdomain,
