@@ -83,6 +83,8 @@ describe('rolling policies out and seeing what they do', { timeout: 600_000 }, (
   let topogate: Topogate;
   let auditLog: string;
 
+  // The CLI reads the cluster's SchedulingPolicy objects; the webhook's file policies it is given, as serve is.
+  const live = () => ['--kubeconfig', cluster.kubeconfig, '--policies', join(cluster.dir, 'policies')];
   const pods = async (namespace: string): Promise<V1Pod[]> =>
     (await coreApi(cluster).listNamespacedPod({ namespace })).items;
   const topogateMetric = async (name: string, wanted: Record<string, string>) =>
@@ -251,19 +253,12 @@ describe('rolling policies out and seeing what they do', { timeout: 600_000 }, (
       assert.equal(applied, pod.metadata?.labels?.app === 'agent' ? undefined : 'spread-daemons', pod.metadata?.name);
     }
     const daemonPod = (await pods('daemons')).find((pod) => pod.metadata?.labels?.app === 'agent')!;
-    const explained = await topogateCli([
-      'explain',
-      `pod/daemons/${daemonPod.metadata!.name}`,
-      '--kubeconfig',
-      cluster.kubeconfig,
-    ]);
+    const explained = await topogateCli(['explain', `pod/daemons/${daemonPod.metadata!.name}`, ...live()]);
     assert.match(explained, /owned by DaemonSet agent: /);
   });
 
   test('topogate audit prints per policy what it matches and would change, as a table and JSON, and writes PolicyReports', async () => {
-    const json = JSON.parse(
-      await topogateCli(['audit', '--kubeconfig', cluster.kubeconfig, '--output', 'json', '--write-reports']),
-    );
+    const json = JSON.parse(await topogateCli(['audit', ...live(), '--output', 'json', '--write-reports']));
     const byName = new Map((json.policies as any[]).map((policy) => [policy.name, policy]));
     const half = byName.get('half');
     const patched = (await pods('rollout')).filter(
@@ -275,7 +270,7 @@ describe('rolling policies out and seeing what they do', { timeout: 600_000 }, (
     const watch = byName.get('watch');
     assert.deepEqual([watch.matched, watch.wouldChange, watch.examples.wouldChange], [1, 1, ['audited/watched']]);
     assert.equal(watch.enforcement, 'Audit');
-    const table = await topogateCli(['audit', '--kubeconfig', cluster.kubeconfig]);
+    const table = await topogateCli(['audit', ...live()]);
     assert.match(table, /^POLICY\s+ENFORCEMENT\s+MATCHED\s+WOULD-CHANGE\s+UNSATISFIABLE/);
     assert.match(table, /\nwatch\s+Audit\s+1\s+1\s+0\s/);
     const report = JSON.parse(
@@ -337,7 +332,7 @@ describe('rolling policies out and seeing what they do', { timeout: 600_000 }, (
     )!;
     const record = JSON.parse(pod.metadata!.annotations!['topogate.dev/decision']!);
     const reference = `pod/rollout/${pod.metadata!.name}`;
-    const same = await topogateCli(['explain', reference, '--kubeconfig', cluster.kubeconfig]);
+    const same = await topogateCli(['explain', reference, ...live()]);
     assert.match(
       same,
       new RegExp(`then: topology snapshot ${record.snapshot}; applied half: nodeLabels.required added`),
@@ -353,9 +348,7 @@ describe('rolling policies out and seeing what they do', { timeout: 600_000 }, (
         spec: { priority: 5, match: { namespaces: ['rollout'] }, rules: { spread: [{ topologyKey: ZONE }] } },
       },
     ]);
-    const differs = JSON.parse(
-      await topogateCli(['explain', reference, '--kubeconfig', cluster.kubeconfig, '--output', 'json']),
-    );
+    const differs = JSON.parse(await topogateCli(['explain', reference, ...live(), '--output', 'json']));
     assert.equal(differs.differs, true);
     assert.ok(
       differs.reasons.includes('policy later would be applied now, and was not then'),
