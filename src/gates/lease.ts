@@ -7,7 +7,7 @@
 
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { CoordinationV1Api, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { describeKubeError, statusOf } from '../sources/topology/errors.ts';
 
@@ -47,16 +47,20 @@ export function elect(options: LeaseOptions): LeaderElection {
   let timer: NodeJS.Timeout | undefined;
   let lastError: string | undefined;
 
-  const spec = (lease: V1Lease | undefined, now: Date) => ({
+  // The API server takes MicroTime only with six fractional digits; a Date's JSON has three.
+  const spec = (lease: V1Lease | undefined, now: V1MicroTime) => ({
     holderIdentity: identity,
     leaseDurationSeconds: Math.ceil(leaseDurationMs / 1000),
-    acquireTime: lease?.spec?.holderIdentity === identity ? (lease.spec.acquireTime ?? now) : now,
+    acquireTime:
+      lease?.spec?.holderIdentity === identity && lease.spec.acquireTime
+        ? new V1MicroTime(lease.spec.acquireTime)
+        : now,
     renewTime: now,
     leaseTransitions: (lease?.spec?.leaseTransitions ?? 0) + (lease?.spec?.holderIdentity === identity ? 0 : 1),
   });
 
   async function tryAcquireOrRenew(): Promise<boolean> {
-    const now = new Date();
+    const now = new V1MicroTime();
     let lease: V1Lease;
     try {
       lease = await api.readNamespacedLease({ name, namespace });
@@ -123,7 +127,10 @@ export function elect(options: LeaseOptions): LeaderElection {
           await api.replaceNamespacedLease({
             name,
             namespace,
-            body: { ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1 } },
+            body: {
+              ...lease,
+              spec: { ...spec(lease, new V1MicroTime()), holderIdentity: '', leaseDurationSeconds: 1 },
+            },
           });
       } catch (error) {
         log.warn({ lease: name }, `giving up lease ${name} failed: ${describeKubeError(error)}`);
