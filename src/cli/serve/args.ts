@@ -10,6 +10,7 @@ import { loggingFlags } from './flags/logging.ts';
 import { placementFlags } from './flags/placement.ts';
 import { policyFlags } from './flags/policies.ts';
 import { topologyFlags } from './flags/topology.ts';
+import { viewFlags } from './flags/view.ts';
 import { webhookFlags } from './flags/webhook.ts';
 
 /** In --help order. A new group is one line here and its part in config.ts. */
@@ -20,6 +21,7 @@ const groups: readonly FlagGroup<Partial<ServeConfig>>[] = [
   webhookFlags,
   placementFlags,
   auditFlags,
+  viewFlags,
   loggingFlags,
 ];
 

@@ -3,6 +3,7 @@
 // webhook has closed, in reverse order. The list is components.ts.
 
 import type { PodDecider, PodDeferrer } from '../../admission/handler.ts';
+import type { Decision, PodRequest } from '../../policy/types.ts';
 import type { PolicyProvider } from '../../ports/policies.ts';
 import type { Readiness } from '../../ports/readiness.ts';
 import type { TopologyProvider } from '../../ports/topology.ts';
@@ -24,8 +25,12 @@ export interface StartedComponent {
   readiness?(): Readiness;
   /** The component that releases deferred Pods (placement) offers the webhook its deferrer. */
   readonly defer?: PodDeferrer;
+  /** Told of every Pod decision the webhook makes, after it is made (the view's recent decisions). */
+  readonly observe?: DecisionObserver;
   stop(): Promise<void>;
 }
+
+export type DecisionObserver = (request: PodRequest, decision: Decision, milliseconds: number) => void;
 
 export interface ServeComponent {
   readonly name: string;

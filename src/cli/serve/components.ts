@@ -6,6 +6,7 @@ import type { ServeComponent } from './component.ts';
 import { controlPlaneComponent } from './controlplane.ts';
 import { placement } from './placement.ts';
 import { policyWriter } from './policy-writer.ts';
+import { view } from './view.ts';
 
 /** Started in this order. */
-export const components: readonly ServeComponent[] = [placement, policyWriter, controlPlaneComponent];
+export const components: readonly ServeComponent[] = [placement, policyWriter, controlPlaneComponent, view];

@@ -6,6 +6,7 @@ import type { LoggingFlags } from './flags/logging.ts';
 import type { PlacementFlags } from './flags/placement.ts';
 import type { PolicyFlags } from './flags/policies.ts';
 import type { TopologyFlags } from './flags/topology.ts';
+import type { ViewFlags } from './flags/view.ts';
 import type { WebhookFlags } from './flags/webhook.ts';
 
 export type ServeConfig = PolicyFlags &
@@ -14,4 +15,5 @@ export type ServeConfig = PolicyFlags &
   WebhookFlags &
   PlacementFlags &
   AuditFlags &
-  LoggingFlags;
+  LoggingFlags &
+  ViewFlags;

@@ -1,7 +1,7 @@
 // Everything `serve` runs, in start-up order, without the signal handling:
 // for tests and embedding. What fails to start stops what had started.
 
-import type { PodDeferrer } from '../../admission/handler.ts';
+import type { PodDecider, PodDeferrer } from '../../admission/handler.ts';
 import { createPolicyStore } from '../../sources/policies/store.ts';
 import { readClientCa } from '../../server/clientAuth.ts';
 import { createDecider } from '../../server/decider.ts';
@@ -22,6 +22,22 @@ export interface RunningTopogate {
   reload(): Promise<void>;
   /** Stops accepting, finishes in-flight requests, stops the components and the watches. */
   stop(): Promise<void>;
+}
+
+/**
+ * The decider, telling each observing component of every decision once `serving()` holds (so not the warm-up's);
+ * the decider itself when none observes.
+ */
+function observed(decide: PodDecider, started: readonly StartedComponent[], serving: () => boolean): PodDecider {
+  const observers = started.flatMap((component) => (component.observe ? [component.observe] : []));
+  if (observers.length === 0) return decide;
+  return (request) => {
+    const begun = performance.now();
+    const decision = decide(request);
+    const milliseconds = performance.now() - begun;
+    if (serving()) for (const observe of observers) observe(request, decision, milliseconds);
+    return decision;
+  };
 }
 
 function deferrer(started: readonly StartedComponent[]): { defer?: PodDeferrer } {
@@ -68,6 +84,7 @@ export async function startTopogate(
     await stopBackground();
     throw error;
   }
+  let serving = false;
   const server = await startWebhookServer({
     host: config.host,
     port: config.port,
@@ -75,7 +92,11 @@ export async function startTopogate(
     ...(clientCa !== undefined && { clientCa }),
     budgetMs: config.budgetMs,
     limits: { maxConnections: config.maxConnections, shutdownGraceMs: config.shutdownGraceMs },
-    decide: decider.decide,
+    decide: observed(
+      decider.decide,
+      started.map(({ component }) => component),
+      () => serving,
+    ),
     decideClaim: decider.decideClaim,
     ...deferrer(started.map(({ component }) => component)),
     checks,
@@ -84,6 +105,7 @@ export async function startTopogate(
     await stopBackground();
     throw error;
   });
+  serving = true;
   return {
     url: server.url,
     reload: () => store.reload(),

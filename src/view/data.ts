@@ -1,0 +1,270 @@
+// What the topology view shows, read from one topology snapshot, the policies
+// in force and the recent decisions: plain JSON, the same for the page and for
+// GET /api/snapshot. Pure: the clock comes in as `now`. Lists that grow with the
+// cluster are capped, their totals kept, so a 10,000-node cluster stays a page.
+
+import type { SchedulingPolicy } from '../policy/types.ts';
+import type { NodeInfo, TopologySnapshot } from '../topology/model.ts';
+import type { RecentDecision } from './recent.ts';
+
+export const zoneLabel = 'topology.kubernetes.io/zone';
+/** Nodes and NUMA rows listed at most; the counts are always whole. */
+export const listCap = 200;
+
+export interface ViewInput {
+  readonly snapshot: TopologySnapshot;
+  readonly policies: readonly SchedulingPolicy[];
+  /** The policy provider's readiness: why the last reload failed, if it did. */
+  readonly policyProblem?: string;
+  readonly decisions: readonly RecentDecision[];
+  readonly now: number;
+}
+
+export interface ViewData {
+  readonly generatedAt: string;
+  readonly snapshotVersion: number;
+  readonly zones: readonly ZoneRow[];
+  readonly nodes: { readonly total: number; readonly listed: readonly NodeRow[] };
+  readonly network?: NetworkView;
+  readonly gpus: readonly GpuRow[];
+  readonly numa: { readonly total: number; readonly listed: readonly NumaRow[] };
+  readonly etcd: { readonly leader?: string; readonly members: readonly MemberRow[] };
+  readonly controlPlane: readonly {
+    readonly component: string;
+    readonly name: string;
+    readonly node?: string;
+    readonly zone?: string;
+  }[];
+  readonly policies: { readonly problem?: string; readonly listed: readonly PolicyRow[] };
+  readonly decisions: readonly RecentDecision[];
+  readonly sources: readonly SourceRow[];
+}
+
+export interface ZoneRow {
+  readonly name: string;
+  readonly nodes: number;
+  readonly schedulable: number;
+  readonly cordoned: number;
+  readonly notReady: number;
+  readonly degraded: number;
+}
+
+export interface NodeRow {
+  readonly name: string;
+  readonly zone?: string;
+  readonly cordoned: boolean;
+  readonly ready: boolean;
+  readonly degradedRttMs?: number;
+  readonly gpu?: string;
+}
+
+export interface NetworkView {
+  readonly domainLabel: string;
+  readonly domains: readonly string[];
+  /** Seconds since status.observedAt; absent when the links are only declared. */
+  readonly ageSeconds?: number;
+  /** Row-major: cells[i][j] is the link from domains[i] to domains[j]. */
+  readonly cells: readonly (readonly LinkCell[])[];
+}
+
+export interface LinkCell {
+  readonly rttMs?: number;
+  readonly source: 'measured' | 'declared' | 'unknown' | 'self';
+  readonly bandwidthGbps?: number;
+}
+
+export interface GpuRow {
+  readonly product: string;
+  readonly source: 'GPU Feature Discovery labels' | 'ResourceSlices';
+  readonly nodes: number;
+  readonly gpus: number;
+  readonly memoryMiB?: number;
+}
+
+export interface NumaRow {
+  readonly node: string;
+  readonly zone: string;
+  readonly cpu: number;
+  readonly memoryGiB: number;
+}
+
+export interface MemberRow {
+  readonly name: string;
+  readonly node?: string;
+  readonly zone?: string;
+  readonly isLeader: boolean;
+  readonly peerRttMs: Readonly<Record<string, number>>;
+}
+
+export interface PolicyRow {
+  readonly name: string;
+  readonly priority: number;
+  readonly enforcement: string;
+  readonly rolloutPercent: number;
+  readonly rules: readonly string[];
+  readonly onUnsatisfiable: string;
+}
+
+export interface SourceRow {
+  readonly name: string;
+  readonly synced: boolean;
+  readonly disabled?: string;
+  readonly objects: number;
+  readonly ageSeconds?: number;
+}
+
+export function viewData({ snapshot, policies, policyProblem, decisions, now }: ViewInput): ViewData {
+  const nodes = [...snapshot.nodes.all().slots()].map((slot) => snapshot.nodes.bySlot(slot)!);
+  const zoneOf = (name: string | undefined) => (name ? snapshot.nodes.get(name)?.labels[zoneLabel] : undefined);
+  const degraded = snapshot.network?.degradedNodes ?? new Map();
+  return {
+    generatedAt: new Date(now).toISOString(),
+    snapshotVersion: snapshot.version,
+    zones: zoneRows(nodes, degraded),
+    nodes: {
+      total: nodes.length,
+      listed: nodes.slice(0, listCap).map((node) => ({
+        name: node.name,
+        ...(node.labels[zoneLabel] !== undefined && { zone: node.labels[zoneLabel] }),
+        cordoned: node.unschedulable,
+        ready: node.ready,
+        ...(degraded.has(node.name) && { degradedRttMs: degraded.get(node.name)!.rttMs }),
+        ...(node.labels['nvidia.com/gpu.product'] !== undefined && { gpu: node.labels['nvidia.com/gpu.product'] }),
+      })),
+    },
+    ...(snapshot.network && { network: networkView(snapshot, now) }),
+    gpus: gpuRows(snapshot),
+    numa: numaRows(snapshot),
+    etcd: {
+      ...(snapshot.etcd.leader && { leader: snapshot.etcd.leader.name }),
+      members: snapshot.etcd.members.map((member) => ({
+        name: member.name,
+        ...(member.nodeName !== undefined && { node: member.nodeName }),
+        ...(zoneOf(member.nodeName) !== undefined && { zone: zoneOf(member.nodeName) }),
+        isLeader: member.isLeader,
+        peerRttMs: member.peerRttMs,
+      })),
+    },
+    controlPlane: snapshot.controlPlane.map((pod) => ({
+      component: pod.component,
+      name: pod.name,
+      ...(pod.nodeName !== undefined && { node: pod.nodeName }),
+      ...(zoneOf(pod.nodeName) !== undefined && { zone: zoneOf(pod.nodeName) }),
+    })),
+    policies: {
+      ...(policyProblem !== undefined && { problem: policyProblem }),
+      listed: policies.map((policy) => ({
+        name: policy.name,
+        priority: policy.priority,
+        enforcement: policy.enforcement ?? 'Enforce',
+        rolloutPercent: policy.rollout?.percent ?? 100,
+        rules: Object.keys(policy.rules),
+        onUnsatisfiable: policy.onUnsatisfiable,
+      })),
+    },
+    decisions,
+    sources: [...snapshot.sources.values()].map((source) => ({
+      name: source.name,
+      synced: source.synced,
+      ...(source.disabled !== undefined && { disabled: source.disabled }),
+      objects: source.objects,
+      ...(source.updatedAt !== undefined && { ageSeconds: Math.max(0, Math.round((now - source.updatedAt) / 1000)) }),
+    })),
+  };
+}
+
+function zoneRows(nodes: readonly NodeInfo[], degraded: ReadonlyMap<string, unknown>): ZoneRow[] {
+  const zones = new Map<
+    string,
+    { nodes: number; schedulable: number; cordoned: number; notReady: number; degraded: number }
+  >();
+  for (const node of nodes) {
+    const name = node.labels[zoneLabel] ?? '(no zone)';
+    const row = zones.get(name) ?? { nodes: 0, schedulable: 0, cordoned: 0, notReady: 0, degraded: 0 };
+    row.nodes++;
+    if (node.unschedulable) row.cordoned++;
+    if (!node.ready) row.notReady++;
+    if (!node.unschedulable && node.ready) row.schedulable++;
+    if (degraded.has(node.name)) row.degraded++;
+    zones.set(name, row);
+  }
+  return [...zones].sort(([a], [b]) => a.localeCompare(b)).map(([name, row]) => ({ name, ...row }));
+}
+
+function networkView(snapshot: TopologySnapshot, now: number): NetworkView {
+  const network = snapshot.network!;
+  const domains = [...snapshot.nodes.labelValues(network.domainLabel).keys()].sort();
+  const cells = domains.map((from) =>
+    domains.map((to): LinkCell => {
+      const rttMs = from === to ? network.zoneRttMs(from) : network.rttMs(from, to);
+      const bandwidthGbps = from === to ? undefined : network.bandwidthGbps(from, to);
+      const source =
+        from === to && rttMs === undefined
+          ? 'self'
+          : rttMs === undefined
+            ? 'unknown'
+            : network.measured(from, to)
+              ? 'measured'
+              : 'declared';
+      return { ...(rttMs !== undefined && { rttMs }), source, ...(bandwidthGbps !== undefined && { bandwidthGbps }) };
+    }),
+  );
+  return {
+    domainLabel: network.domainLabel,
+    domains,
+    ...(network.observedAt !== undefined && { ageSeconds: Math.max(0, Math.round((now - network.observedAt) / 1000)) }),
+    cells,
+  };
+}
+
+function gpuRows(snapshot: TopologySnapshot): GpuRow[] {
+  const rows = new Map<
+    string,
+    { source: GpuRow['source']; product: string; nodes: number; gpus: number; memoryMiB?: number }
+  >();
+  const add = (source: GpuRow['source'], product: string, gpus: number, memoryMiB: number | undefined) => {
+    const key = `${source}\u0000${product}`;
+    const row = rows.get(key) ?? { source, product, nodes: 0, gpus: 0, ...(memoryMiB !== undefined && { memoryMiB }) };
+    row.nodes++;
+    row.gpus += gpus;
+    rows.set(key, row);
+  };
+  for (const slot of snapshot.nodes.withLabel('nvidia.com/gpu.product').slots()) {
+    const labels = snapshot.nodes.bySlot(slot)!.labels;
+    const memory = Number(labels['nvidia.com/gpu.memory']);
+    add(
+      'GPU Feature Discovery labels',
+      labels['nvidia.com/gpu.product']!,
+      Number(labels['nvidia.com/gpu.count'] ?? 0) || 0,
+      Number.isFinite(memory) && memory > 0 ? memory : undefined,
+    );
+  }
+  for (const devices of snapshot.devices.values()) {
+    const byProduct = new Map<string, { count: number; memoryMiB?: number }>();
+    for (const device of devices) {
+      if (device.productName === undefined) continue;
+      const entry = byProduct.get(device.productName) ?? {
+        count: 0,
+        ...(device.memoryMiB !== undefined && { memoryMiB: device.memoryMiB }),
+      };
+      entry.count++;
+      byProduct.set(device.productName, entry);
+    }
+    for (const [product, entry] of byProduct) add('ResourceSlices', product, entry.count, entry.memoryMiB);
+  }
+  return [...rows.values()].sort((a, b) => a.product.localeCompare(b.product) || a.source.localeCompare(b.source));
+}
+
+function numaRows(snapshot: TopologySnapshot): ViewData['numa'] {
+  const rows: NumaRow[] = [];
+  for (const topology of snapshot.nodeTopologies.values())
+    for (const zone of topology.zones)
+      rows.push({
+        node: topology.nodeName,
+        zone: zone.name,
+        cpu: (zone.available['cpu'] ?? 0) / 1000,
+        memoryGiB: Math.round(((zone.available['memory'] ?? 0) / 1000 / 2 ** 30) * 10) / 10,
+      });
+  rows.sort((a, b) => a.node.localeCompare(b.node) || a.zone.localeCompare(b.zone));
+  return { total: rows.length, listed: rows.slice(0, listCap) };
+}
