@@ -30,6 +30,11 @@ export default tseslint.config(
   { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs', globals: nodeCommonJs } },
   { files: ['**/*.cjs'], rules: { '@typescript-eslint/no-require-imports': 'off' } },
   { files: ['**/*.mjs'], languageOptions: { globals: { process: 'readonly', URL: 'readonly' } } },
+  // The topology view's page script runs in the browser.
+  {
+    files: ['src/view/static/*.js'],
+    languageOptions: { globals: { document: 'readonly', Node: 'readonly', EventSource: 'readonly' } },
+  },
   // Narrowing untrusted JSON: a record whose fields are each checked where they are read.
   {
     files: [

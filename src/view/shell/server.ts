@@ -91,7 +91,8 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
       response.writeHead(200, { ...securityHeaders, 'Content-Type': 'text/event-stream' });
       response.write(`retry: 2000\nevent: snapshot\ndata: ${JSON.stringify(options.read())}\n\n`);
       streams.add(response);
-      request.once('close', () => streams.delete(response));
+      // The response's close, not the request's: a GET's request closes as soon as it has been read.
+      response.once('close', () => streams.delete(response));
       return;
     }
     response.writeHead(404, { ...securityHeaders, 'Content-Type': 'text/plain' });

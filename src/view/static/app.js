@@ -16,15 +16,27 @@ function element(tag, attributes = {}, children = []) {
 }
 
 function table(caption, headers, rows) {
-  const head = element('tr', {}, headers.map((text) => element('th', { scope: 'col', text })));
+  const head = element(
+    'tr',
+    {},
+    headers.map((text) => element('th', { scope: 'col', text })),
+  );
   const body = rows.map((cells) =>
     element(
       'tr',
       {},
-      cells.map((cell) => (cell instanceof Node ? cell : element('td', typeof cell === 'number' ? { class: 'num', text: String(cell) } : { text: cell ?? '—' }))),
+      cells.map((cell) =>
+        cell instanceof Node
+          ? cell
+          : element('td', typeof cell === 'number' ? { class: 'num', text: String(cell) } : { text: cell ?? '—' }),
+      ),
     ),
   );
-  return element('table', {}, [element('caption', { text: caption }), element('thead', {}, [head]), element('tbody', {}, body)]);
+  return element('table', {}, [
+    element('caption', { text: caption }),
+    element('thead', {}, [head]),
+    element('tbody', {}, body),
+  ]);
 }
 
 function replace(id, ...children) {
@@ -49,14 +61,25 @@ function heatClass(cell) {
 
 function rtt(data) {
   const network = data.network;
-  if (!network) return replace('rtt', element('p', { text: 'No NetworkTopology: nothing is known of the distances between zones.' }));
-  const age = network.ageSeconds === undefined ? 'declared links only (spec), no measurement' : `measured ${network.ageSeconds} s ago`;
-  const head = element('tr', {}, [element('th', { scope: 'col', text: 'from \\ to' }), ...network.domains.map((d) => element('th', { scope: 'col', text: d }))]);
+  if (!network)
+    return replace(
+      'rtt',
+      element('p', { text: 'No NetworkTopology: nothing is known of the distances between zones.' }),
+    );
+  const age =
+    network.ageSeconds === undefined
+      ? 'declared links only (spec), no measurement'
+      : `measured ${network.ageSeconds} s ago`;
+  const head = element('tr', {}, [
+    element('th', { scope: 'col', text: 'from \\ to' }),
+    ...network.domains.map((d) => element('th', { scope: 'col', text: d })),
+  ]);
   const rows = network.cells.map((row, i) =>
     element('tr', {}, [
       element('th', { scope: 'row', text: network.domains[i] }),
       ...row.map((cell, j) => {
-        const value = cell.rttMs === undefined ? (cell.source === 'self' ? 'same zone' : 'unknown') : `${cell.rttMs} ms`;
+        const value =
+          cell.rttMs === undefined ? (cell.source === 'self' ? 'same zone' : 'unknown') : `${cell.rttMs} ms`;
         const label = `${network.domains[i]} to ${network.domains[j]}: ${value}, ${cell.source}${cell.bandwidthGbps ? `, ${cell.bandwidthGbps} Gbps` : ''}`;
         const classes = `${heatClass(cell)}${cell.source === 'measured' ? ' measured' : ''}`;
         return element('td', { class: classes, title: label, 'aria-label': label, text: value });
@@ -76,13 +99,28 @@ function rtt(data) {
 
 function gpus(data) {
   if (data.gpus.length === 0) return replace('gpus', element('p', { text: 'No GPUs in the model.' }));
-  replace('gpus', table('GPU inventory by product', ['product', 'source', 'nodes', 'GPUs', 'memory MiB'], data.gpus.map((g) => [g.product, g.source, g.nodes, g.gpus, g.memoryMiB])));
+  replace(
+    'gpus',
+    table(
+      'GPU inventory by product',
+      ['product', 'source', 'nodes', 'GPUs', 'memory MiB'],
+      data.gpus.map((g) => [g.product, g.source, g.nodes, g.gpus, g.memoryMiB]),
+    ),
+  );
 }
 
 function numa(data) {
   if (data.numa.total === 0) return replace('numa', element('p', { text: 'No NodeResourceTopology objects.' }));
-  const shown = data.numa.listed.length < data.numa.total ? ` (first ${data.numa.listed.length} of ${data.numa.total})` : '';
-  replace('numa', table(`Available per NUMA cell${shown}`, ['node', 'NUMA cell', 'CPUs', 'memory GiB'], data.numa.listed.map((n) => [n.node, n.zone, n.cpu, n.memoryGiB])));
+  const shown =
+    data.numa.listed.length < data.numa.total ? ` (first ${data.numa.listed.length} of ${data.numa.total})` : '';
+  replace(
+    'numa',
+    table(
+      `Available per NUMA cell${shown}`,
+      ['node', 'NUMA cell', 'CPUs', 'memory GiB'],
+      data.numa.listed.map((n) => [n.node, n.zone, n.cpu, n.memoryGiB]),
+    ),
+  );
 }
 
 function controlPlane(data) {
@@ -90,23 +128,75 @@ function controlPlane(data) {
   replace(
     'controlplane',
     element('p', { text: leader }),
-    table('etcd members', ['member', 'node', 'zone', 'leader', 'peer RTT ms'], data.etcd.members.map((m) => [m.name, m.node, m.zone, m.isLeader ? 'yes' : 'no', Object.entries(m.peerRttMs).map(([peer, ms]) => `${peer}: ${ms}`).join(', ')])),
-    table('Control-plane Pods', ['component', 'Pod', 'node', 'zone'], data.controlPlane.map((p) => [p.component, p.name, p.node, p.zone])),
+    table(
+      'etcd members',
+      ['member', 'node', 'zone', 'leader', 'peer RTT ms'],
+      data.etcd.members.map((m) => [
+        m.name,
+        m.node,
+        m.zone,
+        m.isLeader ? 'yes' : 'no',
+        Object.entries(m.peerRttMs)
+          .map(([peer, ms]) => `${peer}: ${ms}`)
+          .join(', '),
+      ]),
+    ),
+    table(
+      'Control-plane Pods',
+      ['component', 'Pod', 'node', 'zone'],
+      data.controlPlane.map((p) => [p.component, p.name, p.node, p.zone]),
+    ),
   );
 }
 
 function policies(data) {
   const problem = data.policies.problem ? [element('p', { class: 'bad', text: data.policies.problem })] : [];
-  replace('policies', ...problem, table(`${data.policies.listed.length} policies in force`, ['policy', 'priority', 'enforcement', 'rollout %', 'rules', 'when unsatisfiable'], data.policies.listed.map((p) => [p.name, p.priority, p.enforcement, p.rolloutPercent, p.rules.join(', '), p.onUnsatisfiable])));
+  replace(
+    'policies',
+    ...problem,
+    table(
+      `${data.policies.listed.length} policies in force`,
+      ['policy', 'priority', 'enforcement', 'rollout %', 'rules', 'when unsatisfiable'],
+      data.policies.listed.map((p) => [
+        p.name,
+        p.priority,
+        p.enforcement,
+        p.rolloutPercent,
+        p.rules.join(', '),
+        p.onUnsatisfiable,
+      ]),
+    ),
+  );
 }
 
 function decisions(data) {
   if (data.decisions.length === 0) return replace('decisions', element('p', { text: 'No decision yet.' }));
-  replace('decisions', table('Newest first', ['time', 'namespace', 'Pod', 'outcome', 'policies', 'ms'], data.decisions.map((d) => [d.at.slice(11, 19), d.namespace, d.pod, d.outcome, d.policies.join(', '), Math.round(d.latencyMs * 100) / 100])));
+  replace(
+    'decisions',
+    table(
+      'Newest first',
+      ['time', 'namespace', 'Pod', 'outcome', 'policies', 'ms'],
+      data.decisions.map((d) => [
+        d.at.slice(11, 19),
+        d.namespace,
+        d.pod,
+        d.outcome,
+        d.policies.join(', '),
+        Math.round(d.latencyMs * 100) / 100,
+      ]),
+    ),
+  );
 }
 
 function sources(data) {
-  replace('sources', table('Topology sources', ['source', 'synced', 'objects', 'age s', 'note'], data.sources.map((s) => [s.name, s.synced ? 'yes' : 'no', s.objects, s.ageSeconds, s.disabled])));
+  replace(
+    'sources',
+    table(
+      'Topology sources',
+      ['source', 'synced', 'objects', 'age s', 'note'],
+      data.sources.map((s) => [s.name, s.synced ? 'yes' : 'no', s.objects, s.ageSeconds, s.disabled]),
+    ),
+  );
 }
 
 function render(data) {

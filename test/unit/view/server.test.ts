@@ -65,6 +65,8 @@ test('the page, its data, read-only, and updates pushed on change', async () => 
     assert.equal(stream.headers['content-type'], 'text/event-stream');
     stream.on('data', (chunk: Buffer) => events.push(chunk.toString()));
     await until(() => events.join('').includes('"snapshotVersion":1'), 'the first event');
+    // A GET's request object closes once read; the stream must outlive it.
+    await new Promise((done) => setTimeout(done, 100));
     version = 2;
     for (const listener of listeners) listener();
     await until(() => events.join('').includes('"snapshotVersion":2'), 'the pushed update');
