@@ -35,7 +35,7 @@ function pinnedRuntime() {
 }
 
 function missingRuntime() {
-  const pinned = JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8')).dependencies.node;
+  const pinned = JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8')).optionalDependencies.node;
   return (
     `topogate needs Node.js ${needsMajor} and this is ${process.version}; its own runtime, the npm package ` +
     `node@${pinned}, is missing (its install script did not run, e.g. --ignore-scripts): ` +
