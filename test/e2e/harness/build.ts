@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Binaries, GoModule } from './versions.ts';
-import { binaries, binDir, etcdModule, kubernetesModule, moduleDigest, requiredVersion } from './versions.ts';
+import { binaries, binDir, e2eDir, etcdModule, kubernetesModule, moduleDigest, requiredVersion } from './versions.ts';
 
 export interface BuildOptions {
   /** Progress lines (and Go's own output) go here. */
@@ -31,6 +31,28 @@ export async function ensureBinaries(options: BuildOptions = {}): Promise<Binari
   );
   await ensureModule(etcdModule, [bins.etcd], { dir, progress, output: bins.etcd, ldflags: [] });
   return bins;
+}
+
+/** helm, for the chart's e2e tests: a Go module of its own (test/e2e/helm), so pinning it rebuilds nothing else. */
+export const helmModule: GoModule = {
+  dir: join(e2eDir, 'helm'),
+  packages: ['helm.sh/helm/v4/cmd/helm'],
+  requires: 'helm.sh/helm/v4',
+};
+
+/** Builds helm into the binary cache beside the control plane (with its own stamp), or reuses it; its path. */
+export async function ensureHelm(options: BuildOptions = {}): Promise<string> {
+  const dir = binDir();
+  mkdirSync(dir, { recursive: true });
+  const helm = join(dir, 'helm');
+  const version = `-X helm.sh/helm/v4/internal/version.version=${requiredVersion(helmModule)}`;
+  await ensureModule(helmModule, [helm], {
+    dir,
+    progress: options.progress ?? process.stderr,
+    output: helm,
+    ldflags: [version],
+  });
+  return helm;
 }
 
 interface ModuleBuild {
