@@ -19,7 +19,7 @@ test('the chart’s CRDs are manifests/crds, byte for byte', () => {
     assert.equal(
       read(`${chart}files/crds/${file}`),
       read(`${root}manifests/crds/${file}`),
-      `charts/topogate/files/crds/${file} differs: cp manifests/crds/*.yaml charts/topogate/files/crds/`,
+      `charts/topogate/files/crds/${file} differs from manifests/crds: npm run generate`,
     );
 });
 
