@@ -43,7 +43,10 @@ export function needsModel(policy: SchedulingPolicy): boolean {
   return ruleNames(policy).some((rule) => RULE_NEEDS[rule].model);
 }
 
-/** The sources the policy's rules read that are failing, or older than maxSourceAgeMs. */
+/**
+ * The sources the policy's rules read whose data is older than maxSourceAgeMs: out of contact that long, or not
+ * updated that long. A source failing for a moment (a watch being re-established) is not stale yet.
+ */
 export function staleSources(
   policy: SchedulingPolicy,
   snapshot: TopologySnapshot,
@@ -53,7 +56,6 @@ export function staleSources(
   return [...read].filter((source) => {
     const status = snapshot.sources.get(source);
     if (status === undefined || status.disabled !== undefined) return false;
-    if (status.error !== undefined) return true;
     const since = status.staleSince ?? status.updatedAt;
     return since !== undefined && options.now - since > options.maxSourceAgeMs;
   });

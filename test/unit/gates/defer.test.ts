@@ -74,11 +74,13 @@ describe('the decider defers', () => {
     assert.equal(deferred?.deferred, 'model not ready: nodes not synced');
   });
 
-  test('when a source the matching policy reads is stale or failing, and not for one it does not read', () => {
+  test('when a source the matching policy reads is older than --max-source-age, not for a blip, nor for one it does not read', () => {
     const old = withSource('nodes', { updatedAt: NOW - 61_000 });
     assert.equal(deciderOn(old).defer(request(), undefined, false)?.deferred, 'stale: nodes');
-    const failing = withSource('nodes', { updatedAt: NOW, error: 'HTTP 500' });
-    assert.equal(deciderOn(failing).defer(request(), undefined, false)?.deferred, 'stale: nodes');
+    const lost = withSource('nodes', { updatedAt: NOW, staleSince: NOW - 61_000, error: 'HTTP 500' });
+    assert.equal(deciderOn(lost).defer(request(), undefined, false)?.deferred, 'stale: nodes');
+    const blip = withSource('nodes', { updatedAt: NOW, staleSince: NOW - 2_000, error: 'HTTP 500' });
+    assert.equal(deciderOn(blip).defer(request(), undefined, false), undefined);
     const unread = withSource('networkTopologies', { updatedAt: NOW - 3_600_000 });
     assert.equal(deciderOn(unread).defer(request(), undefined, false), undefined);
   });
