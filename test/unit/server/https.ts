@@ -130,3 +130,17 @@ export async function until(condition: () => Promise<boolean>, what: string, tim
   }
   throw new Error(`gave up waiting for ${what}`);
 }
+
+/** A Pod CREATE review whose uid and Pod name are `uid`. */
+export const podReview = (uid: string) => ({
+  apiVersion: 'admission.k8s.io/v1',
+  kind: 'AdmissionReview',
+  request: {
+    uid,
+    kind: { group: '', version: 'v1', kind: 'Pod' },
+    resource: { group: '', version: 'v1', resource: 'pods' },
+    operation: 'CREATE',
+    namespace: 'default',
+    object: { metadata: { name: uid } },
+  },
+});

@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { after, before, test } from 'node:test';
 import { connect } from 'node:tls';
 import type { Decision } from '../../../src/policy/types.ts';
-import { metricValue, startTestServer, type Running } from './https.ts';
+import { metricValue, podReview, startTestServer, type Running } from './https.ts';
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 /** Blocks the event loop, as a 2 MiB body being parsed would. */
@@ -30,18 +30,7 @@ before(async () => {
 after(() => running.stop());
 
 function reviewRequest(uid: string): string {
-  const body = JSON.stringify({
-    apiVersion: 'admission.k8s.io/v1',
-    kind: 'AdmissionReview',
-    request: {
-      uid,
-      kind: { group: '', version: 'v1', kind: 'Pod' },
-      resource: { group: '', version: 'v1', resource: 'pods' },
-      operation: 'CREATE',
-      namespace: 'default',
-      object: { metadata: { name: uid } },
-    },
-  });
+  const body = JSON.stringify(podReview(uid));
   const head = `POST /mutate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n`;
   return `${head}Connection: close\r\n\r\n${body}`;
 }

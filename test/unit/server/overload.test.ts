@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import type { Decision } from '../../../src/policy/types.ts';
 import { createDecisionCost } from '../../../src/server/budget.ts';
 import { defaultMaxInFlight } from '../../../src/server/overload.ts';
-import { metricValue, postJson, send, startTestServer, until, type Reply, type Running } from './https.ts';
+import { metricValue, postJson, send, startTestServer, until, type Reply, type Running, podReview } from './https.ts';
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 /** Blocks the event loop without spinning the CPU, as a slow decision would. */
@@ -31,18 +31,7 @@ before(async () => {
 });
 after(() => running.stop());
 
-const review = (uid: string) => ({
-  apiVersion: 'admission.k8s.io/v1',
-  kind: 'AdmissionReview',
-  request: {
-    uid,
-    kind: { group: '', version: 'v1', kind: 'Pod' },
-    resource: { group: '', version: 'v1', resource: 'pods' },
-    operation: 'CREATE',
-    namespace: 'default',
-    object: { metadata: { name: uid } },
-  },
-});
+const review = podReview;
 
 test('a burst of Pods slower to decide than the budget: one is decided, the rest get the safe answer at once', async () => {
   decisionMs = 40;

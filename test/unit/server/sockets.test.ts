@@ -8,20 +8,9 @@ import { once } from 'node:events';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls';
-import { metricValue, postJson, startTestServer, until, type Running } from './https.ts';
+import { metricValue, postJson, startTestServer, until, type Running, podReview } from './https.ts';
 
-const review = (uid: string) => ({
-  apiVersion: 'admission.k8s.io/v1',
-  kind: 'AdmissionReview',
-  request: {
-    uid,
-    kind: { group: '', version: 'v1', kind: 'Pod' },
-    resource: { group: '', version: 'v1', resource: 'pods' },
-    operation: 'CREATE',
-    namespace: 'default',
-    object: { metadata: { name: uid } },
-  },
-});
+const review = podReview;
 
 interface Peer {
   readonly socket: Socket;
