@@ -6,7 +6,18 @@ import { publishedSchemas, schemaText } from '../src/policy/schema/json.ts';
 for (const [name, schema] of Object.entries(publishedSchemas))
   writeFileSync(new URL(`../schema/${name}`, import.meta.url), schemaText(schema()));
 
-// Last, after anything that writes manifests/crds: the Helm chart ships those CRDs as they are.
+// Last, after anything that writes manifests/: the Helm chart ships these files as they are.
+for (const file of [
+  'rbac.yaml',
+  'policy-writer-rbac.yaml',
+  'controlplane-rbac.yaml',
+  'probe-rbac.yaml',
+  'probe-daemonset.yaml',
+])
+  copyFileSync(
+    new URL(`../manifests/${file}`, import.meta.url),
+    new URL(`../charts/topogate/files/manifests/${file}`, import.meta.url),
+  );
 for (const file of readdirSync(new URL('../manifests/crds/', import.meta.url)))
   copyFileSync(
     new URL(`../manifests/crds/${file}`, import.meta.url),

@@ -53,3 +53,43 @@ does not rotate them), else a new CA and serving certificate. Computed once per 
 {{- end -}}
 {{- end -}}
 {{- end -}}
+
+{{/*
+An object of manifests/ for this release: names starting "topogate" start with the release's name
+instead, the namespace topogate-system becomes the release's, the chart's labels are added, and a
+workload gets the chart's image (and, for the probe, its resources and tolerations).
+*/}}
+{{- define "topogate.retarget" -}}
+{{- $o := .object -}}
+{{- $root := .root -}}
+{{- $full := include "topogate.fullname" $root -}}
+{{- $meta := $o.metadata -}}
+{{- $_ := set $meta "name" (regexReplaceAll "^topogate" $meta.name $full) -}}
+{{- if eq ($meta.namespace | default "") "topogate-system" -}}
+{{- $_ := set $meta "namespace" $root.Release.Namespace -}}
+{{- end -}}
+{{- $_ := set $meta "labels" (merge ($meta.labels | default dict) (include "topogate.labels" $root | fromYaml)) -}}
+{{- with $o.roleRef -}}
+{{- $_ := set . "name" (regexReplaceAll "^topogate" .name $full) -}}
+{{- end -}}
+{{- range $o.subjects -}}
+{{- $_ := set . "name" (regexReplaceAll "^topogate" .name $full) -}}
+{{- if eq (.namespace | default "") "topogate-system" -}}
+{{- $_ := set . "namespace" $root.Release.Namespace -}}
+{{- end -}}
+{{- end -}}
+{{- if eq $o.kind "DaemonSet" -}}
+{{- $pod := $o.spec.template.spec -}}
+{{- $_ := set $pod "serviceAccountName" (regexReplaceAll "^topogate" $pod.serviceAccountName $full) -}}
+{{- $_ := set $pod "tolerations" $root.Values.probe.tolerations -}}
+{{- with $root.Values.image.pullSecrets -}}
+{{- $_ := set $pod "imagePullSecrets" . -}}
+{{- end -}}
+{{- range $pod.containers -}}
+{{- $_ := set . "image" (include "topogate.image" $root) -}}
+{{- $_ := set . "imagePullPolicy" $root.Values.image.pullPolicy -}}
+{{- $_ := set . "resources" $root.Values.probe.resources -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml $o -}}
+{{- end -}}

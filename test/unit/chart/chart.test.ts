@@ -23,6 +23,23 @@ test('the chart’s CRDs are manifests/crds, byte for byte', () => {
     );
 });
 
+test('the chart’s RBAC and probe DaemonSet are manifests/’ files, byte for byte', () => {
+  const files = readdirSync(`${chart}files/manifests`).sort();
+  assert.deepEqual(files, [
+    'controlplane-rbac.yaml',
+    'policy-writer-rbac.yaml',
+    'probe-daemonset.yaml',
+    'probe-rbac.yaml',
+    'rbac.yaml',
+  ]);
+  for (const file of files)
+    assert.equal(
+      read(`${chart}files/manifests/${file}`),
+      read(`${root}manifests/${file}`),
+      `charts/topogate/files/manifests/${file} differs from manifests/: npm run generate`,
+    );
+});
+
 test('the chart’s version and appVersion are package.json’s', () => {
   const { version } = JSON.parse(read(`${root}package.json`)) as { version: string };
   const meta = parse(read(`${chart}Chart.yaml`)) as { version: string; appVersion: string };

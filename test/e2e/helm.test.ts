@@ -1,0 +1,227 @@
+// charts/topogate with a real helm (built from the Go module proxy, test/e2e/helm) against the real
+// API server: lint, template, install, upgrade and uninstall, and uninstall leaves nothing behind.
+// There is no kubelet: the Deployment's Pods are never run here (test/e2e/image.test.ts runs the image).
+
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { parse, parseAllDocuments } from 'yaml';
+import { ensureHelm } from './harness/build.ts';
+import type { Cluster } from './harness/cluster.ts';
+import { startCluster } from './harness/cluster.ts';
+import { kubectlOk } from './harness/kube.ts';
+import { repoRoot } from './harness/versions.ts';
+import { applyAll } from './harness/topogate.ts';
+
+type Json = Record<string, any>;
+
+const chart = join(repoRoot, 'charts', 'topogate');
+const namespace = 'topogate-system';
+const release = 'topogate';
+const helmHome = mkdtempSync(join(tmpdir(), 'topogate-helm-'));
+const everything = [
+  'certificates.certManager.enabled=true',
+  'metrics.serviceMonitor.enabled=true',
+  'metrics.prometheusRule.enabled=true',
+  'ui.enabled=true',
+];
+
+/** The Prometheus Operator's two kinds, as far as the API server needs to store what the chart makes. */
+const monitoringCrds = ['ServiceMonitor', 'PrometheusRule'].map((kind) => {
+  const plural = `${kind.toLowerCase()}s`;
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.monitoring.coreos.com` },
+    spec: {
+      group: 'monitoring.coreos.com',
+      scope: 'Namespaced',
+      names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+        },
+      ],
+    },
+  };
+});
+
+describe('the Helm chart, with a real helm and API server', { timeout: 1_200_000 }, () => {
+  let helmBin: string;
+  let cluster: Cluster;
+
+  const helm = (args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
+    new Promise((resolve) => {
+      const env = {
+        ...process.env,
+        HELM_CACHE_HOME: join(helmHome, 'cache'),
+        HELM_CONFIG_HOME: join(helmHome, 'config'),
+        HELM_DATA_HOME: join(helmHome, 'data'),
+        KUBECONFIG: cluster?.kubeconfig ?? '',
+      };
+      execFile(helmBin, args, { env, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr }),
+      );
+    });
+  const helmOk = async (args: readonly string[]) => {
+    const ran = await helm(args);
+    assert.equal(ran.code, 0, `helm ${args.join(' ')}: ${ran.stderr}`);
+    return ran.stdout;
+  };
+  const render = async (...sets: string[]) =>
+    parseAllDocuments(await helmOk(['template', release, chart, '-n', namespace, ...sets.flatMap((s) => ['--set', s])]))
+      .map((doc) => doc.toJS() as Json)
+      .filter((object) => object !== null);
+  const getJson = async (...args: string[]) =>
+    JSON.parse(await kubectlOk(cluster, ['get', ...args, '-o', 'json'])) as Json;
+
+  /** Every object of every listable kind, by name, less what churns by itself (events, leases, endpoints). */
+  const snapshot = async () => {
+    const kinds = (await kubectlOk(cluster, ['api-resources', '--verbs=list', '-o', 'name']))
+      .split('\n')
+      .filter((kind) => kind !== '' && !/^(events|leases|endpoints|endpointslices)(\.|$)/.test(kind));
+    return (await kubectlOk(cluster, ['get', kinds.join(','), '--all-namespaces', '-o', 'name']))
+      .split('\n')
+      .filter((name) => name !== '')
+      .sort();
+  };
+
+  before(async () => {
+    helmBin = await ensureHelm();
+    cluster = await startCluster();
+    await applyAll(cluster, [
+      ...monitoringCrds,
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } },
+    ]);
+  });
+
+  after(async () => {
+    await cluster?.stop();
+    rmSync(helmHome, { recursive: true, force: true });
+  });
+
+  test('helm lint passes with the defaults and with every option on', async () => {
+    await helmOk(['lint', '--strict', chart]);
+    await helmOk(['lint', '--strict', chart, ...everything.flatMap((s) => ['--set', s])]);
+  });
+
+  test('values.schema.json refuses a bad value with its path', async () => {
+    const ran = await helm(['template', release, chart, '--set', 'webhook.failurePolicy=Sometimes']);
+    assert.notEqual(ran.code, 0);
+    assert.match(ran.stderr, /failurePolicy/);
+  });
+
+  test('the CRDs, RBAC rules and webhook are those of manifests/', async () => {
+    const rendered = await render();
+    const manifests = readdirSync(join(repoRoot, 'manifests'))
+      .filter((file) => file.endsWith('.yaml') && !/^(kustomization|probe-.*)\.yaml$/.test(file))
+      .flatMap((file) => parseAllDocuments(readFileSync(join(repoRoot, 'manifests', file), 'utf8')))
+      .map((doc) => doc.toJS() as Json)
+      .filter((object) => object !== null);
+    const crdFiles = readdirSync(join(repoRoot, 'manifests', 'crds')).map(
+      (file) => parse(readFileSync(join(repoRoot, 'manifests', 'crds', file), 'utf8')) as Json,
+    );
+    const renderedCrds = rendered.filter((o) => o.kind === 'CustomResourceDefinition');
+    assert.deepEqual(
+      renderedCrds.map((crd) => crd.metadata.name).sort(),
+      crdFiles.map((crd) => crd.metadata.name).sort(),
+    );
+    for (const crd of crdFiles)
+      assert.deepEqual(
+        renderedCrds.find((r) => r.metadata.name === crd.metadata.name)?.spec,
+        crd.spec,
+        crd.metadata.name,
+      );
+
+    // Every grant of manifests/, under the same name for a release called topogate in topogate-system.
+    const grants = manifests.filter((o) => /^(Cluster)?Role(Binding)?$|^ServiceAccount$/.test(o.kind));
+    assert.ok(grants.length >= 8);
+    for (const grant of grants) {
+      const found = rendered.find((o) => o.kind === grant.kind && o.metadata.name === grant.metadata.name);
+      assert.ok(found, `${grant.kind} ${grant.metadata.name}`);
+      assert.equal(found.metadata.namespace, grant.metadata.namespace);
+      assert.deepEqual([found.rules, found.roleRef, found.subjects], [grant.rules, grant.roleRef, grant.subjects]);
+    }
+
+    const webhook = (objects: Json[]) => {
+      const [hook] = objects.find((o) => o.kind === 'MutatingWebhookConfiguration')!.webhooks;
+      const { clientConfig, ...rest } = hook;
+      return { ...rest, path: clientConfig.service.path, port: clientConfig.service.port };
+    };
+    assert.deepEqual(webhook(rendered), webhook(manifests));
+  });
+
+  test('cert-manager mode: a Certificate for the Service names and the CA injected from it, no Secret of the chart', async () => {
+    const rendered = await render('certificates.certManager.enabled=true');
+    const certificate = rendered.find((o) => o.kind === 'Certificate')!;
+    assert.ok(certificate.spec.dnsNames.includes(`${release}.${namespace}.svc`));
+    assert.equal(rendered.find((o) => o.kind === 'Issuer')?.spec.selfSigned !== undefined, true);
+    const hook = rendered.find((o) => o.kind === 'MutatingWebhookConfiguration')!;
+    assert.equal(hook.metadata.annotations['cert-manager.io/inject-ca-from'], `${namespace}/${release}`);
+    assert.equal(hook.webhooks[0].clientConfig.caBundle, undefined);
+    assert.equal(rendered.filter((o) => o.kind === 'Secret').length, 0);
+  });
+
+  test('install, upgrade and uninstall against the API server; uninstall leaves nothing behind', async () => {
+    const before = await snapshot();
+    await helmOk([
+      'install',
+      release,
+      chart,
+      '-n',
+      namespace,
+      '--set',
+      'metrics.serviceMonitor.enabled=true',
+      '--set',
+      'metrics.prometheusRule.enabled=true',
+      '--set-string',
+      'policies.spread\\.yaml=apiVersion: topogate.dev/v1alpha1\nkind: SchedulingPolicy\nmetadata: {name: spread}\nspec:\n  rules:\n    spread: [{topologyKey: topology.kubernetes.io/zone}]\n',
+    ]);
+
+    const secret = await getJson('secret', '-n', namespace, `${release}-tls`);
+    const hook = await getJson('mutatingwebhookconfiguration', release);
+    assert.equal(hook.webhooks[0].clientConfig.caBundle, secret.data['ca.crt'], 'the caBundle is the Secret’s CA');
+    assert.deepEqual(hook.webhooks[0].clientConfig.service, { name: release, namespace, path: '/mutate', port: 443 });
+    for (const crd of [
+      'schedulingpolicies.topogate.dev',
+      'networktopologies.topogate.dev',
+      'etcdclusters.topogate.dev',
+    ])
+      await kubectlOk(cluster, ['wait', '--for=condition=Established', '--timeout=60s', `crd/${crd}`]);
+    const deployment = await getJson('deployment', '-n', namespace, release);
+    assert.equal(deployment.spec.replicas, 2);
+    assert.equal(deployment.spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem, true);
+    const policies = await getJson('configmap', '-n', namespace, `${release}-policies`);
+    assert.match(policies.data['spread.yaml'], /name: spread/);
+    await getJson('servicemonitor', '-n', namespace, release);
+    await getJson('prometheusrule', '-n', namespace, release);
+    await getJson('role', '-n', 'kube-system', `${release}-control-plane`);
+    assert.equal(
+      (
+        await kubectlOk(cluster, [
+          'auth',
+          'can-i',
+          'watch',
+          'nodes',
+          `--as=system:serviceaccount:${namespace}:${release}`,
+        ])
+      ).trim(),
+      'yes',
+    );
+
+    await helmOk(['upgrade', release, chart, '-n', namespace, '--reuse-values', '--set', 'webhook.replicas=3']);
+    assert.equal((await getJson('deployment', '-n', namespace, release)).spec.replicas, 3);
+    const upgraded = await getJson('secret', '-n', namespace, `${release}-tls`);
+    assert.deepEqual(upgraded.data, secret.data, 'an upgrade keeps the certificates');
+    assert.equal(JSON.parse(await helmOk(['status', release, '-n', namespace, '-o', 'json'])).version, 2);
+
+    await helmOk(['uninstall', release, '-n', namespace, '--wait', '--timeout', '2m']);
+    assert.deepEqual(await snapshot(), before);
+  });
+});
