@@ -7,7 +7,7 @@ import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { parseAllDocuments, stringify } from 'yaml';
+import { parseKubectlYaml, stringifyForKubectl } from '../kube/yaml.ts';
 import type { KubeObject } from '../kube/types.ts';
 import { checkDnsLabel } from '../policy/schema/names.ts';
 import type { Command, CommandIO } from './command.ts';
@@ -129,7 +129,7 @@ async function readText(url: URL): Promise<string> {
 }
 
 function parseYaml(text: string, file: string): unknown[] {
-  const documents = parseAllDocuments(text);
+  const documents = parseKubectlYaml(text);
   const values: unknown[] = [];
   for (const document of documents) {
     const error = document.errors[0];
@@ -215,5 +215,7 @@ function pointWebhooks(configuration: KubeObject, { caPem, url }: Customization)
 }
 
 function toYamlStream(objects: readonly KubeObject[]): string {
-  return objects.map((object) => `---\n${stringify(object, { aliasDuplicateObjects: false, lineWidth: 0 })}`).join('');
+  return objects
+    .map((object) => `---\n${stringifyForKubectl(object, { aliasDuplicateObjects: false, lineWidth: 0 })}`)
+    .join('');
 }

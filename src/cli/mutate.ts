@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import fastJsonPatch from 'fast-json-patch';
-import { parseAllDocuments, stringify } from 'yaml';
+import { parseKubectlYaml, stringifyForKubectl } from '../kube/yaml.ts';
 import { isRecord } from '../kube/json.ts';
 import type { KubeObject, Pod } from '../kube/types.ts';
 import { objectWorkload } from '../kube/workload-identity.ts';
@@ -242,7 +242,7 @@ interface Input {
 /** The objects to decide, with the namespace each is created in. */
 function inputsOf(text: string): Input[] {
   const inputs: Input[] = [];
-  const documents = parseAllDocuments(text);
+  const documents = parseKubectlYaml(text);
   documents.forEach((document, index) => {
     const label = documents.length > 1 ? `document ${index + 1}` : 'the input';
     if (document.errors.length > 0)
@@ -311,7 +311,7 @@ function renderMutate(outcomes: readonly Outcome[], parsed: Parsed): string {
   if (objects.length === 0) return '';
   if (parsed.json)
     return `${JSON.stringify(objects.length === 1 ? objects[0] : { apiVersion: 'v1', kind: 'List', items: objects }, null, 2)}\n`;
-  return objects.map((object) => stringify(object, { aliasDuplicateObjects: false })).join('---\n');
+  return objects.map((object) => stringifyForKubectl(object, { aliasDuplicateObjects: false })).join('---\n');
 }
 
 function renderExplain(outcomes: readonly Outcome[], json: boolean): string {

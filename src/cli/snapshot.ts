@@ -4,7 +4,7 @@
 
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
-import { stringify } from 'yaml';
+import { stringifyForKubectl } from '../kube/yaml.ts';
 import type { KubeObject } from '../kube/types.ts';
 import { TOPOLOGY_SOURCES } from '../topology/kinds.ts';
 import { createKubeTopology } from '../sources/topology/kube.ts';
@@ -65,7 +65,7 @@ export const snapshot: Command = {
       await topology.ready(timeoutSeconds * 1000);
       const bySource = topology.objects();
       const items = TOPOLOGY_SOURCES.flatMap((source) => sortedByKey(bySource.get(source) ?? []));
-      io.stdout.write(stringify({ apiVersion: 'v1', kind: 'List', items }));
+      io.stdout.write(stringifyForKubectl({ apiVersion: 'v1', kind: 'List', items }));
       return EXIT.ok;
     } catch (error) {
       io.stderr.write(`topogate snapshot: not synced after ${timeoutSeconds}s: ${(error as Error).message}\n`);

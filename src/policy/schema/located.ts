@@ -2,7 +2,8 @@
 // column, so that schema issues become `file:line:col: message` errors.
 
 import type { Document } from 'yaml';
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments } from 'yaml';
+import { isMap, isPair, isScalar, isSeq, LineCounter } from 'yaml';
+import { parseKubectlYaml } from '../../kube/yaml.ts';
 import type { PolicyError } from '../errors.ts';
 import type { SourceLocation } from '../types.ts';
 import type { Issue, Path } from './checks.ts';
@@ -19,7 +20,7 @@ export function readYamlDocuments(text: string, file: string): { documents: Loca
   const documents: LocatedDocument[] = [];
   const errors: PolicyError[] = [];
   const at = (offset: number) => ({ file, ...lineCounter.linePos(offset) });
-  for (const doc of parseAllDocuments(text, { lineCounter, prettyErrors: false })) {
+  for (const doc of parseKubectlYaml(text, { lineCounter, prettyErrors: false })) {
     if (doc.errors.length > 0) {
       for (const error of doc.errors)
         errors.push({ ...at(error.pos[0]), message: `invalid YAML: ${firstLine(error.message)}` });

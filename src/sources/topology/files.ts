@@ -5,7 +5,7 @@
 
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { parseKubectlYaml } from '../../kube/yaml.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import { isRecord } from '../../topology/read/fields.ts';
 
@@ -65,7 +65,7 @@ function parseJson(text: string, file: string): unknown {
 }
 
 function parseYaml(text: string, file: string): unknown[] {
-  return parseAllDocuments(text).map((document) => {
+  return parseKubectlYaml(text).map((document) => {
     const error = document.errors[0];
     if (error) {
       const at = error.linePos?.[0];

@@ -1,0 +1,56 @@
+// YAML as kubectl reads it. kubectl (sigs.k8s.io/yaml over go-yaml v2) reads YAML 1.1: yes/no/on/off/y/n
+// are booleans, 0400 is octal (256), and Go's integer prefixes (0o17, 0X1F, 0B101) are integers too;
+// timestamps and base-60 numbers stay strings. Reading and writing with these options, `topogate mutate |
+// kubectl apply -f -` means what the input meant: a string YAML 1.1 would read as something else is quoted.
+
+import {
+  parseAllDocuments,
+  stringify,
+  type CreateNodeOptions,
+  type DocumentOptions,
+  type ParseOptions,
+  type ScalarTag,
+  type SchemaOptions,
+  type ToStringOptions,
+} from 'yaml';
+
+const INT = 'tag:yaml.org,2002:int';
+
+/** strconv.ParseInt(text, 0, 64) after go-yaml removes underscores: 0o/0O octal, 0x/0X hex, 0b/0B binary. */
+const goPrefixedInt: ScalarTag = {
+  tag: INT,
+  format: 'GO',
+  default: true,
+  // Only for reading (and so for quoting strings that look like one): numbers are written in decimal.
+  identify: () => false,
+  test: /^[-+]?0(?:[oO][0-7_]+|[xX][0-9a-fA-F_]+|[bB][01_]+)$/,
+  resolve(text) {
+    const negative = text.startsWith('-');
+    const digits = text.replace(/^[-+]/, '').replaceAll('_', '').toLowerCase();
+    const value = Number(digits);
+    return negative ? -value : value;
+  },
+};
+
+const NOT_FOR_KUBECTL = new Set(['intTime', 'floatTime', 'timestamp', 'tag:yaml.org,2002:timestamp']);
+
+const schema: DocumentOptions & SchemaOptions = {
+  version: '1.1',
+  // go-yaml hands timestamps to kubectl as strings and has no base-60 numbers.
+  customTags: (tags) => [
+    goPrefixedInt,
+    ...tags.filter((tag) =>
+      typeof tag === 'string' ? !NOT_FOR_KUBECTL.has(tag) : tag.format !== 'TIME' && !NOT_FOR_KUBECTL.has(tag.tag),
+    ),
+  ],
+};
+
+/** Every document of a stream, read as kubectl reads it. */
+export function parseKubectlYaml(text: string, options: ParseOptions & DocumentOptions = {}) {
+  return parseAllDocuments(text, { ...options, ...schema });
+}
+
+/** One document that kubectl reads back as `value`. */
+export function stringifyForKubectl(value: unknown, options: CreateNodeOptions & ToStringOptions = {}): string {
+  return stringify(value, { ...options, ...schema });
+}

@@ -1,0 +1,92 @@
+// YAML read and written as kubectl reads it (YAML 1.1 over go-yaml v2). The
+// expected readings are what kubectl v1.37 printed for the same scalars
+// (`kubectl label --local -f - -o json`); test/e2e/yaml11.test.ts asks the real
+// kubectl again, on whole manifests.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parse } from 'yaml';
+import { parseKubectlYaml, stringifyForKubectl } from '../../../src/kube/yaml.ts';
+
+const asKubectlReads: readonly [string, unknown][] = [
+  ['0400', 256],
+  ['0755', 493],
+  ['0o700', 448],
+  ['0O17', 15],
+  ['0x1F', 31],
+  ['0X1f', 31],
+  ['0b101', 5],
+  ['1_000', 1000],
+  ['+12', 12],
+  ['-010', -8],
+  ['1e3', 1000],
+  ['yes', true],
+  ['Yes', true],
+  ['YES', true],
+  ['y', true],
+  ['Y', true],
+  ['on', true],
+  ['On', true],
+  ['true', true],
+  ['no', false],
+  ['n', false],
+  ['N', false],
+  ['off', false],
+  ['Off', false],
+  ['OFF', false],
+  ['false', false],
+  ['~', null],
+  ['null', null],
+  ['190:20:30', '190:20:30'],
+  ['2001-12-14', '2001-12-14'],
+  ['2001-12-14t21:59:43.10-05:00', '2001-12-14t21:59:43.10-05:00'],
+  ['"no"', 'no'],
+  ["'0400'", '0400'],
+  ['yesterday', 'yesterday'],
+  ['0.5', 0.5],
+];
+
+function read(scalar: string): unknown {
+  const [document] = parseKubectlYaml(`value: ${scalar}\n`);
+  assert.ok(document);
+  assert.deepEqual(document.errors, []);
+  return (document.toJS() as { value: unknown }).value;
+}
+
+for (const [scalar, expected] of asKubectlReads) {
+  test(`${scalar} reads as kubectl reads it: ${JSON.stringify(expected)}`, () => {
+    assert.deepEqual(read(scalar), expected);
+  });
+}
+
+test('keys read as kubectl reads them: on: is the key "true"', () => {
+  const [document] = parseKubectlYaml('on: push\n"no": 1\n');
+  assert.deepEqual(document?.toJS(), { true: 'push', no: 1 });
+});
+
+test('every string that YAML 1.1 would read as something else is written quoted, and reads back the same', () => {
+  const strings = [
+    ...asKubectlReads.map(([scalar]) => scalar).filter((scalar) => !/^["']/.test(scalar)),
+    'y',
+    'NO',
+    '.inf',
+    '-.Inf',
+    '.NaN',
+    '0o17',
+    '=',
+    '<<',
+  ];
+  const text = stringifyForKubectl({ args: strings });
+  const [document] = parseKubectlYaml(text);
+  assert.deepEqual(document?.toJS(), { args: strings }, text);
+  for (const word of ['no', 'yes', 'on', 'off', 'y', 'n', '0400', '0o700', '0x1F', '1_000'])
+    assert.match(text, new RegExp(`^  - "${word}"$`, 'm'), `${word} is quoted`);
+});
+
+test('numbers are written in decimal: defaultMode 0400 comes out as 256, not 400', () => {
+  const [document] = parseKubectlYaml('defaultMode: 0400\nmode: 0o644\n');
+  const text = stringifyForKubectl(document?.toJS());
+  assert.equal(text, 'defaultMode: 256\nmode: 420\n');
+  // What YAML 1.2 (the yaml package's default) would make of the input: the mistake this prevents.
+  assert.deepEqual(parse('defaultMode: 0400\n'), { defaultMode: 400 });
+});
