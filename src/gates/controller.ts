@@ -36,6 +36,8 @@ export interface PlacementController {
 export const LEASE_NAME = 'topogate-placement';
 const RELIST_DELAY_MS = 1_000;
 const RETRY_MS = 2_000;
+/** Releases in flight at once: each is one PATCH, so a burst of gated Pods is not released one round trip at a time. */
+const PARALLEL = 8;
 
 export function startPlacementController(options: PlacementControllerOptions): PlacementController {
   const { config, deferMaxMs, log: parentLog } = options;
@@ -47,11 +49,11 @@ export function startPlacementController(options: PlacementControllerOptions): P
   const pending = new Set<string>();
   /** Gated Pods that wait, with the timer for their --defer-max. */
   const waiting = new Map<string, NodeJS.Timeout>();
-  let pumping = false;
+  const inFlight = new Set<string>();
 
   const enqueue = (key: string) => {
     pending.add(key);
-    void pump();
+    pump();
   };
 
   function startWatching(): void {
@@ -99,16 +101,19 @@ export function startPlacementController(options: PlacementControllerOptions): P
     metrics.gated.set(waiting.size);
   }
 
-  async function pump(): Promise<void> {
-    if (pumping) return;
-    pumping = true;
-    try {
-      for (const key of pending) {
-        pending.delete(key);
-        await reconcile(key);
-      }
-    } finally {
-      pumping = false;
+  /** Up to PARALLEL releases at once, never two of one Pod. */
+  function pump(): void {
+    for (const key of pending) {
+      if (inFlight.size >= PARALLEL) return;
+      if (inFlight.has(key)) continue;
+      pending.delete(key);
+      inFlight.add(key);
+      reconcile(key)
+        .catch((error: unknown) => log.error({ err: error, pod: key }, 'planning a gated Pod failed'))
+        .finally(() => {
+          inFlight.delete(key);
+          pump();
+        });
     }
   }
 
@@ -151,7 +156,8 @@ export function startPlacementController(options: PlacementControllerOptions): P
     metrics.releases.inc({ outcome: plan.outcome });
     metrics.duration.observe({ outcome: plan.outcome }, gatedMs / 1000);
     log.info({ pod: key, outcome: plan.outcome, gatedMs }, 'released the gated Pod');
-    for (const event of plan.events) await record(pod, event);
+    // Events are news, not state: the next release need not wait for them.
+    void Promise.all(plan.events.map((event) => record(pod, event)));
   }
 
   async function record(pod: Pod, event: PodEvent): Promise<void> {
@@ -187,7 +193,7 @@ export function startPlacementController(options: PlacementControllerOptions): P
 
   const unsubscribe = options.subscribe(() => {
     for (const key of waiting.keys()) pending.add(key);
-    void pump();
+    pump();
   });
   const election = elect({
     config,
