@@ -5,7 +5,7 @@
 // dropped. A failure (no namespace, no permission, a broken watch) is recorded
 // and tried again at the next interval, never sooner.
 
-import { CoordinationV1Api, type KubeConfig, type V1Lease, Watch } from '@kubernetes/client-node';
+import { CoordinationV1Api, type KubeConfig, type V1Lease, V1MicroTime, Watch } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { describeKubeError, statusOf } from '../sources/topology/errors.ts';
 
@@ -124,7 +124,7 @@ export class Heartbeat {
         namespace,
         body: {
           metadata: { name, namespace },
-          spec: { holderIdentity: name, leaseDurationSeconds: 60, renewTime: new Date() },
+          spec: { holderIdentity: name, leaseDurationSeconds: 60, renewTime: new V1MicroTime() },
         },
       });
     }
@@ -134,7 +134,8 @@ export class Heartbeat {
     const { namespace, name } = this.#options;
     const lease = this.#lease;
     if (!lease) return;
-    const renewTime = new Date();
+    // MicroTime: the API server refuses a Lease time without six fractional digits.
+    const renewTime = new V1MicroTime();
     this.#pending.set(renewTime.getTime(), performance.now());
     const body: V1Lease = { ...lease, spec: { ...lease.spec, holderIdentity: name, renewTime } };
     try {
@@ -148,9 +149,11 @@ export class Heartbeat {
 
   #fail(error: unknown): void {
     const message = describeKubeError(error);
-    // Once per distinct error until it works again: two steps failing in turn must not log every beat.
-    if (!this.#logged.has(message)) {
-      this.#logged.add(message);
+    // Once per kind of error (its HTTP status) until it works again: the API server's messages carry
+    // times and names that change at every beat, and two steps may fail in turn.
+    const kind = statusOf(error) === undefined ? message : `HTTP ${statusOf(error)}`;
+    if (!this.#logged.has(kind)) {
+      this.#logged.add(kind);
       const hint = statusOf(error) === 403 ? ' (topogate needs get, create, update, watch on leases there)' : '';
       this.#log.warn(
         `watch latency not measured: the heartbeat Lease ${this.#options.namespace}/${this.#options.name} failed: ${message}${hint}`,

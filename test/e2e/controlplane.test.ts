@@ -63,17 +63,32 @@ describe('the control plane, measured', { timeout: 600_000 }, () => {
     return last!;
   };
 
-  /** Pods created now, so the window has admissions, scheduling attempts and binds to measure. */
-  const somePods = async (prefix: string, count: number) => {
+  /**
+   * Resolves to what `measuring` resolves to, creating a Pod every 700 ms until then: the window has
+   * admissions, scheduling attempts and binds to measure, wherever it starts (the CLI syncs first).
+   */
+  const withPods = async <T>(prefix: string, measuring: Promise<T>): Promise<{ result: T; created: number }> => {
     const api = coreApi(cluster);
-    for (let i = 0; i < count; i++) {
-      await api.createNamespacedPod({
-        namespace,
-        body: {
-          metadata: { name: `${prefix}-${i}`, labels: { app: prefix } },
-          spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] },
-        },
-      });
+    let done = false;
+    let created = 0;
+    const creating = (async () => {
+      while (!done) {
+        await api.createNamespacedPod({
+          namespace,
+          body: {
+            metadata: { name: `${prefix}-${created}`, labels: { app: prefix } },
+            spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] },
+          },
+        });
+        created++;
+        await sleep(700);
+      }
+    })();
+    try {
+      return { result: await measuring, created };
+    } finally {
+      done = true;
+      await creating;
     }
   };
 
@@ -128,10 +143,7 @@ describe('the control plane, measured', { timeout: 600_000 }, () => {
   });
 
   test('`topogate controlplane --output json` shows every figure, with plausible values', async () => {
-    const measuring = cli('8s');
-    await sleep(1_500);
-    await somePods('measured', 4);
-    const status = await measuring;
+    const { result: status } = await withPods('measured', cli('8s'));
     assert.ok(status.windowSeconds >= 6 && status.windowSeconds <= 12, `window ${status.windowSeconds}`);
     const ms = (value: number | undefined, what: string, max = 5_000) => {
       assert.ok(
@@ -142,7 +154,7 @@ describe('the control plane, measured', { timeout: 600_000 }, () => {
     ms(status.apiServer?.writeP99Ms, 'API server write p99');
     ms(status.apiServer?.webhook.admissionP99Ms, "topogate's admission p99", 2_000);
     assert.equal(status.apiServer?.webhook.failOpen5m, 0);
-    assert.ok((status.apiServer?.webhook.requests5m ?? 0) >= 4, 'the 4 Pods went through the webhook');
+    assert.ok((status.apiServer?.webhook.requests5m ?? 0) >= 4, 'the Pods made in the window went through the webhook');
     assert.equal(status.etcd?.members.length, 3);
     const leaders = status.etcd!.members.filter((m) => m.isLeader);
     assert.deepEqual(
@@ -242,10 +254,7 @@ describe('the control plane, measured', { timeout: 600_000 }, () => {
   test('a finding reacts: Pods created while topogate is down are counted as fail-opens', async () => {
     await topogate.stop();
     try {
-      const measuring = cli('6s');
-      await sleep(1_500);
-      await somePods('unmutated', 3);
-      const status = await measuring;
+      const { result: status } = await withPods('unmutated', cli('6s'));
       assert.ok((status.apiServer?.webhook.failOpen5m ?? 0) >= 3, JSON.stringify(status.apiServer));
       assert.match(
         status.findings.join('\n'),
