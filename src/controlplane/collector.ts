@@ -16,7 +16,7 @@ import { assembleStatus, type LeaseHolders } from './assemble.ts';
 import { readEtcdScrape, type EtcdScrape } from './etcd.ts';
 import type { FindingLimits } from './findings.ts';
 import { Heartbeat } from './heartbeat.ts';
-import { readSchedulerMetrics, type SchedulerScrape } from './scheduler.ts';
+import { readSchedulerMetrics, SCHEDULER_MARKER, type SchedulerScrape } from './scheduler.ts';
 import { kubeCredentials, scrapeLines } from './scrape.ts';
 import type { ControlPlaneStatus } from './status.ts';
 import { ScrapeWindow } from './window.ts';
@@ -63,6 +63,7 @@ const ETCD_FAMILIES = [
   'etcd_disk_backend_commit_duration_seconds_bucket',
 ];
 const SCHEDULER_FAMILIES = [
+  SCHEDULER_MARKER,
   'scheduler_scheduling_attempt_duration_seconds_bucket',
   'scheduler_framework_extension_point_duration_seconds_bucket{extension_point="Bind"',
 ];

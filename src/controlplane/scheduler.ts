@@ -12,9 +12,11 @@ export interface SchedulerScrape {
 
 const ATTEMPT = 'scheduler_scheduling_attempt_duration_seconds';
 const EXTENSION_POINT = 'scheduler_framework_extension_point_duration_seconds';
-const NAMES = new Set([`${ATTEMPT}_bucket`, `${EXTENSION_POINT}_bucket`]);
+/** Exported from the start (a histogram only after its first observation): tells a scheduler's page. */
+export const SCHEDULER_MARKER = 'scheduler_pending_pods';
+const NAMES = new Set([`${ATTEMPT}_bucket`, `${EXTENSION_POINT}_bucket`, SCHEDULER_MARKER]);
 
-/** Undefined when the text has neither histogram: not a scheduler's metrics. */
+/** Undefined when the text has none of the scheduler's metrics: not a scheduler's page. */
 export function readSchedulerMetrics(text: string): SchedulerScrape | undefined {
   const samples = parsePrometheusText(text, NAMES);
   if (samples.length === 0) return undefined;

@@ -22,6 +22,8 @@ import { httpsGet, waitFor } from './harness/wait.ts';
 const policies = fileURLToPath(new URL('./fixtures/policies/', import.meta.url));
 const zoneKey = 'topology.kubernetes.io/zone';
 const namespace = 'controlplane-e2e';
+/** web-zones (test/e2e/fixtures/policies/) places `tier: web` Pods of `team-*` namespaces. */
+const teamNamespace = 'team-controlplane';
 /** serve scrapes every 2 s here; etcd's election (1 s timeout), its 1 s scrape and a 5 s write interval fit in this. */
 const leaderMoveBoundMs = 15_000;
 
@@ -109,6 +111,7 @@ describe('the control plane, measured', { timeout: 600_000 }, () => {
     await createEtcdPods(api, cluster.etcd);
     await kubectlOk(cluster, ['create', 'namespace', 'topogate-system']);
     await kubectlOk(cluster, ['create', 'namespace', namespace]);
+    await kubectlOk(cluster, ['create', 'namespace', teamNamespace]);
     await installTopogateCrds(cluster);
     await applyAll(cluster, [
       {
@@ -132,7 +135,8 @@ describe('the control plane, measured', { timeout: 600_000 }, () => {
       cluster,
       policies,
       etcdMetrics: cluster.etcdMetricsUrls,
-      serveArgs: ['--scheduler-metrics', schedulerMetrics, '--controlplane-interval', '2s'],
+      // Decided at admission (never deferred behind a scheduling gate): what this file checks is the admission answer.
+      serveArgs: ['--scheduler-metrics', schedulerMetrics, '--controlplane-interval', '2s', '--defer', 'never'],
     });
     await registerWebhook(cluster, topogate);
   });
@@ -203,27 +207,28 @@ describe('the control plane, measured', { timeout: 600_000 }, () => {
       {
         apiVersion: 'apps/v1',
         kind: 'Deployment',
-        metadata: { name: 'warned', namespace },
+        metadata: { name: 'warned', namespace: teamNamespace },
         spec: {
           replicas: 2,
           selector: { matchLabels: { app: 'warned' } },
           template: {
-            // near-etcd-leader applies; nowhere-warn matches, cannot be met, and warns.
-            metadata: { labels: { app: 'warned', near: 'etcd-leader', want: 'nowhere-warn' } },
+            // web-zones applies (zone-b, spread); nowhere-warn matches, cannot be met, and warns.
+            metadata: { labels: { app: 'warned', tier: 'web', want: 'nowhere-warn' } },
             spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] },
           },
         },
       },
     ]);
     const api = coreApi(cluster);
-    const pods = async () => (await api.listNamespacedPod({ namespace, labelSelector: 'app=warned' })).items;
+    const pods = async () =>
+      (await api.listNamespacedPod({ namespace: teamNamespace, labelSelector: 'app=warned' })).items;
     await waitFor(async () => (await pods()).length === 2, { what: "the Deployment's Pods", timeoutMs: 60_000 });
     for (const pod of await pods()) {
       const annotations = pod.metadata?.annotations ?? {};
       assert.equal(pod.metadata?.ownerReferences?.[0]?.kind, 'ReplicaSet');
-      assert.equal(annotations['topogate.dev/policies'], 'near-etcd-leader');
+      assert.equal(annotations['topogate.dev/policies'], 'web-zones');
       assert.match(annotations['topogate.dev/warnings'] ?? '', /^policy nowhere-warn: /m);
-      assert.ok(pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution, 'placed near etcd');
+      assert.equal(pod.spec?.topologySpreadConstraints?.[0]?.topologyKey, zoneKey);
     }
   });
 
