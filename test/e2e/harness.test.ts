@@ -195,7 +195,8 @@ describe('npm run cluster', { timeout: 180_000 }, () => {
     assert.equal(status.etcd[0]?.clientURL, state.etcd[0]?.clientUrl);
     const scraped = [
       [`${status.apiServer}/metrics`, 'apiserver_request_duration_seconds_count'],
-      [status.scheduler.metricsURL, 'scheduler_schedule_attempts_total'],
+      // Exported from the start; the attempt histograms only once a Pod was scheduled.
+      [status.scheduler.metricsURL, 'scheduler_pending_pods'],
       [status.controllerManager.metricsURL, 'workqueue_adds_total'],
     ] as const;
     for (const [url, metric] of scraped) {
