@@ -18,6 +18,8 @@
 
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -36,6 +38,7 @@ import { DEFAULT_WRITE_POLICY } from '../src/probe/write-policy.ts';
 import { parseDuration } from '../src/server/duration.ts';
 
 const ZONES = ['zone-0', 'zone-1', 'zone-2'];
+const HEADING = '## 6. `topogate probe`: cost per agent and for the writer';
 const WARMUP_MS = 5_000;
 
 interface Cost {
@@ -74,14 +77,33 @@ async function main(): Promise<void> {
     );
     console.error(`${count} peers: agent ${JSON.stringify(agent)}, writer ${JSON.stringify(writer)}`);
   }
-  console.log(
-    `probe cost, ${values.seconds} s windows scaled to a minute, interval ${values.interval}, 8 peers per round:`,
-  );
-  console.log(
+  const section = [
+    HEADING,
+    '',
+    `\`node bench/probe.ts --seconds ${values.seconds} --interval ${values.interval}\`, ${new Date().toISOString()}, ` +
+      `load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(', ')} on ${cpus().length} cores. One agent at the default 8 peers per round, and one writer ` +
+      'gathering every simulated agent’s summary every 5 s (docs/probe.md). CPU is the process’s own time, bytes ' +
+      `the socket payload it read and wrote (/proc/self/io), both scaled from a ${values.seconds} s window to a minute.`,
+    '',
     '| peers | agent CPU ms/min | agent KB/min | probes in window | writer CPU ms/min | writer KB/min | status writes in window |',
-  );
-  console.log('|---|---|---|---|---|---|---|');
-  for (const row of rows) console.log(row);
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...rows,
+    '',
+  ].join('\n');
+  console.log(section);
+  await writeFile(new URL('results/probe.md', import.meta.url), section);
+  const report = new URL('../BENCHMARKS.md', import.meta.url);
+  const text = await readFile(report, 'utf8');
+  // Replace this section where it is (others, like the soak's, may follow it), or append it.
+  const at = text.indexOf(HEADING);
+  const next = at < 0 ? -1 : text.indexOf('\n## ', at + HEADING.length);
+  const updated =
+    at < 0
+      ? `${text.trimEnd()}\n\n${section}`
+      : `${text.slice(0, at)}${section}${next < 0 ? '' : `\n${text.slice(next + 1)}`}`;
+  await writeFile(report, updated);
 }
 
 function kb(bytes: number): string {
