@@ -10,6 +10,7 @@ import { isRecord } from '../kube/json.ts';
 import type { KubeObject, Pod } from '../kube/types.ts';
 import { objectWorkload } from '../kube/workload-identity.ts';
 import { isWorkloadKind, templatePod, withTemplatePod } from '../kube/workloads.ts';
+import { decideClaim, type ClaimKind } from '../policy/claims.ts';
 import { compile, type CompiledPolicySet } from '../policy/compiler.ts';
 import { decide } from '../policy/engine.ts';
 import { formatPolicyError } from '../policy/errors.ts';
@@ -273,15 +274,28 @@ function unwrap(value: unknown, label: string): Input {
   const fromObject =
     isRecord(object.metadata) && typeof object.metadata.namespace === 'string' ? object.metadata.namespace : '';
   const input = { object: object as KubeObject, namespace: fromRequest || fromObject || 'default', label };
-  if (object.kind === 'Pod' || isWorkloadKind(object.kind)) return input;
+  if (object.kind === 'Pod' || isWorkloadKind(object.kind) || claimKind(object) !== undefined) return input;
   return {
     ...input,
-    passThrough: `kind ${JSON.stringify(object.kind)} is not a Pod or a workload with a pod template (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob)`,
+    passThrough: `kind ${JSON.stringify(object.kind)} is not a Pod, a workload with a pod template (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob) or a ResourceClaim(Template)`,
   };
 }
 
 function decideInput(input: Input, compiled: CompiledPolicySet, options: DecisionOptions): Outcome {
   const { object, namespace, label } = input;
+  const kind = claimKind(object);
+  if (kind !== undefined) {
+    const decision = decideClaim({ kind, claim: object, namespace }, compiled, { explain: options.explain === true });
+    const subject = `${kind} ${namespace}/${object.metadata?.name ?? object.metadata?.generateName ?? ''}`;
+    if (decision.patch.length === 0) return { object, decision, subject };
+    const mutated = fastJsonPatch.applyPatch(
+      structuredClone(object),
+      structuredClone(decision.patch) as fastJsonPatch.Operation[],
+      true,
+      false,
+    ).newDocument;
+    return { object: mutated, decision, subject };
+  }
   const pod: Pod | undefined = object.kind === 'Pod' ? object : templatePod(object);
   if (!pod) throw new BadInput(`${label}: the ${String(object.kind)} has no pod template`);
   const workload = object.kind === 'Pod' ? undefined : objectWorkload(object, namespace);
@@ -299,6 +313,13 @@ function decideInput(input: Input, compiled: CompiledPolicySet, options: Decisio
     false,
   ).newDocument;
   return { object: object.kind === 'Pod' ? mutated : withTemplatePod(object, mutated), decision, subject };
+}
+
+/** ResourceClaims and their templates are decided by the dra rule. */
+function claimKind(object: KubeObject): ClaimKind | undefined {
+  const group = typeof object.apiVersion === 'string' ? object.apiVersion.split('/')[0] : undefined;
+  if (group !== 'resource.k8s.io') return undefined;
+  return object.kind === 'ResourceClaim' || object.kind === 'ResourceClaimTemplate' ? object.kind : undefined;
 }
 
 function renderMutate(outcomes: readonly Outcome[], parsed: Parsed): string {

@@ -9,6 +9,7 @@ import { isRecord, recordsOf } from '../kube/json.ts';
 import type { KubeObject, PatchOperation } from '../kube/types.ts';
 import type { CompiledPolicySet } from './compiler.ts';
 import { pointer } from './patch.ts';
+import type { DecisionTrace, PolicyTrace } from './explain.ts';
 import type { Decision } from './types.ts';
 
 export type ClaimKind = 'ResourceClaim' | 'ResourceClaimTemplate';
@@ -27,8 +28,45 @@ interface Constraint {
   readonly matchAttribute: string;
 }
 
-export function decideClaim(request: ClaimRequest, compiled: CompiledPolicySet): Decision {
+/** `explain`: also say, per policy, why it did or did not add a constraint (as a DecisionTrace, without nodes). */
+export function decideClaim(
+  request: ClaimRequest,
+  compiled: CompiledPolicySet,
+  options: { readonly explain?: boolean } = {},
+): Decision {
   const matched = compiled.candidates(request.namespace).filter(({ policy }) => policy.rules.dra !== undefined);
+  const traces: PolicyTrace[] = [];
+  const trace = (name: string, outcome: PolicyTrace['outcome'], detail: string) =>
+    options.explain &&
+    traces.push({
+      policy: name,
+      priority: compiled.policies.find(({ policy }) => policy.name === name)?.policy.priority ?? 0,
+      matched: outcome !== 'not matched',
+      ...(outcome === 'not matched' && { reason: detail }),
+      outcome,
+      rules:
+        outcome === 'not matched'
+          ? []
+          : [
+              {
+                rule: 'dra',
+                outcome: outcome === 'applied' ? 'added' : 'unchanged',
+                detail: [detail],
+                nodesBefore: 0,
+                nodesAfter: 0,
+              },
+            ],
+      nodesBefore: 0,
+      nodesAfter: 0,
+    });
+  if (options.explain)
+    for (const { policy } of compiled.policies)
+      if (!matched.some((candidate) => candidate.policy === policy))
+        trace(
+          policy.name,
+          'not matched',
+          policy.rules.dra ? `its namespace fields do not match ${request.namespace}` : 'has no dra rule',
+        );
   const base = request.kind === 'ResourceClaimTemplate' ? ['spec', 'spec', 'devices'] : ['spec', 'devices'];
   const devices = at(request.claim, base);
   const names = recordsOf(devices?.requests)
@@ -43,15 +81,18 @@ export function decideClaim(request: ClaimRequest, compiled: CompiledPolicySet):
     const matchAttribute = qualified(policy.rules.dra!.alignBy);
     if (names.length === 0) {
       warnings.push(`policy ${policy.name}: dra dropped: the ${request.kind} has no named device requests`);
+      trace(policy.name, 'unchanged', 'dropped: no named device requests');
       continue;
     }
     const constraint: Constraint = { requests: names, matchAttribute };
     if ([...existing, ...added].some((other) => aligns(other, constraint))) {
       warnings.push(`policy ${policy.name} matched but changed nothing: the claim already aligns by ${matchAttribute}`);
+      trace(policy.name, 'unchanged', `already present: a constraint on ${matchAttribute} over these requests`);
       continue;
     }
     added.push(constraint);
     applied.push(policy.name);
+    trace(policy.name, 'applied', `constraint matchAttribute ${matchAttribute} over [${names.join(', ')}]`);
   }
   if (added.length > 0) {
     const path = pointer([...base, 'constraints']);
@@ -71,6 +112,28 @@ export function decideClaim(request: ClaimRequest, compiled: CompiledPolicySet):
       applied.length > 0 ? { policies: applied.join(','), placement: `${added.length} dra constraint` } : {},
     applied,
     matched: matched.map(({ policy }) => policy.name),
+    ...(options.explain && { trace: claimTrace(request, compiled.snapshotId, traces, warnings) }),
+  };
+}
+
+function claimTrace(
+  request: ClaimRequest,
+  snapshot: string,
+  policies: PolicyTrace[],
+  warnings: readonly string[],
+): DecisionTrace {
+  const metadata = request.claim.metadata;
+  const name = String(metadata?.name ?? metadata?.generateName ?? '');
+  return {
+    pod: name,
+    namespace: request.namespace,
+    workload: `${request.namespace}/${request.kind}/${name}`,
+    snapshot,
+    nodes: { total: 0, schedulable: 0, podPlacement: 0 },
+    policies,
+    finalNodes: 0,
+    allowed: true,
+    warnings,
   };
 }
 

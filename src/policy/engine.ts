@@ -96,6 +96,8 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
   const candidates = options.explain ? compiled.policies : compiled.candidates(namespace);
   for (const compiledPolicy of candidates) {
     const { policy } = compiledPolicy;
+    // A policy of claim rules only (dra) has nothing to say to a Pod.
+    if (compiledPolicy.rules.length === 0) continue;
     const audit = policy.enforcement === 'Audit';
     // Explain looks at every policy and says why one does not match; candidates already hold for the namespace.
     const whyNot =

@@ -1,14 +1,19 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import fastJsonPatch from 'fast-json-patch';
 import { parseAllDocuments } from 'yaml';
 import { handleAdmission } from '../../../src/admission/handler.ts';
+import { explain as explainCommand, mutate as mutateCommand } from '../../../src/cli/mutate.ts';
 import type { KubeObject } from '../../../src/kube/types.ts';
 import { decideClaim, type ClaimKind } from '../../../src/policy/claims.ts';
 import { compile } from '../../../src/policy/compiler.ts';
 import type { SchedulingPolicy } from '../../../src/policy/types.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
+import { runCommand } from './cli-io.ts';
 import { NOW, policy } from './engine-cluster.ts';
 
 const dra = new URL('../../../../shared/fixtures/real-world/dra/', import.meta.url);
@@ -105,4 +110,27 @@ describe('the dra rule on claims', () => {
     assert.equal(handleAdmission(review('UPDATE'), { decide, decideClaim: decideClaimIn }).outcome, 'allowed');
     assert.equal(handleAdmission(review('CREATE'), { decide }).outcome, 'allowed');
   });
+});
+
+test('mutate and explain take claims: the constraint, and which policy added it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topogate-claims-'));
+  writeFileSync(
+    join(dir, 'p.yaml'),
+    'apiVersion: topogate.dev/v1alpha1\nkind: SchedulingPolicy\nmetadata: {name: align}\nspec:\n  rules: {dra: {alignBy: numaNode}}\n',
+  );
+  writeFileSync(join(dir, 't.yaml'), 'apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n');
+  const claim = fileURLToPath(new URL('ai-on-gke.gpu-nic-cpu.matchAttribute-pcieRoot.ResourceClaim.v1.yaml', dra));
+  const flags = ['--policies', 'p.yaml', '--topology', 't.yaml'];
+  const mutated = await runCommand(mutateCommand, dir, [...flags, '-o', 'json', claim]);
+  assert.equal(mutated.code, 0, mutated.stderr);
+  assert.deepEqual(JSON.parse(mutated.stdout).spec.devices.constraints.at(-1), {
+    requests: ['gpu-req', 'nic-req', 'cpu-req'],
+    matchAttribute: 'resource.kubernetes.io/numaNode',
+  });
+  const explained = await runCommand(explainCommand, dir, [...flags, claim]);
+  assert.match(explained.stdout, /policy align \(priority 0\): applied\n\s+dra: added/);
+  assert.match(
+    explained.stdout,
+    /constraint matchAttribute resource.kubernetes.io\/numaNode over \[gpu-req, nic-req, cpu-req\]/,
+  );
 });
