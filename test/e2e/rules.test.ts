@@ -1,7 +1,7 @@
 // Rules from the measured data and Dynamic Resource Allocation
-// (policy-v2.md), on a real control plane: a pack policy keeps every replica
-// of a workload in the one rack that fits it and the real scheduler binds
-// them there; a bandwidth Required policy keeps a data-heavy Pod among the
+// (policy-v2.md), on a real control plane with the controller manager: a
+// pack policy keeps every replica of a Deployment in the one rack that fits
+// it and the real scheduler binds them there; a bandwidth Required policy keeps a data-heavy Pod among the
 // zones with enough bandwidth to its Service; ResourceSlices published as the
 // NVIDIA DRA driver publishes them make a gpu rule select their node; a
 // ResourceClaimTemplate and a ResourceClaim created through the API server
@@ -160,66 +160,45 @@ describe('rules from the measured data, and DRA', { timeout: 600_000 }, () => {
     assert.ok(versions.includes('resource.k8s.io/v1'), versions.join(' '));
   });
 
-  test('pack: every replica of a ReplicaSet lands in the one rack that fits them all, bound there by the scheduler', async () => {
+  test('pack: every replica of a Deployment lands in the one rack that fits them all, bound there by the scheduler', async () => {
     // 4 replicas × 3 cpu: two per 8-cpu node. r1 has room for 2 (the blocker), r3 for 2; only r2 holds 4.
     const replicas = 4;
-    const hash = '7d9f5c6b8';
-    const template = {
-      metadata: {
-        labels: { app: 'train', 'pod-template-hash': hash },
-        annotations: { 'topogate.dev/replicas': String(replicas) },
+    const labels = { app: 'train' };
+    await applyAll(cluster, [
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'train', namespace: 'gang' },
+        spec: {
+          replicas,
+          selector: { matchLabels: labels },
+          template: {
+            metadata: { labels, annotations: { 'topogate.dev/replicas': String(replicas) } },
+            spec: { containers: pause('3') },
+          },
+        },
       },
-      spec: { containers: pause('3') },
-    };
-    const replicaSet = JSON.parse(
-      await kubectlOk(
-        cluster,
-        ['create', '-n', 'gang', '-o', 'json', '-f', '-'],
-        JSON.stringify({
-          apiVersion: 'apps/v1',
-          kind: 'ReplicaSet',
-          metadata: { name: `train-${hash}`, labels: { app: 'train' } },
-          spec: { replicas, selector: { matchLabels: template.metadata.labels }, template },
-        }),
-      ),
-    );
-    // What the ReplicaSet controller would post (the harness runs no controller manager): one Pod per replica, owned by the set.
-    const names: string[] = [];
-    for (let index = 0; index < replicas; index++) {
-      const created = JSON.parse(
-        await kubectlOk(
-          cluster,
-          ['create', '-n', 'gang', '-o', 'json', '-f', '-'],
-          JSON.stringify({
-            apiVersion: 'v1',
-            kind: 'Pod',
-            metadata: {
-              generateName: `train-${hash}-`,
-              ...template.metadata,
-              ownerReferences: [
-                {
-                  apiVersion: 'apps/v1',
-                  kind: 'ReplicaSet',
-                  name: replicaSet.metadata.name,
-                  uid: replicaSet.metadata.uid,
-                  controller: true,
-                  blockOwnerDeletion: true,
-                },
-              ],
-            },
-            spec: template.spec,
-          }),
-        ),
-      );
-      assert.deepEqual(requiredOf(created), [{ key: RACK, operator: 'In', values: ['r2'] }]);
-      names.push(created.metadata.name);
+    ]);
+    // The controller manager's ReplicaSet controller creates the Pods; topogate decides each; the scheduler binds.
+    const gang = async () => (await coreApi(cluster).listNamespacedPod({ namespace: 'gang' })).items;
+    await waitFor(async () => (await gang()).filter((pod) => pod.spec?.nodeName).length === replicas, {
+      what: `${replicas} Pods of the Deployment bound`,
+      timeoutMs: 90_000,
+    });
+    const pods = JSON.parse(JSON.stringify(await gang())) as any[];
+    assert.equal(pods.length, replicas);
+    for (const pod of pods) {
+      assert.deepEqual(requiredOf(pod), [{ key: RACK, operator: 'In', values: ['r2'] }], pod.metadata?.name);
+      assert.equal(pod.metadata?.annotations?.['topogate.dev/policies'], 'gang');
     }
-    const bound = await Promise.all(names.map((name) => boundNode(coreApi(cluster), 'gang', name)));
+    const bound = pods.map((pod) => pod.spec!.nodeName!);
     assert.ok(
       bound.every((node) => node.startsWith('r2-')),
       bound.join(', '),
     );
+
     // Five replicas fit no rack now (r2 is full): the policy's onUnsatisfiable: Reject says so.
+    const owner = pods[0]!.metadata!.ownerReferences!;
     const fifth = await kubectl(
       cluster,
       ['create', '-n', 'gang', '-f', '-'],
@@ -227,27 +206,16 @@ describe('rules from the measured data, and DRA', { timeout: 600_000 }, () => {
         apiVersion: 'v1',
         kind: 'Pod',
         metadata: {
-          generateName: `train-${hash}-`,
-          labels: template.metadata.labels,
+          generateName: 'train-extra-',
+          labels: { ...pods[0]!.metadata!.labels, extra: 'yes' },
           annotations: { 'topogate.dev/replicas': '5' },
-          ownerReferences: [
-            {
-              apiVersion: 'apps/v1',
-              kind: 'ReplicaSet',
-              name: replicaSet.metadata.name,
-              uid: replicaSet.metadata.uid,
-              controller: true,
-            },
-          ],
+          ownerReferences: owner,
         },
-        spec: template.spec,
+        spec: { containers: pause('3') },
       }),
     );
     assert.notEqual(fifth.code, 0);
-    assert.match(
-      fifth.stderr,
-      /policy gang, rule pack: no schedulable node satisfies .* no topogate.dev\/rack domain has room for 5/,
-    );
+    assert.match(fifth.stderr, /policy gang, rule pack: .*no topogate.dev\/rack domain has room for 5/);
   });
 
   test('bandwidth Required: a data-heavy Pod stays in the zones with enough bandwidth to its Service', async () => {
