@@ -277,7 +277,7 @@ function unwrap(value: unknown, label: string): Input {
   if (object.kind === 'Pod' || isWorkloadKind(object.kind) || claimKind(object) !== undefined) return input;
   return {
     ...input,
-    passThrough: `kind ${JSON.stringify(object.kind)} is not a Pod, a workload with a pod template (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob) or a ResourceClaim(Template)`,
+    passThrough: `kind ${JSON.stringify(object.kind)} is not a Pod or a workload with a pod template (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob), nor a ResourceClaim or ResourceClaimTemplate`,
   };
 }
 
