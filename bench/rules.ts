@@ -13,6 +13,7 @@ import { buildSnapshot } from '../src/topology/build.ts';
 import { cluster, networkTopology, serviceName } from './cluster.ts';
 import { collectGarbage } from './gc.ts';
 import { percentiles, type Percentiles } from './stats.ts';
+import { podRequest } from '../src/kube/podFacts.ts';
 
 const NOW = Date.parse('2026-12-02T12:00:00Z');
 const ZONE = 'topology.kubernetes.io/zone';
@@ -161,12 +162,12 @@ function measure(nodes: number): Row {
   const compileMs = Number(process.hrtime.bigint() - start) / 1e6;
   const options = { now: NOW, maxSourceAgeMs: 600_000 };
   // The first pack decision of a request shape counts each rack's room (a pass over the nodes, once per snapshot).
-  decide({ pod: trainer(-1, 0), namespace: 'ml-train' }, compiled, options);
-  for (let i = 0; i < 200; i++) decide({ pod: trainer(1_000_000 + i, 0), namespace: 'ml-train' }, compiled, options);
-  const newWorkloads = time(DECISIONS, (i) => decide({ pod: trainer(i, 0), namespace: 'ml-train' }, compiled, options));
-  const replicas = time(DECISIONS, (i) => decide({ pod: trainer(7, i), namespace: 'ml-train' }, compiled, options));
-  const bandwidthLatency = time(DECISIONS, (i) => decide({ pod: web(i), namespace: 'web' }, compiled, options));
-  const check = decide({ pod: trainer(3, 0), namespace: 'ml-train' }, compiled, options);
+  decide(podRequest(trainer(-1, 0), 'ml-train'), compiled, options);
+  for (let i = 0; i < 200; i++) decide(podRequest(trainer(1_000_000 + i, 0), 'ml-train'), compiled, options);
+  const newWorkloads = time(DECISIONS, (i) => decide(podRequest(trainer(i, 0), 'ml-train'), compiled, options));
+  const replicas = time(DECISIONS, (i) => decide(podRequest(trainer(7, i), 'ml-train'), compiled, options));
+  const bandwidthLatency = time(DECISIONS, (i) => decide(podRequest(web(i), 'web'), compiled, options));
+  const check = decide(podRequest(trainer(3, 0), 'ml-train'), compiled, options);
   if (!check.applied.includes('gang')) throw new Error(`the pack policy did not apply: ${check.warnings.join('; ')}`);
   return { nodes, compileMs, newWorkloads, replicas, bandwidthLatency };
 }

@@ -3,7 +3,7 @@
 // kind, operation or subresource is admitted unchanged.
 // Pure when the functions it is given are.
 
-import type { Pod } from '../kube/types.ts';
+import { podRequest } from '../kube/podFacts.ts';
 import type { ClaimRequest } from '../policy/claims.ts';
 import type { Decision, PodRequest } from '../policy/types.ts';
 import type { AdmissionAnswer } from './answer.ts';
@@ -52,9 +52,9 @@ export function handleAdmission(
   const skipWarning = skip?.();
   if (skipWarning !== undefined && defer === undefined)
     return { answer: allowed({ warnings: [skipWarning] }), outcome: 'skipped' };
-  const podRequest = { pod: request.object as Pod, namespace: podNamespace(request) };
-  const decision = defer?.(podRequest, skipWarning) ?? decide(podRequest);
-  return { ...answerFor(warningsOnPod(podRequest.pod, decision)), decision };
+  const pod = podRequest(request.object, podNamespace(request));
+  const decision = defer?.(pod, skipWarning) ?? decide(pod);
+  return { ...answerFor(warningsOnPod(pod.facts, decision)), decision };
 }
 
 function answerFor(decision: Decision): Pick<Handled, 'answer' | 'outcome'> {

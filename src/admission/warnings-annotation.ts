@@ -4,24 +4,23 @@
 // `topogate.dev/warnings` (one warning a line), where `kubectl describe pod`
 // and `kubectl get pod -o yaml` show them.
 
-import { isRecord } from '../kube/json.ts';
-import type { PatchOperation, Pod } from '../kube/types.ts';
+import type { PodFacts } from '../kube/podFacts.ts';
+import type { PatchOperation } from '../kube/types.ts';
 import type { Decision } from '../policy/types.ts';
 
 export const WARNINGS_ANNOTATION = 'topogate.dev/warnings';
 
-/** The Pod has an owner reference with `controller: true`. */
-export function controllerMade(pod: Pod): boolean {
-  const owners = pod.metadata?.ownerReferences;
-  return Array.isArray(owners) && owners.some((owner) => isRecord(owner) && owner.controller === true);
+/** The Pod has a controller (an owner reference with `controller: true`): its workload is not the Pod itself. */
+export function controllerMade(pod: PodFacts): boolean {
+  return pod.workload.kind !== 'Pod';
 }
 
 /** The decision, with its warnings also written on the Pod when a controller made it and it is admitted. */
-export function warningsOnPod(pod: Pod, decision: Decision): Decision {
+export function warningsOnPod(pod: PodFacts, decision: Decision): Decision {
   if (!decision.allowed || decision.warnings.length === 0 || !controllerMade(pod)) return decision;
   const value = decision.warnings.join('\n');
   const annotationsExist =
-    isRecord(pod.metadata?.annotations) ||
+    pod.shape.annotations ||
     decision.patch.some((operation) => operation.op === 'add' && operation.path === '/metadata/annotations');
   const operation: PatchOperation = annotationsExist
     ? { op: 'add', path: `/metadata/annotations/${WARNINGS_ANNOTATION.replace('/', '~1')}`, value }

@@ -6,6 +6,7 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import fastJsonPatch from 'fast-json-patch';
 import type { Pod } from '../kube/types.ts';
+import { podRequest } from '../kube/podFacts.ts';
 import { podWorkload } from '../kube/workload-identity.ts';
 import { compareDecisions } from '../policy/compareDecisions.ts';
 import { decide } from '../policy/engine.ts';
@@ -70,7 +71,7 @@ export const explain: Command = {
     for (const error of cluster.policyErrors) io.stderr.write(`Warning: invalid policy left out: ${error}\n`);
     const { record: then, problem } = readRecord(live);
     const original = takeBack(live, then);
-    const decision = decide({ pod: original, namespace, workload: podWorkload(live, namespace) }, cluster.compiled, {
+    const decision = decide(podRequest(original, namespace, podWorkload(live, namespace)), cluster.compiled, {
       now: Date.now(),
       maxSourceAgeMs: 10 * 60_000,
       explain: true,

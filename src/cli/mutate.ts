@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import fastJsonPatch from 'fast-json-patch';
 import { parseKubectlYaml, stringifyForKubectl } from '../kube/yaml.ts';
 import { isRecord } from '../kube/json.ts';
+import { podRequest } from '../kube/podFacts.ts';
 import type { KubeObject, Pod } from '../kube/types.ts';
 import { objectWorkload } from '../kube/workload-identity.ts';
 import { isWorkloadKind, templatePod, withTemplatePod } from '../kube/workloads.ts';
@@ -299,7 +300,7 @@ function decideInput(input: Input, compiled: CompiledPolicySet, options: Decisio
   const pod: Pod | undefined = object.kind === 'Pod' ? object : templatePod(object);
   if (!pod) throw new BadInput(`${label}: the ${String(object.kind)} has no pod template`);
   const workload = object.kind === 'Pod' ? undefined : objectWorkload(object, namespace);
-  const decision = decide({ pod, namespace, ...(workload && { workload }) }, compiled, options);
+  const decision = decide(podRequest(pod, namespace, workload), compiled, options);
   const name = object.metadata?.name ?? object.metadata?.generateName ?? '';
   const subject =
     object.kind === 'Pod'

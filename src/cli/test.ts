@@ -8,9 +8,9 @@ import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import fastJsonPatch from 'fast-json-patch';
 import { podPlacementNodes } from '../topology/nodeSelector.ts';
-import { recordsOf } from '../kube/json.ts';
+import { podFacts, podRequest } from '../kube/podFacts.ts';
 import { toleratedNodes } from '../topology/tolerations.ts';
-import type { KubeObject, Pod, Toleration } from '../kube/types.ts';
+import type { KubeObject, Pod } from '../kube/types.ts';
 import { objectWorkload } from '../kube/workload-identity.ts';
 import { isWorkloadKind, templatePod } from '../kube/workloads.ts';
 import { compile, type CompiledPolicySet } from '../policy/compiler.ts';
@@ -186,7 +186,7 @@ async function runCase(testCase: TestCase, base: string, compiled: CompiledPolic
   // A fixed topology from files never goes stale.
   // A workload's template is decided as its Pods are: with the workload's identity (rollout, DaemonSets).
   const workload = object.kind === 'Pod' ? undefined : objectWorkload(object, namespace);
-  const decision = decide({ pod, namespace, ...(workload && { workload }) }, compiled, {
+  const decision = decide(podRequest(pod, namespace, workload), compiled, {
     now,
     maxSourceAgeMs: Number.POSITIVE_INFINITY,
   });
@@ -262,10 +262,11 @@ function differences(expect: Expectation, decision: Decision, mutated: Pod, snap
 /** The schedulable nodes (not cordoned, Ready, taints tolerated) that the Pod's node selector and required affinity allow. */
 function allowedNodes(pod: Pod, snapshot: TopologySnapshot): string[] {
   const { nodes } = snapshot;
+  const { placement } = podFacts(pod, '');
   const allowed = nodes
     .schedulable()
-    .and(toleratedNodes(nodes, recordsOf(pod.spec?.tolerations) as Toleration[]))
-    .and(podPlacementNodes(nodes, pod));
+    .and(toleratedNodes(nodes, placement.tolerations))
+    .and(podPlacementNodes(nodes, placement));
   return [...allowed.slots()].map((slot) => nodes.bySlot(slot)?.name ?? `#${slot}`).sort();
 }
 

@@ -9,6 +9,7 @@ import { CoreV1Api, type KubeConfig, type KubernetesObject, ListWatch, Watch } f
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Pod } from '../kube/types.ts';
+import { podRequest, schedulingGates } from '../kube/podFacts.ts';
 import { gateIndex } from '../policy/deferral.ts';
 import type { Decision, PodRequest } from '../policy/types.ts';
 import { describeKubeError, statusOf } from '../sources/topology/errors.ts';
@@ -71,7 +72,7 @@ export function startPlacementController(options: PlacementControllerOptions): P
       'spec.nodeName=',
     );
     const seen = (object: KubernetesObject) => {
-      if (gateIndex(object as Pod) >= 0) enqueue(keyOf(object));
+      if (gateIndex(schedulingGates(object)) >= 0) enqueue(keyOf(object));
       else forget(keyOf(object));
     };
     watcher.on('add', seen);
@@ -120,11 +121,11 @@ export function startPlacementController(options: PlacementControllerOptions): P
   async function reconcile(key: string): Promise<void> {
     const [namespace, name] = key.split('/') as [string, string];
     const pod = informer?.get(name, namespace) as Pod | undefined;
-    if (pod === undefined || gateIndex(pod) < 0) return forget(key);
+    if (pod === undefined || gateIndex(schedulingGates(pod)) < 0) return forget(key);
     const created = Date.parse(String(pod.metadata?.creationTimestamp ?? ''));
     const gatedMs = Number.isNaN(created) ? 0 : Math.max(0, Date.now() - created);
     const expired = gatedMs >= deferMaxMs;
-    const request = { pod, namespace };
+    const request = podRequest(pod, namespace);
     const plan = planRelease(pod, (without) => options.place(request, without), expired, gatedMs);
     if ('wait' in plan) {
       if (!waiting.has(key)) {

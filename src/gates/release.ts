@@ -5,6 +5,7 @@
 // go; anything else a decision would write is left out.
 
 import type { PatchOperation, Pod } from '../kube/types.ts';
+import { schedulingGates } from '../kube/podFacts.ts';
 import { gateIndex, PLACEMENT_GATE } from '../policy/deferral.ts';
 import { pointer } from '../policy/patch.ts';
 import type { Decision } from '../policy/types.ts';
@@ -93,7 +94,7 @@ export function planRelease(pod: Pod, place: Place, expired: boolean, gatedMs: n
  * resourceVersion) and only where our gate still is, so a concurrent change makes the patch fail, not misapply.
  */
 function ungate(pod: Pod, operations: readonly PatchOperation[]): PatchOperation[] {
-  const index = gateIndex(pod);
+  const index = gateIndex(schedulingGates(pod));
   const gate = ['spec', 'schedulingGates', index];
   return [
     { op: 'test', path: '/metadata/resourceVersion', value: pod.metadata?.resourceVersion },

@@ -3,28 +3,26 @@
 // container and requests equal to limits; pod-level resources, when given,
 // decide alone.
 
-import { isRecord, recordsOf } from './json.ts';
+import type { PodResourceFacts, Quantities, ResourceFacts } from './podFacts.ts';
 import { parseQuantity } from './quantity.ts';
 import type { QuantityParser } from './requests.ts';
-import type { Pod, ResourceRequirements } from './types.ts';
 
 export type QosClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
 
 const QOS_RESOURCES = ['cpu', 'memory'] as const;
 
-export function qosClass(pod: Pod, parse: QuantityParser = parseQuantity): QosClass {
-  const podLevel = pod.spec?.resources;
-  if (isRecord(podLevel) && (hasQosQuantity(podLevel.requests, parse) || hasQosQuantity(podLevel.limits, parse))) {
+export function qosClass(pod: PodResourceFacts, parse: QuantityParser = parseQuantity): QosClass {
+  const podLevel = pod.pod;
+  if (podLevel && (hasQosQuantity(podLevel.requests, parse) || hasQosQuantity(podLevel.limits, parse))) {
     return classify([podLevel], parse);
   }
-  const containers = [...recordsOf(pod.spec?.containers), ...recordsOf(pod.spec?.initContainers)];
   return classify(
-    containers.map((container) => (isRecord(container.resources) ? container.resources : {})),
+    [...pod.containers, ...pod.initContainers].map((container) => container.resources),
     parse,
   );
 }
 
-function classify(resources: readonly ResourceRequirements[], parse: QuantityParser): QosClass {
+function classify(resources: readonly ResourceFacts[], parse: QuantityParser): QosClass {
   const requests: Record<string, number> = {};
   const limits: Record<string, number> = {};
   let guaranteed = true;
@@ -44,9 +42,8 @@ function classify(resources: readonly ResourceRequirements[], parse: QuantityPar
   return 'Burstable';
 }
 
-function positiveQosQuantities(list: unknown, parse: QuantityParser): Record<string, number> {
+function positiveQosQuantities(list: Quantities, parse: QuantityParser): Record<string, number> {
   const result: Record<string, number> = {};
-  if (!isRecord(list)) return result;
   for (const name of QOS_RESOURCES) {
     const milli = parse(list[name]);
     if (milli !== undefined && milli > 0) result[name] = milli;
@@ -54,6 +51,6 @@ function positiveQosQuantities(list: unknown, parse: QuantityParser): Record<str
   return result;
 }
 
-function hasQosQuantity(list: unknown, parse: QuantityParser): boolean {
+function hasQosQuantity(list: Quantities, parse: QuantityParser): boolean {
   return Object.keys(positiveQosQuantities(list, parse)).length > 0;
 }

@@ -5,9 +5,8 @@
 // Pod needs the larger of the two, plus its overhead. Pod-level requests
 // (spec.resources) replace the container sum for the resources they name.
 
-import { isRecord, recordsOf } from './json.ts';
+import type { PodResourceFacts, Quantities, ResourceFacts } from './podFacts.ts';
 import { parseQuantity, type ResourceList } from './quantity.ts';
-import type { Pod, ResourceRequirements } from './types.ts';
 
 /** Reads one quantity as milli-units; a caller may pass a memoising one. */
 export type QuantityParser = (value: unknown) => number | undefined;
@@ -15,27 +14,23 @@ export type QuantityParser = (value: unknown) => number | undefined;
 type MutableResources = Record<string, number>;
 
 /** Requests with missing ones taken from limits, as API defaulting does, in milli-units. */
-export function containerRequests(
-  resources: ResourceRequirements | undefined,
-  parse: QuantityParser = parseQuantity,
-): ResourceList {
+export function containerRequests(resources: ResourceFacts, parse: QuantityParser = parseQuantity): ResourceList {
   const requests: MutableResources = {};
-  addQuantities(requests, resources?.limits, parse);
+  addQuantities(requests, resources.limits, parse);
   const explicit: MutableResources = {};
-  addQuantities(explicit, resources?.requests, parse);
+  addQuantities(explicit, resources.requests, parse);
   return { ...requests, ...explicit };
 }
 
-export function effectiveRequests(pod: Pod, parse: QuantityParser = parseQuantity): ResourceList {
-  const spec = pod.spec;
+export function effectiveRequests(pod: PodResourceFacts, parse: QuantityParser = parseQuantity): ResourceList {
   const total: MutableResources = {};
-  for (const container of recordsOf(spec?.containers)) addList(total, containerRequests(container.resources, parse));
+  for (const container of pod.containers) addList(total, containerRequests(container.resources, parse));
 
   const sidecars: MutableResources = {};
   const initPeak: MutableResources = {};
-  for (const container of recordsOf(spec?.initContainers)) {
+  for (const container of pod.initContainers) {
     const requests = containerRequests(container.resources, parse);
-    if (container.restartPolicy === 'Always') {
+    if (container.sidecar) {
       addList(total, requests);
       addList(sidecars, requests);
       maxList(initPeak, sidecars);
@@ -48,14 +43,10 @@ export function effectiveRequests(pod: Pod, parse: QuantityParser = parseQuantit
   maxList(total, initPeak);
 
   const podLevel: MutableResources = {};
-  addQuantities(
-    podLevel,
-    isRecord(spec?.resources) ? { ...spec.resources.limits, ...spec.resources.requests } : undefined,
-    parse,
-  );
+  if (pod.pod) addQuantities(podLevel, { ...pod.pod.limits, ...pod.pod.requests }, parse);
   for (const name of ['cpu', 'memory']) if (podLevel[name] !== undefined) total[name] = podLevel[name];
 
-  addQuantities(total, spec?.overhead, parse);
+  addQuantities(total, pod.overhead, parse);
   return total;
 }
 
@@ -64,8 +55,7 @@ export function requestOf(requests: ResourceList, resource: string): number {
   return requests[resource] ?? 0;
 }
 
-function addQuantities(into: MutableResources, quantities: unknown, parse: QuantityParser): void {
-  if (!isRecord(quantities)) return;
+function addQuantities(into: MutableResources, quantities: Quantities, parse: QuantityParser): void {
   for (const [name, quantity] of Object.entries(quantities)) {
     const milli = parse(quantity);
     if (milli !== undefined) into[name] = (into[name] ?? 0) + milli;

@@ -3,6 +3,7 @@
 // against the policies, and tallied per policy.
 
 import type { KubeObject, Pod } from '../kube/types.ts';
+import { podRequest } from '../kube/podFacts.ts';
 import { objectWorkload, podWorkload } from '../kube/workload-identity.ts';
 import { templatePod } from '../kube/workloads.ts';
 import type { CompiledPolicySet } from './compiler.ts';
@@ -62,7 +63,7 @@ export function auditCluster(
     const name = live.metadata?.name ?? '';
     const { record } = readRecord(live);
     const pod = takeBack(live, record);
-    const trace = decide({ pod, namespace, workload: podWorkload(live, namespace) }, compiled, {
+    const trace = decide(podRequest(pod, namespace, podWorkload(live, namespace)), compiled, {
       ...options,
       explain: true,
     }).trace as DecisionTrace;
@@ -87,7 +88,7 @@ export function auditCluster(
     const pod = templatePod(workload);
     if (!pod) continue;
     const namespace = workload.metadata?.namespace ?? 'default';
-    const trace = decide({ pod, namespace, workload: objectWorkload(workload, namespace) }, compiled, {
+    const trace = decide(podRequest(pod, namespace, objectWorkload(workload, namespace)), compiled, {
       ...options,
       explain: true,
     }).trace as DecisionTrace;

@@ -6,7 +6,7 @@ import type { TopologySnapshot } from '../topology/model.ts';
 import { snapshotId } from '../topology/snapshotId.ts';
 import { compileMatch, type Matcher } from './match.ts';
 import { namespaceLabels } from './context.ts';
-import { DecisionMemo, remember } from './memo.ts';
+import { DecisionMemo, lruMap } from './memo.ts';
 import { compileBandwidth } from './rules/bandwidth.ts';
 import { compileGpu } from './rules/gpu.ts';
 import { compileLatency } from './rules/latency.ts';
@@ -45,28 +45,20 @@ export function compile(policies: readonly SchedulingPolicy[], snapshot: Topolog
   );
   const compiled = ordered.map((policy) => compilePolicy(policy, snapshot));
   // Namespace labels come from this snapshot, so the answer per namespace holds as long as the set does.
-  const byNamespace = new Map<string, readonly CompiledPolicy[]>();
+  const byNamespace = lruMap<string, readonly CompiledPolicy[]>();
   const candidates = (namespace: string): readonly CompiledPolicy[] => {
     let found = byNamespace.get(namespace);
     if (found === undefined) {
       const facts = { namespace, namespaceLabels: namespaceLabels(snapshot, namespace) };
-      remember(
-        byNamespace,
-        namespace,
-        (found = compiled.filter((candidate) => candidate.match.namespaceMatches(facts))),
-      );
+      byNamespace.set(namespace, (found = compiled.filter((candidate) => candidate.match.namespaceMatches(facts))));
     }
     return found;
   };
-  // A partial rollout or a pack rule makes decisions depend on the workload, which the memo then has to tell apart.
-  const byWorkload = policies.some(
-    (policy) => (policy.rollout?.percent ?? 100) < 100 || policy.rules.pack !== undefined,
-  );
   return {
     snapshot,
     policies: compiled,
     candidates,
-    memo: new DecisionMemo(snapshot, byWorkload),
+    memo: new DecisionMemo(snapshot),
     snapshotId: snapshotId(snapshot),
   };
 }

@@ -3,9 +3,8 @@
 // schedulerName), the scheduling gate and the reason. The gate is what makes
 // a Pod wait for its placement instead of being scheduled without it.
 
-import { recordsOf } from '../kube/json.ts';
-import { podWorkload } from '../kube/workload-identity.ts';
-import type { PatchOperation, Pod } from '../kube/types.ts';
+import type { PodFacts } from '../kube/podFacts.ts';
+import type { PatchOperation } from '../kube/types.ts';
 import type { SourceName, TopologySnapshot } from '../topology/model.ts';
 import type { CompiledPolicy, CompiledPolicySet } from './compiler.ts';
 import { PodContext } from './context.ts';
@@ -71,11 +70,11 @@ export function matchingPolicies(
   compiled: CompiledPolicySet,
   options: DecisionOptions,
 ): { readonly matched: readonly CompiledPolicy[]; readonly context: PodContext } {
-  const context = new PodContext(request.pod, request.namespace, compiled.snapshot, options, compiled.memo.quantity);
-  const workload = request.workload ?? podWorkload(request.pod, request.namespace);
+  const context = new PodContext(request.facts, compiled.snapshot, options, compiled.memo.quantity);
+  const { workload } = request.facts;
   // As the engine: an Audit policy writes nothing, and one whose rollout leaves the workload out does not match.
   const matched = compiled
-    .candidates(request.namespace)
+    .candidates(request.facts.namespace)
     .filter(
       ({ policy, match }) =>
         policy.enforcement !== 'Audit' &&
@@ -96,7 +95,7 @@ export function deferredDecision(
   reason: string,
 ): Decision | undefined {
   if (!matched.some((candidate) => needsModel(candidate.policy))) return undefined;
-  const { pod } = request;
+  const pod = request.facts;
   const changes = new PodChanges(pod);
   const everyNode = context.snapshot.nodes.all();
   for (const { policy, rules } of matched) {
@@ -109,7 +108,7 @@ export function deferredDecision(
     if (schedulerName !== undefined) changes.setSchedulerName(schedulerName);
   }
   const patch = buildPatch(pod, changes, { [DEFERRED_ANNOTATION]: reason });
-  if (gateIndex(pod) < 0) patch.push(addGate(pod));
+  if (gateIndex(pod.schedulingGates) < 0) patch.push(addGate(pod));
   return {
     allowed: true,
     patch,
@@ -127,24 +126,24 @@ function ruleKind(name: string): keyof PolicyRules {
 }
 
 /** Where the placement gate is in the Pod's schedulingGates, or -1. */
-export function gateIndex(pod: Pod): number {
-  return recordsOf(pod.spec?.schedulingGates).findIndex((gate) => gate.name === PLACEMENT_GATE);
+export function gateIndex(gates: readonly (string | null)[]): number {
+  return gates.indexOf(PLACEMENT_GATE);
 }
 
 /** The operation removing the placement gate (the Pod must have it): only ours, other gates stay. */
-export function removeGate(pod: Pod): PatchOperation {
-  return { op: 'remove', path: pointer(['spec', 'schedulingGates', gateIndex(pod)]) };
+export function removeGate(gates: readonly (string | null)[]): PatchOperation {
+  return { op: 'remove', path: pointer(['spec', 'schedulingGates', gateIndex(gates)]) };
 }
 
-function addGate(pod: Pod): PatchOperation {
+function addGate(pod: PodFacts): PatchOperation {
   const gate = { name: PLACEMENT_GATE };
-  return Array.isArray(pod.spec?.schedulingGates)
+  return pod.shape.schedulingGates
     ? { op: 'add', path: '/spec/schedulingGates/-', value: gate }
     : { op: 'add', path: '/spec/schedulingGates', value: [gate] };
 }
 
 /** A decision made at admission on a Pod the gate plane gated: its answer lifts the gate in the same patch. */
-export function liftingGate(decision: Decision, pod: Pod): Decision {
-  if (!decision.allowed || decision.deferred !== undefined || gateIndex(pod) < 0) return decision;
-  return { ...decision, patch: [...decision.patch, removeGate(pod)] };
+export function liftingGate(decision: Decision, pod: PodFacts): Decision {
+  if (!decision.allowed || decision.deferred !== undefined || gateIndex(pod.schedulingGates) < 0) return decision;
+  return { ...decision, patch: [...decision.patch, removeGate(pod.schedulingGates)] };
 }

@@ -5,8 +5,8 @@
 // schedulable node both on their own (else its onUnsatisfiable decides) and
 // with what higher-priority policies already added (else it is dropped).
 
-import type { Pod } from '../kube/types.ts';
-import { workloadKey, podWorkload, type WorkloadIdentity } from '../kube/workload-identity.ts';
+import type { PodFacts } from '../kube/podFacts.ts';
+import { workloadKey, type WorkloadIdentity } from '../kube/workload-identity.ts';
 import type { NodeSet } from '../topology/nodeset.ts';
 import type { TopologySnapshot } from '../topology/model.ts';
 import type { CompiledPolicy, CompiledPolicySet } from './compiler.ts';
@@ -35,11 +35,10 @@ export function decide(request: PodRequest, compiled: CompiledPolicySet, options
 }
 
 function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: DecisionOptions): Decision {
-  const { pod, namespace } = request;
+  const { facts, name: podName } = request;
+  const { namespace, workload } = facts;
   const snapshot = compiled.snapshot;
-  const podName = pod.metadata?.name ?? pod.metadata?.generateName ?? '';
-  const workload = request.workload ?? podWorkload(pod, namespace);
-  const skipped = skipReason(pod) ?? daemonSetReason(workload);
+  const skipped = skipReason(facts) ?? daemonSetReason(workload);
   if (skipped !== undefined) {
     const trace: DecisionTrace | undefined = options.explain
       ? {
@@ -68,8 +67,8 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
     };
   }
 
-  const context = new PodContext(pod, namespace, snapshot, options, compiled.memo.quantity);
-  const { schedulable, own } = compiled.memo.placement(pod);
+  const context = new PodContext(facts, snapshot, options, compiled.memo.quantity);
+  const { schedulable, own } = compiled.memo.placement(facts.placement);
   const warnings: string[] = [];
   // Policies are not blamed for the Pod's own placement: when it allows nothing they are judged against
   // the schedulable nodes alone, and when nothing is schedulable for the Pod, against every node.
@@ -84,7 +83,7 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
     );
   }
 
-  const changes = new PodChanges(pod);
+  const changes = new PodChanges(facts);
   const matched: string[] = [];
   const applied: string[] = [];
   const recorded: RecordedPolicy[] = [];
@@ -123,7 +122,7 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
     }
     matched.push(policy.name);
     // An Audit policy is decided as under Enforce, into changes of its own that never reach the Pod.
-    const target = audit ? new PodChanges(pod) : changes;
+    const target = audit ? new PodChanges(facts) : changes;
     const said: string[] = audit ? [] : warnings;
     let unsatisfiable = false;
     let attempt = evaluate(compiledPolicy, context, base, allowed, compiled.memo, undefined);
@@ -253,7 +252,7 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
     if (changes.numaHint) annotations[NUMA_HINT_ANNOTATION] = JSON.stringify(changes.numaHint);
     annotations[DECISION_ANNOTATION] = recordText(compiled.snapshotId, recorded, changes);
   }
-  const patch = applied.length > 0 ? buildPatch(pod, changes, annotations) : [];
+  const patch = applied.length > 0 ? buildPatch(facts, changes, annotations) : [];
   const auditAnnotations: Record<string, string> =
     applied.length > 0
       ? { policies: applied.join(','), placement: summarize(changes), snapshot: compiled.snapshotId }
@@ -293,7 +292,7 @@ const NONE: readonly AuditOutcome[] = [];
 
 /** Why the engine gives the Pod no placement at all, before looking at any policy (deferral asks too). */
 export function leftAloneReason(request: PodRequest): string | undefined {
-  return skipReason(request.pod) ?? daemonSetReason(request.workload ?? podWorkload(request.pod, request.namespace));
+  return skipReason(request.facts) ?? daemonSetReason(request.facts.workload);
 }
 
 /** Pods of a DaemonSet are never given placement outputs: the DaemonSet places one per node itself. */
@@ -310,13 +309,10 @@ function outOfRollout(percent: number | undefined, workload: WorkloadIdentity): 
 }
 
 /** Why the Pod is admitted unchanged without looking at any policy (merge rule 5). */
-export function skipReason(pod: Pod): string | undefined {
-  const annotations = pod.metadata?.annotations;
-  if (typeof pod.spec?.nodeName === 'string' && pod.spec.nodeName !== '')
-    return `spec.nodeName is set (${pod.spec.nodeName})`;
-  if (annotations?.[SKIP_ANNOTATION] === 'true') return `annotation ${SKIP_ANNOTATION}: "true"`;
-  if (annotations && Object.hasOwn(annotations, POLICIES_ANNOTATION))
-    return `already decided (annotation ${POLICIES_ANNOTATION}: ${String(annotations[POLICIES_ANNOTATION])})`;
+export function skipReason(pod: PodFacts): string | undefined {
+  if (pod.nodeName !== undefined) return `spec.nodeName is set (${pod.nodeName})`;
+  if (pod.annotations[SKIP_ANNOTATION] === 'true') return `annotation ${SKIP_ANNOTATION}: "true"`;
+  if (pod.decidedBy !== undefined) return `already decided (annotation ${POLICIES_ANNOTATION}: ${pod.decidedBy})`;
   return undefined;
 }
 

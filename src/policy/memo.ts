@@ -1,23 +1,33 @@
 // What a decision would otherwise recompute for every Pod, kept for the life
 // of one compiled policy set (so it dies with its snapshot): node sets by
-// placement shape, and whole decisions by what the engine reads of a Pod.
-// Replicas of a workload differ only in name and uid, so a steady stream of
-// them is decided once; memoised sets keep their identity, so new shapes do
-// little bitset work.
+// placement, and whole decisions by the Pod's facts. Replicas of a workload
+// differ only in name and uid, which are no facts, so a steady stream of them
+// is decided once; memoised sets keep their identity, so new shapes do little
+// bitset work. Every map is least-recently-used: a stream of one-off Pods
+// (StatefulSet replicas, each with its own pod-name label) passes through
+// without evicting the hot workloads' entries.
 
-import { isRecord, recordsOf } from '../kube/json.ts';
+import { LRUCache } from 'lru-cache';
+import type { PlacementFacts } from '../kube/podFacts.ts';
 import { parseQuantity } from '../kube/quantity.ts';
-import type { Pod } from '../kube/types.ts';
-import { podWorkload, workloadKey } from '../kube/workload-identity.ts';
 import type { TopologySnapshot } from '../topology/model.ts';
 import type { NodeSet } from '../topology/nodeset.ts';
 import { placementNodes, schedulableFor } from './satisfiability.ts';
 import type { Decision, PodRequest } from './types.ts';
 
-/** Enough for every workload shape of a large cluster; past it the oldest entry goes. */
-const LIMIT = 1024;
+/** Enough for every workload shape of a large cluster; past it the least recently used entry goes. */
+export const MEMO_LIMIT = 1024;
 /** Longer strings are not quantities anyway, and would only fill the memory the limit means to bound. */
 const LONGEST_KEPT_QUANTITY = 64;
+/** A decision key seen once, whose decision is not kept yet. */
+const SEEN = Symbol('seen');
+/** parseQuantity's undefined, as a cache value. */
+const INVALID = Number.NaN;
+
+/** An LRU map of at most MEMO_LIMIT entries. */
+export function lruMap<K extends NonNullable<unknown>, V extends NonNullable<unknown>>(): LRUCache<K, V> {
+  return new LRUCache<K, V>({ max: MEMO_LIMIT });
+}
 
 export interface Placement {
   /** Nodes the Pod may land on at all (schedulableFor). */
@@ -28,27 +38,23 @@ export interface Placement {
 
 export class DecisionMemo {
   readonly #snapshot: TopologySnapshot;
-  readonly #placements = new Map<string, Placement>();
-  readonly #intersections = new WeakMap<NodeSet, Map<NodeSet, NodeSet>>();
-  readonly #quantities = new Map<string, number | undefined>();
-  /** null: seen once. */
-  readonly #decisions = new Map<string, Decision | null>();
+  readonly #placements = lruMap<string, Placement>();
+  readonly #intersections = new WeakMap<NodeSet, LRUCache<NodeSet, NodeSet>>();
+  readonly #quantities = lruMap<string, number>();
+  readonly #decisions = lruMap<string, Decision | typeof SEEN>();
 
-  /** Decisions depend on the workload identity (a partial rollout is in force). */
-  readonly #byWorkload: boolean;
-
-  constructor(snapshot: TopologySnapshot, byWorkload = false) {
+  constructor(snapshot: TopologySnapshot) {
     this.#snapshot = snapshot;
-    this.#byWorkload = byWorkload;
   }
 
-  placement(pod: Pod): Placement {
-    const key = placementKey(pod);
+  /** Keyed by the placement facts themselves: schedulableFor and placementNodes read nothing else. */
+  placement(facts: PlacementFacts): Placement {
+    const key = JSON.stringify(facts);
     let placement = this.#placements.get(key);
     if (placement === undefined) {
-      const schedulable = schedulableFor(pod, this.#snapshot);
-      placement = { schedulable, own: placementNodes(pod, this.#snapshot, schedulable) };
-      remember(this.#placements, key, placement);
+      const schedulable = schedulableFor(facts, this.#snapshot);
+      placement = { schedulable, own: placementNodes(facts, this.#snapshot, schedulable) };
+      this.#placements.set(key, placement);
     }
     return placement;
   }
@@ -56,96 +62,32 @@ export class DecisionMemo {
   /** parseQuantity, remembered per string: Pods of a cluster repeat a few quantities ("500m", "1Gi") over and over. */
   readonly quantity = (value: unknown): number | undefined => {
     if (typeof value !== 'string' || value.length > LONGEST_KEPT_QUANTITY) return parseQuantity(value);
-    if (this.#quantities.has(value)) return this.#quantities.get(value);
-    const milli = parseQuantity(value);
-    remember(this.#quantities, value, milli);
-    return milli;
+    let milli = this.#quantities.get(value);
+    if (milli === undefined) this.#quantities.set(value, (milli = parseQuantity(value) ?? INVALID));
+    return Number.isNaN(milli) ? undefined : milli;
   };
 
   /**
-   * The decision for a request whose decisionKey was seen twice before; computed otherwise. A decision is
-   * kept only from a key's second sight: most Pods are the only one of their kind, and keeping each one's
-   * decision (kilobytes that outlive the young generation) would make the old generation's collector
-   * pay for every Pod. Decisions are never changed once made.
+   * The decision for a request whose facts were seen twice before; computed otherwise. The key is the facts
+   * themselves (plain JSON, the only view of the Pod a decision has), so it holds whatever a rule reads.
+   * A decision is kept only from a key's second sight: most Pods are the only one of their kind, and keeping
+   * each one's decision (kilobytes that outlive the young generation) would make the old generation's
+   * collector pay for every Pod. Decisions are never changed once made.
    */
   decision(request: PodRequest, compute: () => Decision): Decision {
-    const key = decisionKey(request, this.#byWorkload);
+    const key = JSON.stringify(request.facts);
     const kept = this.#decisions.get(key);
-    if (kept) return kept;
+    if (kept !== undefined && kept !== SEEN) return kept;
     const decision = compute();
-    if (kept === null) this.#decisions.set(key, decision);
-    else remember(this.#decisions, key, null);
+    this.#decisions.set(key, kept === SEEN ? decision : SEEN);
     return decision;
   }
 
   and(a: NodeSet, b: NodeSet): NodeSet {
     let withA = this.#intersections.get(a);
-    if (withA === undefined) this.#intersections.set(a, (withA = new Map()));
+    if (withA === undefined) this.#intersections.set(a, (withA = lruMap()));
     let both = withA.get(b);
-    if (both === undefined) remember(withA, b, (both = a.and(b)));
+    if (both === undefined) withA.set(b, (both = a.and(b)));
     return both;
   }
-}
-
-/** What schedulableFor and placementNodes read of the Pod. Admission requests are JSON, so JSON text tells their inputs apart. */
-function placementKey(pod: Pod): string {
-  const spec = pod.spec;
-  const spreadKeys = recordsOf(spec?.topologySpreadConstraints)
-    .filter((spread) => spread.whenUnsatisfiable === 'DoNotSchedule' && typeof spread.topologyKey === 'string')
-    .map((spread) => spread.topologyKey);
-  return (
-    JSON.stringify([
-      spec?.nodeSelector,
-      spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution,
-      spec?.tolerations,
-      spreadKeys,
-    ]) ?? ''
-  );
-}
-
-/**
- * Everything decide reads of a request, and nothing else: the namespace, the workload, the
- * Pod's labels and annotations, the spec fields placement, resources, QoS
- * and the patch read, whether metadata and spec exist at all (the patch
- * adds them when not), and the workload when a rule reads it (rollout, pack).
- * Uid, images, env, probes and volumes are left out: replicas differ there
- * and decisions do not.
- */
-function decisionKey({ pod, namespace, workload }: PodRequest, byWorkload: boolean): string {
-  const { metadata, spec } = pod;
-  return (
-    JSON.stringify([
-      namespace,
-      // The workload's kind says whether the Pod is a DaemonSet's; the whole identity whether a rollout takes it.
-      byWorkload ? workloadKey(workload ?? podWorkload(pod, namespace)) : (workload?.kind ?? controllerKind(pod)),
-      isRecord(metadata),
-      metadata?.labels,
-      metadata?.annotations,
-      isRecord(spec),
-      spec?.nodeName,
-      spec?.nodeSelector,
-      spec?.affinity,
-      spec?.tolerations,
-      spec?.topologySpreadConstraints,
-      spec?.schedulerName,
-      spec?.resources,
-      spec?.overhead,
-      recordsOf(spec?.containers).map((container) => container.resources),
-      recordsOf(spec?.initContainers).map((container) => [container.resources, container.restartPolicy]),
-    ]) ?? ''
-  );
-}
-
-/** The controller owner's kind, without the allocations of podWorkload: the key's hot path. */
-function controllerKind(pod: Pod): unknown {
-  const owners = pod.metadata?.ownerReferences;
-  if (Array.isArray(owners))
-    for (const owner of owners) if (isRecord(owner) && owner.controller === true) return owner.kind;
-  return undefined;
-}
-
-/** map.set, first dropping the oldest entry when the map holds LIMIT already. */
-export function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
-  if (map.size >= LIMIT) map.delete(map.keys().next().value as K);
-  map.set(key, value);
 }

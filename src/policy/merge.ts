@@ -1,11 +1,11 @@
 // Merging the policies' outputs into the Pod without breaking what the user
 // wrote (policy.md, merge rules 1–4), and the JSON Patch that says it.
 
-import { isRecord, recordsOf } from '../kube/json.ts';
+import type { Requirement } from '../topology/nodeSelector.ts';
+import type { PodFacts, TermFacts } from '../kube/podFacts.ts';
 import type {
   NodeSelectorRequirement,
   PatchOperation,
-  Pod,
   PreferredSchedulingTerm,
   TopologySpreadConstraint,
 } from '../kube/types.ts';
@@ -29,12 +29,12 @@ export class PodChanges {
   readonly spreads: TopologySpreadConstraint[] = [];
   schedulerName: string | undefined;
   numaHint: Readonly<Record<string, string>> | undefined;
-  readonly #pod: Pod;
+  readonly #pod: PodFacts;
   /** Computed on the first requirement; undefined when the Pod has no nodeSelectorTerms list (a new term will be written). */
   #existingTerms: readonly ReadonlySet<string>[] | undefined | null = null;
   readonly #requirementKeys = new Set<string>();
 
-  constructor(pod: Pod) {
+  constructor(pod: PodFacts) {
     this.#pod = pod;
   }
 
@@ -47,9 +47,9 @@ export class PodChanges {
     const key = requirementKey(requirement);
     if (this.#requirementKeys.has(key)) return { added: false };
     if (this.#existingTerms === null) {
-      this.#existingTerms = existingTerms(this.#pod)
-        ?.filter(matchesSomething)
-        .map((term) => new Set(recordsOf(term.matchExpressions).map(requirementKey)));
+      this.#existingTerms = (this.#pod.placement.requiredTerms ?? undefined)
+        ?.filter((term) => term !== null && matchesSomething(term))
+        .map((term) => new Set(term!.matchExpressions.map(requirementKey)));
     }
     if (this.#existingTerms?.every((term) => term.has(key))) return { added: false };
     this.#requirementKeys.add(key);
@@ -65,10 +65,9 @@ export class PodChanges {
 
   /** Rule 3: one constraint per (topologyKey, whenUnsatisfiable), the Pod's own first. */
   addSpread(spread: TopologySpreadConstraint): MergeResult {
-    const same = (other: Record<string, any>) =>
+    const same = (other: { readonly topologyKey: string; readonly whenUnsatisfiable: string }) =>
       other.topologyKey === spread.topologyKey && other.whenUnsatisfiable === spread.whenUnsatisfiable;
-    const ownSpreads = recordsOf(this.#pod.spec?.topologySpreadConstraints);
-    if (ownSpreads.some(same))
+    if (this.#pod.spreads.some(same))
       return {
         dropped: `the Pod already has a ${spread.whenUnsatisfiable} spread constraint on ${spread.topologyKey}`,
       };
@@ -82,8 +81,8 @@ export class PodChanges {
 
   /** Rule 4: only when the Pod names no scheduler or the default one. */
   setSchedulerName(name: string): MergeResult {
-    const own = this.#pod.spec?.schedulerName;
-    if (typeof own === 'string' && own !== '' && own !== DEFAULT_SCHEDULER) {
+    const own = this.#pod.schedulerName;
+    if (own !== undefined && own !== '' && own !== DEFAULT_SCHEDULER) {
       return own === name
         ? { added: false }
         : { dropped: `schedulerName ${name} not set: the Pod already uses ${own}` };
@@ -106,12 +105,12 @@ export class PodChanges {
 
 /** The patch that writes the changes and annotations onto the Pod: built from them, not by diffing. */
 export function buildPatch(
-  pod: Pod,
+  pod: PodFacts,
   changes: PodChanges,
   annotations: Readonly<Record<string, string>>,
 ): PatchOperation[] {
-  const writer = new PatchWriter(pod);
-  if (changes.requirements.length > 0) writeRequirements(writer, changes.requirements);
+  const writer = new PatchWriter(patchTarget(pod));
+  if (changes.requirements.length > 0) writeRequirements(writer, changes.requirements, pod.placement.requiredTerms);
   writer.append(PREFERRED, changes.preferred);
   writer.append(['spec', 'topologySpreadConstraints'], changes.spreads);
   if (changes.schedulerName !== undefined) writer.set(['spec', 'schedulerName'], changes.schedulerName);
@@ -120,15 +119,18 @@ export function buildPatch(
 }
 
 /** Rule 1: ANDed into every existing term (terms are ORed); one new term when there is none. */
-function writeRequirements(writer: PatchWriter, requirements: readonly NodeSelectorRequirement[]): void {
-  const terms = writer.get(REQUIRED_TERMS);
+function writeRequirements(
+  writer: PatchWriter,
+  requirements: readonly NodeSelectorRequirement[],
+  terms: PodFacts['placement']['requiredTerms'],
+): void {
   if (!Array.isArray(terms)) {
     writer.set(REQUIRED_TERMS, [{ matchExpressions: requirements }]);
     return;
   }
-  terms.forEach((term: unknown, index) => {
-    if (!isRecord(term) || !matchesSomething(term)) return;
-    const present = new Set(recordsOf(term.matchExpressions).map(requirementKey));
+  terms.forEach((term: TermFacts | null, index) => {
+    if (term === null || !matchesSomething(term)) return;
+    const present = new Set(term.matchExpressions.map(requirementKey));
     writer.append(
       [...REQUIRED_TERMS, index, 'matchExpressions'],
       requirements.filter((requirement) => !present.has(requirementKey(requirement))),
@@ -136,24 +138,35 @@ function writeRequirements(writer: PatchWriter, requirements: readonly NodeSelec
   });
 }
 
-function existingTerms(pod: Pod): readonly Record<string, any>[] | undefined {
-  const affinity = pod.spec?.affinity;
-  const required =
-    isRecord(affinity) && isRecord(affinity.nodeAffinity)
-      ? affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution
-      : undefined;
-  return isRecord(required) && Array.isArray(required.nodeSelectorTerms)
-    ? recordsOf(required.nodeSelectorTerms)
-    : undefined;
+/**
+ * The part of the Pod the patch's paths run through, rebuilt from the facts: the objects and lists it has there
+ * (empty: a patch appends with /-), and the required terms (whose own expressions it appends to). The patch the
+ * writer builds against it is the one for the whole Pod, and needs nothing the facts leave out.
+ */
+function patchTarget({ shape, placement }: PodFacts): object {
+  const nodeAffinity: Record<string, unknown> = {};
+  if (shape.requiredAffinity) {
+    const terms = placement.requiredTerms;
+    nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution = Array.isArray(terms)
+      ? { nodeSelectorTerms: terms.map((term) => term && (term.expressionsListed ? { matchExpressions: [] } : {})) }
+      : {};
+  }
+  if (shape.preferredAffinity) nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution = [];
+  const spec: Record<string, unknown> = {};
+  if (shape.affinity) spec.affinity = shape.nodeAffinity ? { nodeAffinity } : {};
+  if (shape.topologySpreadConstraints) spec.topologySpreadConstraints = [];
+  const target: Record<string, unknown> = {};
+  if (shape.metadata) target.metadata = shape.annotations ? { annotations: {} } : {};
+  if (shape.spec) target.spec = spec;
+  return target;
 }
 
 /** A term with neither expressions nor fields matches no node in the scheduler. */
-function matchesSomething(term: Record<string, any>): boolean {
-  return recordsOf(term.matchExpressions).length > 0 || recordsOf(term.matchFields).length > 0;
+function matchesSomething(term: TermFacts): boolean {
+  return term.matchExpressions.length > 0 || term.matchFields.length > 0;
 }
 
 /** Values compare as a set: [a, b] and [b, a] are the same expression. */
-function requirementKey(requirement: Record<string, any>): string {
-  const values = Array.isArray(requirement.values) ? requirement.values.map(String).sort() : [];
-  return JSON.stringify([requirement.key, requirement.operator, values]);
+function requirementKey(requirement: Requirement): string {
+  return JSON.stringify([requirement.key, requirement.operator, [...(requirement.values ?? [])].sort()]);
 }

@@ -2,10 +2,11 @@
 // ../shared/spec/policy.md and docs/policy.md). The loader produces these;
 // the compiler and engine consume them.
 
-import type { LabelSelector, NodeSelectorRequirement, PatchOperation, Pod } from '../kube/types.ts';
+import type { LabelSelector, NodeSelectorRequirement, PatchOperation } from '../kube/types.ts';
 import type { QosClass } from '../kube/qos.ts';
-import type { WorkloadIdentity } from '../kube/workload-identity.ts';
 import type { RttPercentile } from '../topology/model.ts';
+
+export type { PodRequest } from '../kube/podFacts.ts';
 
 export type RuleMode = 'Required' | 'Preferred';
 
@@ -114,15 +115,6 @@ export interface SchedulingPolicy {
   readonly generation?: number;
   /** Where the policy was read from, for messages. */
   readonly source?: SourceLocation;
-}
-
-/** What the decision core needs to know about one admission request. */
-export interface PodRequest {
-  readonly pod: Pod;
-  /** The request's namespace, else the Pod's, else "default". */
-  readonly namespace: string;
-  /** The workload whose Pods these are, when the Pod is a workload's template; else read from the Pod. */
-  readonly workload?: WorkloadIdentity;
 }
 
 export interface DecisionOptions {

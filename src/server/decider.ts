@@ -79,10 +79,10 @@ export function createDecider({ policies, topology, maxSourceAgeMs, log, now = D
   }
 
   return {
-    decide: (request) => liftingGate(decide(request, compiled(), { now: now(), maxSourceAgeMs }), request.pod),
+    decide: (request) => liftingGate(decide(request, compiled(), { now: now(), maxSourceAgeMs }), request.facts),
     decideClaim: (request) => decideClaim(request, compiled()),
     defer(request, overrun, always) {
-      const existing = request.pod.metadata?.annotations?.[DEFERRED_ANNOTATION];
+      const existing = request.facts.annotations[DEFERRED_ANNOTATION];
       // Reinvoked after deferring: the Pod waits for the controller as it is.
       if (typeof existing === 'string') return { ...unchanged, deferred: existing };
       // What the engine leaves alone is never gated (a bound Pod with a gate is refused by the API server).

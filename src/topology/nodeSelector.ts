@@ -4,12 +4,17 @@
 
 import type { NodeIndex } from './model.ts';
 import { NodeSet } from './nodeset.ts';
-import { arrayOf, isRecord } from '../kube/json.ts';
-import type { NodeSelectorRequirement, NodeSelectorTerm, Pod } from '../kube/types.ts';
+import type { PlacementFacts, TermFacts } from '../kube/podFacts.ts';
 
-export function requirementNodes(nodes: NodeIndex, requirement: NodeSelectorRequirement): NodeSet {
-  if (!isRecord(requirement) || typeof requirement.key !== 'string') return NodeSet.EMPTY;
-  const values = stringValues(requirement.values);
+/** A policy's NodeSelectorRequirement or a Pod's parsed one: an operator the scheduler does not know matches nothing. */
+export interface Requirement {
+  readonly key: string;
+  readonly operator: string;
+  readonly values?: readonly string[];
+}
+
+export function requirementNodes(nodes: NodeIndex, requirement: Requirement): NodeSet {
+  const values = requirement.values ?? [];
   switch (requirement.operator) {
     case 'In':
       return unionOfValues(nodes, requirement.key, values);
@@ -28,51 +33,40 @@ export function requirementNodes(nodes: NodeIndex, requirement: NodeSelectorRequ
 }
 
 /** matchFields supports only metadata.name with In and NotIn. */
-export function fieldRequirementNodes(nodes: NodeIndex, requirement: NodeSelectorRequirement): NodeSet {
-  if (!isRecord(requirement) || requirement.key !== 'metadata.name') return NodeSet.EMPTY;
-  const named = NodeSet.of(namedSlots(nodes, stringValues(requirement.values)));
+export function fieldRequirementNodes(nodes: NodeIndex, requirement: Requirement): NodeSet {
+  if (requirement.key !== 'metadata.name') return NodeSet.EMPTY;
+  const named = NodeSet.of(namedSlots(nodes, requirement.values ?? []));
   if (requirement.operator === 'In') return named;
   if (requirement.operator === 'NotIn') return nodes.all().andNot(named);
   return NodeSet.EMPTY;
 }
 
-export function requirementsNodes(nodes: NodeIndex, requirements: readonly NodeSelectorRequirement[]): NodeSet {
+export function requirementsNodes(nodes: NodeIndex, requirements: readonly Requirement[]): NodeSet {
   let matching = nodes.all();
   for (const requirement of requirements) matching = matching.and(requirementNodes(nodes, requirement));
   return matching;
 }
 
-/** A term with neither expressions nor fields matches no node, as in the scheduler. */
-export function termNodes(nodes: NodeIndex, term: NodeSelectorTerm): NodeSet {
-  if (!isRecord(term)) return NodeSet.EMPTY;
-  const expressions = arrayOf(term.matchExpressions);
-  const fields = arrayOf(term.matchFields);
-  if (expressions.length === 0 && fields.length === 0) return NodeSet.EMPTY;
-  let matching = requirementsNodes(nodes, expressions);
-  for (const field of fields) matching = matching.and(fieldRequirementNodes(nodes, field));
+/** A term with neither expressions nor fields, or one that is malformed, matches no node, as in the scheduler. */
+export function termNodes(nodes: NodeIndex, term: TermFacts | null): NodeSet {
+  if (term === null || term.malformed) return NodeSet.EMPTY;
+  if (term.matchExpressions.length === 0 && term.matchFields.length === 0) return NodeSet.EMPTY;
+  let matching = requirementsNodes(nodes, term.matchExpressions);
+  for (const field of term.matchFields) matching = matching.and(fieldRequirementNodes(nodes, field));
   return matching;
 }
 
 /** The nodes the Pod's own spec.nodeSelector and required node affinity allow. */
-export function podPlacementNodes(nodes: NodeIndex, pod: Pod): NodeSet {
+export function podPlacementNodes(nodes: NodeIndex, placement: PlacementFacts): NodeSet {
   let matching = nodes.all();
-  const selector = pod.spec?.nodeSelector;
-  if (isRecord(selector)) {
-    for (const [key, value] of Object.entries(selector))
-      matching = matching.and(nodes.withLabelValue(key, String(value)));
-  }
-  const required = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
-  if (isRecord(required)) {
+  for (const [key, value] of Object.entries(placement.nodeSelector ?? {}))
+    matching = matching.and(nodes.withLabelValue(key, value));
+  if (placement.requiredTerms !== undefined) {
     let anyTerm = NodeSet.EMPTY;
-    for (const term of arrayOf(required.nodeSelectorTerms)) anyTerm = anyTerm.or(termNodes(nodes, term));
+    for (const term of placement.requiredTerms ?? []) anyTerm = anyTerm.or(termNodes(nodes, term));
     matching = matching.and(anyTerm);
   }
   return matching;
-}
-
-/** A value that is not a string equals no label value and names no node (the API server would have refused it). */
-function stringValues(values: unknown): readonly string[] {
-  return Array.isArray(values) ? values.filter((value): value is string => typeof value === 'string') : [];
 }
 
 function unionOfValues(nodes: NodeIndex, key: string, values: readonly string[]): NodeSet {

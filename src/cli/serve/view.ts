@@ -16,8 +16,7 @@ function outcomeOf(decision: Decision): RecentDecision['outcome'] {
 }
 
 function podName(request: PodRequest): string {
-  const metadata = request.pod.metadata;
-  return metadata?.name || metadata?.generateName || '(unnamed)';
+  return request.name || '(unnamed)';
 }
 
 export const view: ServeComponent = {
@@ -49,7 +48,7 @@ export const view: ServeComponent = {
       observe(request, decision, milliseconds) {
         recent.add({
           at: new Date().toISOString(),
-          namespace: request.namespace,
+          namespace: request.facts.namespace,
           pod: podName(request),
           outcome: outcomeOf(decision),
           policies: decision.applied,

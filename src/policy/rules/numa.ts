@@ -3,12 +3,13 @@
 // the snapshot's memoised index; this only walks the ranked candidates
 // until enough of them fall in the allowed set.
 
+import type { LRUCache } from 'lru-cache';
 import { formatQuantity } from '../../kube/quantity.ts';
 import type { NodeSelectorRequirement } from '../../kube/types.ts';
 import type { NodeIndex, NumaFit, ResourceList } from '../../topology/model.ts';
 import { NodeSet } from '../../topology/nodeset.ts';
 import type { PodContext } from '../context.ts';
-import { remember } from '../memo.ts';
+import { lruMap } from '../memo.ts';
 import type { NumaRule } from '../types.ts';
 import { output, type CompiledRule, type RuleInput, type RuleResult } from './rule.ts';
 
@@ -17,13 +18,12 @@ const PREFERRED_WEIGHT = 100;
 
 export function compileNuma(rule: NumaRule): CompiledRule {
   // Fits are memoised by the snapshot and allowed sets by the decision memo, so replicas of a workload ask again for the same pair.
-  const picks = new WeakMap<NumaFit, Map<NodeSet, Candidates>>();
+  const picks = new WeakMap<NumaFit, LRUCache<NodeSet, Candidates>>();
   const pickFor = (nodes: NodeIndex, fit: NumaFit, allowed: NodeSet): Candidates => {
     let byAllowed = picks.get(fit);
-    if (byAllowed === undefined) picks.set(fit, (byAllowed = new Map()));
+    if (byAllowed === undefined) picks.set(fit, (byAllowed = lruMap()));
     let candidates = byAllowed.get(allowed);
-    if (candidates === undefined)
-      remember(byAllowed, allowed, (candidates = pick(nodes, fit, allowed, rule.maxCandidates)));
+    if (candidates === undefined) byAllowed.set(allowed, (candidates = pick(nodes, fit, allowed, rule.maxCandidates)));
     return candidates;
   };
   return {

@@ -6,12 +6,13 @@
 // hashing. The same workload on the same facts always gets the same domain,
 // so replicas agree with each other and with a restarted topogate.
 
+import type { LRUCache } from 'lru-cache';
 import { formatQuantity } from '../../kube/quantity.ts';
-import type { NodeSelectorRequirement } from '../../kube/types.ts';
-import { podWorkload, workloadKey } from '../../kube/workload-identity.ts';
+import type { Labels, NodeSelectorRequirement } from '../../kube/types.ts';
+import { workloadKey } from '../../kube/workload-identity.ts';
 import type { NodeInfo, ResourceList, TopologySnapshot } from '../../topology/model.ts';
 import { NodeSet } from '../../topology/nodeset.ts';
-import { remember } from '../memo.ts';
+import { lruMap } from '../memo.ts';
 import type { PackRule } from '../types.ts';
 import { describeRequirement, output, type CompiledRule, type RuleInput, type RuleResult } from './rule.ts';
 
@@ -35,7 +36,7 @@ class Room {
   /** Roomiest first, ties by key. */
   readonly ranked: readonly Domain[];
   /** Per count needed: the domains with room for it, with their hashes (a prefix of ranked). */
-  readonly #fitting = new Map<number, Fitting>();
+  readonly #fitting = lruMap<number, Fitting>();
 
   constructor(of: ReadonlyMap<Domain, number>) {
     this.of = of;
@@ -48,7 +49,7 @@ class Room {
       let count = 0;
       while (count < this.ranked.length && this.of.get(this.ranked[count]!)! >= need) count++;
       const domains = this.ranked.slice(0, count);
-      remember(this.#fitting, need, (found = { domains, hashes: Uint32Array.from(domains, (d) => d.hash) }));
+      this.#fitting.set(need, (found = { domains, hashes: Uint32Array.from(domains, (d) => d.hash) }));
     }
     return found;
   }
@@ -64,18 +65,18 @@ export function compilePack(rule: PackRule, snapshot: TopologySnapshot): Compile
   /** Node name → its domain, to place a workload's bound Pods without a pass over the nodes. */
   let domainOf: ReadonlyMap<string, Domain> | undefined;
   // Per allowed set and request shape: replicas of a workload, and workloads of one shape, ask again.
-  const rooms = new WeakMap<NodeSet, Map<string, Room>>();
+  const rooms = new WeakMap<NodeSet, LRUCache<string, Room>>();
   const roomFor = (allowed: NodeSet, request: ResourceList): Room => {
     const shape = JSON.stringify(Object.entries(request).sort(([a], [b]) => (a < b ? -1 : 1)));
     let byShape = rooms.get(allowed);
-    if (byShape === undefined) rooms.set(allowed, (byShape = new Map()));
+    if (byShape === undefined) rooms.set(allowed, (byShape = lruMap()));
     let room = byShape.get(shape);
     if (room === undefined) {
       if (domains === undefined) {
         domains = domainsOf(rule, snapshot);
         domainOf = new Map(domains.flatMap((domain) => domain.nodes.map((node) => [node.name, domain] as const)));
       }
-      remember(byShape, shape, (room = new Room(roomIn(domains, snapshot, allowed, request))));
+      byShape.set(shape, (room = new Room(roomIn(domains, snapshot, allowed, request))));
     }
     return room;
   };
@@ -85,8 +86,8 @@ export function compilePack(rule: PackRule, snapshot: TopologySnapshot): Compile
     hard: rule.mode === 'Required',
     evaluate({ pod, allowed }: RuleInput): RuleResult {
       const request = positive(pod.requests);
-      const replicas = replicasOf(pod.pod.metadata?.annotations);
-      const workload = workloadKey(podWorkload(pod.pod, pod.namespace));
+      const replicas = replicasOf(pod.facts.annotations);
+      const workload = workloadKey(pod.facts.workload);
       const room = roomFor(allowed, request);
       if (room.ranked.length === 0) {
         const modelHolds = `no allowed node carries the label ${rule.level}`;
@@ -135,9 +136,9 @@ export function compilePack(rule: PackRule, snapshot: TopologySnapshot): Compile
 }
 
 /** The replica count a workload declares on its pod template; 1 (the Pod alone) when absent or not a positive integer. */
-export function replicasOf(annotations: unknown): number {
-  const text = (annotations as Record<string, unknown> | undefined)?.[REPLICAS_ANNOTATION];
-  if (typeof text !== 'string' || !/^[1-9]\d{0,5}$/.test(text)) return 1;
+export function replicasOf(annotations: Labels): number {
+  const text = annotations[REPLICAS_ANNOTATION];
+  if (text === undefined || !/^[1-9]\d{0,5}$/.test(text)) return 1;
   return Number(text);
 }
 

@@ -2,9 +2,9 @@
 // (effective requests of every non-terminal Pod bound to the node), and the
 // workload it belongs to, so that a pack rule can find where a workload is.
 
+import { podFacts } from '../../kube/podFacts.ts';
 import { effectiveRequests } from '../../kube/requests.ts';
-import type { Pod } from '../../kube/types.ts';
-import { podWorkload, workloadKey } from '../../kube/workload-identity.ts';
+import { workloadKey } from '../../kube/workload-identity.ts';
 import type { ResourceList } from '../model.ts';
 import { record, string } from './fields.ts';
 
@@ -21,7 +21,6 @@ const TERMINAL = new Set(['Succeeded', 'Failed']);
 export function readPodUsage(object: Record<string, unknown>): PodUsage | undefined {
   const node = string(record(object.spec).nodeName);
   if (!node || TERMINAL.has(string(record(object.status).phase) ?? '')) return undefined;
-  const pod = object as Pod;
-  const namespace = string(record(object.metadata).namespace) || 'default';
-  return { node, requests: effectiveRequests(pod), workload: workloadKey(podWorkload(pod, namespace)) };
+  const facts = podFacts(object, string(record(object.metadata).namespace) || 'default');
+  return { node, requests: effectiveRequests(facts.resources), workload: workloadKey(facts.workload) };
 }

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { handleAdmission } from '../../../src/admission/handler.ts';
 import type { AdmissionRequest } from '../../../src/admission/review.ts';
 import type { Decision, PodRequest } from '../../../src/policy/types.ts';
+import { podRequest } from '../../../src/kube/podFacts.ts';
 
 const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'from-pod' }, spec: { containers: [] } };
 const podCreate: AdmissionRequest = {
@@ -35,7 +36,7 @@ test('decides a Pod CREATE and answers with its patch, warnings and annotations'
   const handled = handleAdmission(podCreate, { decide });
   assert.equal(handled.outcome, 'patched');
   assert.deepEqual(handled.answer, { allowed: true, patch, warnings: ['w'], auditAnnotations: { a: 'b' } });
-  assert.deepEqual(seen, [{ pod, namespace: 'from-pod' }]);
+  assert.deepEqual(seen, [podRequest(pod, 'from-pod')]);
 });
 
 test('the namespace is the request\'s, else the Pod\'s, else "default"', () => {
@@ -43,7 +44,7 @@ test('the namespace is the request\'s, else the Pod\'s, else "default"', () => {
   handleAdmission({ ...podCreate, namespace: 'from-request' }, { decide });
   handleAdmission({ ...podCreate, object: { spec: {} } }, { decide });
   assert.deepEqual(
-    seen.map((request) => request.namespace),
+    seen.map((request) => request.facts.namespace),
     ['from-request', 'default'],
   );
 });

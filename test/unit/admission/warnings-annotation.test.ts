@@ -1,8 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { controllerMade, warningsOnPod, WARNINGS_ANNOTATION } from '../../../src/admission/warnings-annotation.ts';
+import {
+  controllerMade as controllerMadeFacts,
+  warningsOnPod as warningsOnFacts,
+  WARNINGS_ANNOTATION,
+} from '../../../src/admission/warnings-annotation.ts';
+import { podFacts } from '../../../src/kube/podFacts.ts';
 import type { Pod } from '../../../src/kube/types.ts';
 import type { Decision } from '../../../src/policy/types.ts';
+
+/** The Pod parsed as the handler parses it. */
+const controllerMade = (pod: Pod) => controllerMadeFacts(podFacts(pod, 'default'));
+const warningsOnPod = (pod: Pod, decision: Decision) => warningsOnFacts(podFacts(pod, 'default'), decision);
 
 const owned = (annotations?: Record<string, string>): Pod => ({
   apiVersion: 'v1',

@@ -5,6 +5,7 @@ import { decide } from '../../../src/policy/engine.ts';
 import { cluster, ZONES } from '../../../bench/cluster.ts';
 import { loadPolicySet, loadSnapshot } from '../../../bench/model.ts';
 import { admissionReview, decisionPods, trainerPod } from '../../../bench/workload.ts';
+import { podRequest } from '../../../src/kube/podFacts.ts';
 
 const NOW = Date.parse('2026-12-01T10:00:00Z');
 
@@ -32,7 +33,7 @@ test('the HTTP body is a ~10 KB Pod CREATE that the benchmark policies mutate', 
   const body = JSON.stringify(admissionReview(trainerPod(), 'ml-training'));
   assert.ok(body.length > 9_000 && body.length < 12_000, `${body.length} bytes`);
   const compiled = compile(loadPolicySet(100), loadSnapshot(300, NOW));
-  const decision = decide({ pod: trainerPod(), namespace: 'ml-training' }, compiled, {
+  const decision = decide(podRequest(trainerPod(), 'ml-training'), compiled, {
     now: NOW,
     maxSourceAgeMs: 600_000,
   });
@@ -43,8 +44,8 @@ test('the HTTP body is a ~10 KB Pod CREATE that the benchmark policies mutate', 
 
 test('each decision Pod meets at least one policy of the 100-policy set', () => {
   const compiled = compile(loadPolicySet(100), loadSnapshot(300, NOW));
-  for (const request of decisionPods()) {
-    const decision = decide(request, compiled, { now: NOW, maxSourceAgeMs: 600_000 });
-    assert.ok(decision.matched.length > 0, `${request.namespace} matched nothing`);
+  for (const { pod, namespace } of decisionPods()) {
+    const decision = decide(podRequest(pod, namespace), compiled, { now: NOW, maxSourceAgeMs: 600_000 });
+    assert.ok(decision.matched.length > 0, `${namespace} matched nothing`);
   }
 });

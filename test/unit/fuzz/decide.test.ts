@@ -23,6 +23,7 @@ import {
 } from './corpus.ts';
 import { demoCompiled, demoOptions } from './demo.ts';
 import { assertValidDecision, assertValidResponse } from './verify.ts';
+import { podRequest } from '../../../src/kube/podFacts.ts';
 
 let compiled: CompiledPolicySet;
 before(async () => {
@@ -36,7 +37,7 @@ const pods = fc.oneof({ weight: 4, arbitrary: mutated(basePods) }, { weight: 1, 
 
 test("the corpus reaches the rules: unspoiled fixture Pods are patched in the policies' namespaces", () => {
   const patched = basePods.filter(
-    (pod) => decide({ pod: pod as Pod, namespace: 'ml-training' }, compiled, demoOptions).patch.length > 0,
+    (pod) => decide(podRequest(pod as Pod, 'ml-training'), compiled, demoOptions).patch.length > 0,
   );
   assert.ok(patched.length >= 3, `only ${patched.length} of ${basePods.length} fixture Pods were patched`);
 });
@@ -46,7 +47,7 @@ test('decide never throws on spoiled Pods; its decision is well formed, its patc
   fc.assert(
     fc.property(pods, fc.constantFrom(...namespaces), (pod, namespace) => {
       const before = JSON.stringify(pod);
-      const decision = decide({ pod: pod as Pod, namespace }, compiled, demoOptions);
+      const decision = decide(podRequest(pod as Pod, namespace), compiled, demoOptions);
       assertValidDecision(decision, pod);
       assert.equal(JSON.stringify(pod), before, 'decide does not change the Pod it was given');
       assert.equal(prototypeFingerprint(), fingerprint, 'no prototype gained a property');

@@ -16,6 +16,7 @@ import type { TopologySnapshot } from '../../../src/topology/model.ts';
 import { basePods, fuzzRuns, fuzzSeed, mutated, namespaces, prototypeFingerprint, smallGarbage } from './corpus.ts';
 import { demoOptions, demoPolicyObjects, demoSnapshot } from './demo.ts';
 import { assertValidDecision } from './verify.ts';
+import { podRequest } from '../../../src/kube/podFacts.ts';
 
 let snapshot: TopologySnapshot;
 before(async () => {
@@ -44,7 +45,7 @@ test('spoiled policy files: the loader never throws and locates every problem; w
       accepted++;
       const compiled = compile(policies, snapshot);
       for (const pod of basePods)
-        assertValidDecision(decide({ pod: pod as Pod, namespace }, compiled, demoOptions), pod);
+        assertValidDecision(decide(podRequest(pod as Pod, namespace), compiled, demoOptions), pod);
       assert.equal(prototypeFingerprint(), fingerprint, 'no prototype gained a property');
     }),
     { numRuns: fuzzRuns(150), seed: fuzzSeed() },

@@ -16,6 +16,7 @@ import type { SchedulingPolicy } from '../../../src/policy/types.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 import { basePods, fuzzRuns, fuzzSeed, mutated, prototypeFingerprint } from './corpus.ts';
 import { assertValidDecision } from './verify.ts';
+import { podRequest } from '../../../src/kube/podFacts.ts';
 
 const NOW = Date.parse('2026-12-02T12:00:00Z');
 const ZONE = 'topology.kubernetes.io/zone';
@@ -102,7 +103,7 @@ test('spoiled Pods, bound in the model and decided against pack, bandwidth and l
       }));
       const compiled = compile(policies, buildSnapshot(cluster(placed), { now: NOW }));
       const before = JSON.stringify(pod);
-      const decision = decide({ pod: pod as Pod, namespace: 'default' }, compiled, {
+      const decision = decide(podRequest(pod as Pod, 'default'), compiled, {
         now: NOW,
         maxSourceAgeMs: 60_000,
       });

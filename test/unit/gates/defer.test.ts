@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import pino from 'pino';
 import { parseServeArgs } from '../../../src/cli/serve/args.ts';
+import { podRequest } from '../../../src/kube/podFacts.ts';
 import type { Pod } from '../../../src/kube/types.ts';
 import { DEFERRED_ANNOTATION, PLACEMENT_GATE } from '../../../src/policy/deferral.ts';
 import type { PolicyProvider } from '../../../src/ports/policies.ts';
@@ -57,7 +58,7 @@ const withSource = (name: SourceName, status: Partial<SourceStatus>): TopologySn
   ...fresh,
   sources: new Map([...fresh.sources, [name, { name, synced: true, objects: 1, ...status }]]),
 });
-const request = (annotations?: Record<string, string>) => ({ pod: pod(annotations), namespace: 'default' });
+const request = (annotations?: Record<string, string>) => podRequest(pod(annotations), 'default');
 
 describe('the decider defers', () => {
   test('nothing when the model is fit and the budget holds (overrun)', () => {
@@ -86,7 +87,7 @@ describe('the decider defers', () => {
   });
 
   test('never a Pod the engine leaves alone: bound, or annotated topogate.dev/skip', () => {
-    const bound = { pod: { ...pod(), spec: { ...pod().spec, nodeName: 'a1' } }, namespace: 'default' };
+    const bound = podRequest({ ...pod(), spec: { ...pod().spec, nodeName: 'a1' } }, 'default');
     assert.equal(deciderOn(fresh).defer(bound, undefined, true), undefined);
     assert.equal(deciderOn(fresh).defer(request({ 'topogate.dev/skip': 'true' }), undefined, true), undefined);
   });
@@ -119,10 +120,10 @@ describe('the decider defers', () => {
   });
 
   test('a synchronous decision removes the gate the second plane gave', () => {
-    const gated = {
-      pod: { ...pod(), spec: { ...pod().spec, schedulingGates: [{ name: PLACEMENT_GATE }] } },
-      namespace: 'default',
-    };
+    const gated = podRequest(
+      { ...pod(), spec: { ...pod().spec, schedulingGates: [{ name: PLACEMENT_GATE }] } },
+      'default',
+    );
     const decision = deciderOn(fresh).decide(gated);
     assert.deepEqual(decision.patch.at(-1), { op: 'remove', path: '/spec/schedulingGates/0' });
   });

@@ -19,6 +19,7 @@ import type { Decision, SchedulingPolicy } from '../../../src/policy/types.ts';
 import { planRelease } from '../../../src/gates/release.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 import { node, NOW, OPTIONS } from '../policy/engine-cluster.ts';
+import { podFacts, podRequest } from '../../../src/kube/podFacts.ts';
 
 const zone = 'topology.kubernetes.io/zone';
 const snapshot = buildSnapshot(
@@ -53,7 +54,7 @@ function pod(extra: Partial<NonNullable<Pod['spec']>> = {}): Pod {
 
 function admit(policies: SchedulingPolicy[], admitted: Pod, reason = 'always'): { decision: Decision; pod: Pod } {
   const compiled = compile(policies, snapshot);
-  const request = { pod: admitted, namespace: 'shop' };
+  const request = podRequest(admitted, 'shop');
   const decision = deferredDecision(request, matchingPolicies(request, compiled, OPTIONS), reason);
   assert.ok(decision, 'a policy needs the model: the Pod is deferred');
   const patched = jsonPatch.applyPatch(structuredClone(admitted), structuredClone(decision.patch) as never).newDocument;
@@ -81,14 +82,14 @@ describe('the deferred answer', () => {
 
   test('is not given when no matching policy needs the model', () => {
     const compiled = compile([spreadOnly], snapshot);
-    const request = { pod: pod(), namespace: 'shop' };
+    const request = podRequest(pod(), 'shop');
     assert.equal(deferredDecision(request, matchingPolicies(request, compiled, OPTIONS), 'always'), undefined);
   });
 
   test('a synchronous decision on a Pod the gate plane gated removes only our gate, in the same patch', () => {
     const gated = pod({ schedulingGates: [{ name: 'example.com/quota' }, { name: PLACEMENT_GATE }] });
     const compiled = compile([inZone('zone-a', ['a'])], snapshot);
-    const decision = liftingGate(decide({ pod: gated, namespace: 'shop' }, compiled, OPTIONS), gated);
+    const decision = liftingGate(decide(podRequest(gated, 'shop'), compiled, OPTIONS), podFacts(gated, 'shop'));
     const placed = jsonPatch.applyPatch(structuredClone(gated), structuredClone(decision.patch) as never)
       .newDocument as Pod;
     assert.deepEqual(gates(placed), ['example.com/quota']);
@@ -99,7 +100,7 @@ describe('the deferred answer', () => {
 describe('the release plan', () => {
   const placeOn = (policies: SchedulingPolicy[], admitted: Pod) => (without: ReadonlySet<string>) =>
     decide(
-      { pod: admitted, namespace: 'shop' },
+      podRequest(admitted, 'shop'),
       compile(
         policies.filter((policy) => !without.has(policy.name)),
         snapshot,

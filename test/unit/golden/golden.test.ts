@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { podRequest } from '../../../src/kube/podFacts.ts';
 import { decide } from '../../../src/policy/engine.ts';
 import { digest, goldenCases } from './cases.ts';
 
@@ -19,13 +20,13 @@ test('every recorded decision and trace is made again, byte for byte', async () 
   const changed: string[] = [];
   for (let round = 0; round < 3; round++) {
     for (const { label, pod, namespace, compiled, options } of cases) {
-      if (digest(decide({ pod: pod as never, namespace }, compiled, options), compiled) !== golden[label]!.decision)
+      if (digest(decide(podRequest(pod, namespace), compiled, options), compiled) !== golden[label]!.decision)
         changed.push(`${label} (round ${round})`);
     }
   }
   for (const { label, pod, namespace, compiled, options } of cases) {
     if (
-      digest(decide({ pod: pod as never, namespace }, compiled, { ...options, explain: true }), compiled) !==
+      digest(decide(podRequest(pod, namespace), compiled, { ...options, explain: true }), compiled) !==
       golden[label]!.explained
     )
       changed.push(`${label} (explained)`);

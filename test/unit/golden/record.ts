@@ -2,14 +2,15 @@
 // Run it only when decisions are meant to change, and say why in the commit.
 
 import { writeFileSync } from 'node:fs';
+import { podRequest } from '../../../src/kube/podFacts.ts';
 import { decide } from '../../../src/policy/engine.ts';
 import { digest, goldenCases } from './cases.ts';
 
 const golden: Record<string, { decision: string; explained: string }> = {};
 for (const { label, pod, namespace, compiled, options } of await goldenCases()) {
   golden[label] = {
-    decision: digest(decide({ pod: pod as never, namespace }, compiled, options), compiled),
-    explained: digest(decide({ pod: pod as never, namespace }, compiled, { ...options, explain: true }), compiled),
+    decision: digest(decide(podRequest(pod, namespace), compiled, options), compiled),
+    explained: digest(decide(podRequest(pod, namespace), compiled, { ...options, explain: true }), compiled),
   };
 }
 writeFileSync(new URL('golden.json', import.meta.url), `${JSON.stringify(golden, null, 1)}\n`);

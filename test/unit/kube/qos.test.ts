@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { qosClass } from '../../../src/kube/qos.ts';
-import type { Container } from '../../../src/kube/types.ts';
+import { podFacts } from '../../../src/kube/podFacts.ts';
+import { qosClass as qosOfFacts } from '../../../src/kube/qos.ts';
+import type { Container, Pod } from '../../../src/kube/types.ts';
 
+/** The class of a Pod, parsed as the core reads it. */
+const qosClass = (pod: Pod) => qosOfFacts(podFacts(pod, 'default').resources);
 const withContainers = (...containers: Container[]) => qosClass({ spec: { containers } });
 
 test('no cpu or memory anywhere is BestEffort', () => {

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { podFacts } from '../../../src/kube/podFacts.ts';
 import { effectiveRequests } from '../../../src/kube/requests.ts';
 import type { Pod } from '../../../src/kube/types.ts';
 
-const pod = (spec: Pod['spec']): Pod => ({ spec });
+/** The Pod's resources as the parser hands them to the core. */
+const pod = (spec: Pod['spec']) => podFacts({ spec }, 'default').resources;
 
 test('sums regular containers', () => {
   const requests = effectiveRequests(
@@ -63,10 +65,11 @@ test('pod-level requests replace the container sum for cpu and memory', () => {
 
 test('tolerates garbage', () => {
   assert.deepEqual(
-    effectiveRequests({
-      spec: { containers: 'x' as never, initContainers: [null as never, { resources: { requests: { cpu: 'lots' } } }] },
-    }),
+    effectiveRequests(
+      pod({ containers: 'x' as never, initContainers: [null as never, { resources: { requests: { cpu: 'lots' } } }] }),
+    ),
     {},
   );
-  assert.deepEqual(effectiveRequests({}), {});
+  assert.deepEqual(effectiveRequests(podFacts({}, 'default').resources), {});
+  assert.deepEqual(effectiveRequests(podFacts('not a Pod', 'default').resources), {});
 });

@@ -12,6 +12,7 @@ import { readRecord } from '../../../src/policy/record.ts';
 import { takeBack } from '../../../src/policy/takeBack.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 import { clusterObjects, NOW, OPTIONS, pod, policy } from './engine-cluster.ts';
+import { podRequest } from '../../../src/kube/podFacts.ts';
 
 const ZONE = 'topology.kubernetes.io/zone';
 const snapshot = buildSnapshot(clusterObjects(), { now: NOW });
@@ -25,7 +26,7 @@ const nowhere = policy('nowhere', required('zone-z'), { match: { namespaces: ['l
 /** A Pod as the cluster holds it after the webhook (with the given policies) and the scheduler. */
 function live(name: string, namespace: string, policies = [enforce, watch, nowhere]): Pod {
   const input = pod({}, { name, namespace, uid: `uid-${name}` });
-  const decision = decide({ pod: input, namespace }, compile(policies, snapshot), OPTIONS);
+  const decision = decide(podRequest(input, namespace), compile(policies, snapshot), OPTIONS);
   const admitted = fastJsonPatch.applyPatch(
     structuredClone(input),
     structuredClone(decision.patch) as fastJsonPatch.Operation[],
@@ -85,7 +86,7 @@ test('compareDecisions says what changed between the record and today’s decisi
   assert.ok(then);
   const original = takeBack(live('p', 'shop'), then);
   const again = (policies: (typeof enforce)[]) => {
-    const decision = decide({ pod: original, namespace: 'shop' }, compile(policies, snapshot), {
+    const decision = decide(podRequest(original, 'shop'), compile(policies, snapshot), {
       ...OPTIONS,
       explain: true,
     });

@@ -7,6 +7,7 @@ import { compile } from '../../../src/policy/compiler.ts';
 import { decide } from '../../../src/policy/engine.ts';
 import type { Decision, DecisionOptions, PolicyRules, SchedulingPolicy } from '../../../src/policy/types.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
+import { podRequest } from '../../../src/kube/podFacts.ts';
 
 export const NOW = Date.parse('2026-12-02T12:00:00Z');
 export const OPTIONS: DecisionOptions = { now: NOW, maxSourceAgeMs: 10 * 60_000 };
@@ -127,5 +128,5 @@ export function decideIn(
   options: Partial<DecisionOptions> = {},
 ): Decision {
   const snapshot = buildSnapshot(objects, { now: NOW });
-  return decide({ pod: target, namespace }, compile(policies, snapshot), { ...OPTIONS, ...options });
+  return decide(podRequest(target, namespace), compile(policies, snapshot), { ...OPTIONS, ...options });
 }

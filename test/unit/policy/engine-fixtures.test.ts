@@ -16,6 +16,7 @@ import { buildSnapshot } from '../../../src/topology/build.ts';
 import { loadTopologyPaths } from '../../../src/sources/topology/files.ts';
 import { clusterObjects, NOW, OPTIONS, policy } from './engine-cluster.ts';
 import { OpenApiValidator } from './engine-openapi.ts';
+import { podRequest } from '../../../src/kube/podFacts.ts';
 
 const fixtures = new URL('../../../../shared/fixtures/real-world/', import.meta.url);
 const validator = new OpenApiValidator(new URL('openapi/api__v1_openapi.k8s-1.35.json', fixtures));
@@ -94,7 +95,7 @@ describe('real-world Pods, patched, stay valid core/v1 Pods', async () => {
         const before = validator.validate(POD_SCHEMA, pod);
         // The round-trip fixture fills fields newer than 1.35 too: there only what the patch adds must be valid.
         if (!file.startsWith(ROUND_TRIP)) assert.deepEqual(before, [], 'the fixture itself is valid');
-        const decision = decide({ pod, namespace: pod.metadata?.namespace ?? 'default' }, compiled, OPTIONS);
+        const decision = decide(podRequest(pod, pod.metadata?.namespace ?? 'default'), compiled, OPTIONS);
         assert.equal(decision.allowed, true);
         const patched = fastJsonPatch.applyPatch(
           structuredClone(pod),

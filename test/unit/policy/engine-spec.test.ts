@@ -14,6 +14,7 @@ import { parsePolicies } from '../../../src/policy/parse.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 import type { KubeObject } from '../../../src/kube/types.ts';
 import { node, NOW, OPTIONS } from './engine-cluster.ts';
+import { podRequest } from '../../../src/kube/podFacts.ts';
 
 const spec = readFileSync(new URL('../../../../shared/spec/policy.md', import.meta.url), 'utf8');
 const example = spec.split('```yaml\n')[1]!.split('```')[0]!;
@@ -81,7 +82,7 @@ test('the policy.md example works as written', () => {
     },
   };
   const compiled = compile(policies, buildSnapshot(objects, { now: NOW }));
-  const decision = decide({ pod, namespace: 'ml-research' }, compiled, OPTIONS);
+  const decision = decide(podRequest(pod, 'ml-research'), compiled, OPTIONS);
   assert.deepEqual(decision.warnings, []);
   const output = fastJsonPatch.applyPatch(
     structuredClone(pod),
@@ -137,6 +138,6 @@ test('the policy.md example works as written', () => {
       },
     },
   ]);
-  const sandboxed = decide({ pod, namespace: 'ml-sandbox' }, compiled, OPTIONS);
+  const sandboxed = decide(podRequest(pod, 'ml-sandbox'), compiled, OPTIONS);
   assert.deepEqual(sandboxed.matched, []);
 });

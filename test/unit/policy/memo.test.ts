@@ -11,6 +11,7 @@ import { parseQuantity } from '../../../src/kube/quantity.ts';
 import { placementNodes, schedulableFor } from '../../../src/policy/satisfiability.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 import { clusterObjects, NOW, OPTIONS, pod, policy } from './engine-cluster.ts';
+import { podFacts, podRequest } from '../../../src/kube/podFacts.ts';
 
 const ZONE = 'topology.kubernetes.io/zone';
 const infra: Toleration = { key: 'dedicated', operator: 'Equal', value: 'infra', effect: 'NoSchedule' };
@@ -121,21 +122,18 @@ describe('decision memo', () => {
     const shared = compile(POLICIES, buildSnapshot(clusterObjects(), { now: NOW }));
     const order = [...PODS, ...[...PODS].reverse(), ...PODS];
     const fresh = (target: Pod) =>
-      decide({ pod: target, namespace: 'default' }, compile(POLICIES, buildSnapshot(clusterObjects(), { now: NOW })), {
+      decide(podRequest(target, 'default'), compile(POLICIES, buildSnapshot(clusterObjects(), { now: NOW })), {
         ...OPTIONS,
         explain: true,
       });
     for (const target of order)
-      assert.deepEqual(
-        decide({ pod: target, namespace: 'default' }, shared, { ...OPTIONS, explain: true }),
-        fresh(target),
-      );
+      assert.deepEqual(decide(podRequest(target, 'default'), shared, { ...OPTIONS, explain: true }), fresh(target));
   });
 
   test('whole decisions: each Pod gets what a fresh set decides, however many Pods came before', () => {
     const requests = [...PODS, ...DECISION_PODS].flatMap((target) => [
-      { pod: target, namespace: 'default' },
-      { pod: target, namespace: 'ml' },
+      podRequest(target, 'default'),
+      podRequest(target, 'ml'),
     ]);
     for (const policies of [[...POLICIES, ...MORE_POLICIES], MORE_POLICIES]) {
       const shared = compile(policies, buildSnapshot(clusterObjects(), { now: NOW }));
@@ -146,12 +144,21 @@ describe('decision memo', () => {
     }
   });
 
-  test('whole decisions: replicas that differ only in name and uid are decided, then kept from the second', () => {
+  test('whole decisions: replicas (one controller) that differ only in name and uid are decided, then kept from the second', () => {
     const compiled = compile(POLICIES, buildSnapshot(clusterObjects(), { now: NOW }));
-    const replica = (name: string, namespace = 'default') => ({
-      pod: pod(gpuRequest(4), { name, uid: `uid-${name}`, generateName: 'trainer-', labels: { app: 'trainer' } }),
-      namespace,
-    });
+    const replica = (name: string, namespace = 'default') =>
+      podRequest(
+        pod(gpuRequest(4), {
+          name,
+          uid: `uid-${name}`,
+          generateName: 'trainer-',
+          labels: { app: 'trainer' },
+          ownerReferences: [
+            { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'trainer', uid: 'rs', controller: true },
+          ],
+        }),
+        namespace,
+      );
     const first = decide(replica('trainer-a'), compiled, OPTIONS);
     assert.ok(first.patch.length > 0);
     const second = decide(replica('trainer-b'), compiled, OPTIONS);
@@ -168,7 +175,7 @@ describe('decision memo', () => {
       policy('near-etcd', { latency: { to: { etcdLeader: true }, maxRttMs: 1.5, mode: 'Preferred' } }),
     ];
     const compiled = compile(near, buildSnapshot(clusterObjects(), { now: NOW }));
-    const request = { pod: pod(), namespace: 'default' };
+    const request = podRequest(pod(), 'default');
     decide(request, compiled, OPTIONS);
     const early = decide(request, compiled, OPTIONS);
     assert.deepEqual(early.warnings, []);
@@ -190,7 +197,7 @@ describe('decision memo', () => {
   test('placement answers what schedulableFor and placementNodes do, Pod by Pod', () => {
     const snapshot = buildSnapshot(clusterObjects(), { now: NOW });
     const { memo } = compile(POLICIES, snapshot);
-    for (const target of [...PODS, ...PODS]) {
+    for (const target of [...PODS, ...PODS].map((each) => podFacts(each, 'default').placement)) {
       const { schedulable, own } = memo.placement(target);
       assert.ok(schedulable.equals(schedulableFor(target, snapshot)));
       assert.ok(own.equals(placementNodes(target, snapshot)));

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fastJsonPatch from 'fast-json-patch';
+import { podFacts } from '../../../src/kube/podFacts.ts';
 import { buildPatch, PodChanges } from '../../../src/policy/merge.ts';
 import { PatchWriter, pointer } from '../../../src/policy/patch.ts';
 import type { Pod } from '../../../src/kube/types.ts';
@@ -101,9 +102,10 @@ test('merge: requirements go into every live term; empty terms and lists stay as
   ];
   for (const [spec, expected] of cases) {
     const pod: Pod = { spec };
-    const changes = new PodChanges(pod);
+    const facts = podFacts(pod, 'default');
+    const changes = new PodChanges(facts);
     changes.addRequirement(expression);
-    const output = apply(pod, buildPatch(pod, changes, {})) as Pod;
+    const output = apply(pod, buildPatch(facts, changes, {})) as Pod;
     assert.deepEqual(
       output.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms,
       expected,
@@ -123,7 +125,7 @@ test('merge: an expression is the same whatever the order of its values', () => 
       },
     },
   };
-  const changes = new PodChanges(pod);
+  const changes = new PodChanges(podFacts(pod, 'default'));
   assert.deepEqual(changes.addRequirement({ key: 'z', operator: 'In', values: ['a', 'b'] }), { added: false });
   assert.deepEqual(changes.addRequirement({ key: 'z', operator: 'In', values: ['a'] }), { added: true });
 });

@@ -6,6 +6,7 @@ import { decide } from '../../../src/policy/engine.ts';
 import type { Decision, PackRule } from '../../../src/policy/types.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 import { NOW, node, OPTIONS, policy } from './engine-cluster.ts';
+import { podRequest } from '../../../src/kube/podFacts.ts';
 
 const ZONE = 'topology.kubernetes.io/zone';
 const RACK = 'topogate.dev/rack';
@@ -56,7 +57,7 @@ function replica(deployment: string, cpu: string, replicas?: number, index = 0):
 
 function rackOf(objects: KubeObject[], target: Pod, rule: PackRule = PACK, explain = false) {
   const decision = decide(
-    { pod: target, namespace: 'ml' },
+    podRequest(target, 'ml'),
     compile([policy('gang', { pack: rule })], buildSnapshot(objects, { now: NOW })),
     { ...OPTIONS, explain },
   );
@@ -156,7 +157,7 @@ test('the decision memo tells workloads apart when a pack rule is loaded', () =>
   const rackFor = (name: string, index: number) => {
     const pod = replica(name, '1', undefined, index);
     pod.metadata!.labels = { app: 'same', 'pod-template-hash': '5f7' };
-    const decision = decide({ pod, namespace: 'ml' }, compiled, OPTIONS);
+    const decision = decide(podRequest(pod, 'ml'), compiled, OPTIONS);
     return JSON.stringify(decision.patch);
   };
   for (const name of ['job0', 'job1', 'job2', 'job3', 'job4', 'job5']) {

@@ -14,6 +14,7 @@ import { placementNodes } from '../../../src/policy/satisfiability.ts';
 import type { PolicyRules, SchedulingPolicy } from '../../../src/policy/types.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 import { node, NOW, OPTIONS } from './engine-cluster.ts';
+import { podFacts, podRequest } from '../../../src/kube/podFacts.ts';
 
 const ZONES = ['z1', 'z2', 'z3'];
 const NAMESPACES = ['default', 'ml', 'web'];
@@ -268,8 +269,8 @@ test('random Pods, policies and clusters: the patch applies, keeps, settles and 
       fc.constantFrom(...NAMESPACES),
       (objects, policySet, pod, namespace) => {
         const snapshot = buildSnapshot(objects, { now: NOW });
-        const decision = decide({ pod, namespace }, compile(policySet, snapshot), OPTIONS);
-        const { trace, ...explained } = decide({ pod, namespace }, compile(policySet, snapshot), {
+        const decision = decide(podRequest(pod, namespace), compile(policySet, snapshot), OPTIONS);
+        const { trace, ...explained } = decide(podRequest(pod, namespace), compile(policySet, snapshot), {
           ...OPTIONS,
           explain: true,
         });
@@ -289,7 +290,7 @@ test('random Pods, policies and clusters: the patch applies, keeps, settles and 
         assert.deepEqual(viaOwn, viaLibrary);
         assertKept(pod, viaOwn, '');
 
-        const again = decide({ pod: viaOwn, namespace }, compile(policySet, snapshot), OPTIONS);
+        const again = decide(podRequest(viaOwn, namespace), compile(policySet, snapshot), OPTIONS);
         assert.deepEqual(again.patch, []);
 
         for (const term of viaOwn.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution
@@ -299,8 +300,8 @@ test('random Pods, policies and clusters: the patch applies, keeps, settles and 
               assert.ok(expression.values?.length, 'no empty In/NotIn lists');
           }
         }
-        const before = placementNodes(pod, snapshot);
-        const after = placementNodes(viaOwn, snapshot);
+        const before = placementNodes(podFacts(pod, namespace).placement, snapshot);
+        const after = placementNodes(podFacts(viaOwn, namespace).placement, snapshot);
         assert.ok(after.andNot(before).isEmpty(), 'the placement only narrows');
         if (!before.isEmpty()) assert.ok(!after.isEmpty(), 'a satisfiable Pod stays satisfiable');
         if (decision.applied.length > 0)
@@ -357,7 +358,7 @@ test('malformed Pods never throw, and their patch still applies', () => {
   fc.assert(
     fc.property(cluster, policies, malformed, (objects, policySet, pod) => {
       const snapshot = buildSnapshot(objects, { now: NOW });
-      const decision = decide({ pod: pod as Pod, namespace: 'default' }, compile(policySet, snapshot), OPTIONS);
+      const decision = decide(podRequest(pod as Pod, 'default'), compile(policySet, snapshot), OPTIONS);
       if (decision.allowed) assert.doesNotThrow(() => applyIndependently(pod, decision.patch));
       fastJsonPatch.applyPatch(
         structuredClone(pod),
@@ -399,8 +400,8 @@ test('random Pods on one compiled set, each seen three times: every decision is 
         const snapshot = buildSnapshot(objects, { now: NOW });
         const shared = compile(policySet, snapshot);
         const requests = [a, b, ...crossed(a, b)].flatMap((pod) => [
-          { pod, namespace },
-          { pod, namespace: 'other' },
+          podRequest(pod, namespace),
+          podRequest(pod, 'other'),
         ]);
         // Three passes: the memo records a key, keeps its decision, then answers from it.
         for (let pass = 0; pass < 3; pass++) {

@@ -9,6 +9,7 @@ import { fnv1a, inRollout, rolloutBucket } from '../../../src/policy/rollout.ts'
 import { takeBack } from '../../../src/policy/takeBack.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 import { clusterObjects, decideIn, NOW, OPTIONS, pod, policy } from './engine-cluster.ts';
+import { podRequest } from '../../../src/kube/podFacts.ts';
 
 const ZONE = 'topology.kubernetes.io/zone';
 const zoneA = (extra = {}) =>
@@ -60,7 +61,7 @@ test('a workload left out of the rollout is treated as not matched, and every re
     const replicas = [1, 2, 3].map((replica) =>
       owned('ReplicaSet', `${name}-${hash}`, { 'pod-template-hash': hash }, `${name}-${hash}-${replica}`),
     );
-    const decisions = replicas.map((replica) => decide({ pod: replica, namespace: 'shop' }, compiled, OPTIONS));
+    const decisions = replicas.map((replica) => decide(podRequest(replica, 'shop'), compiled, OPTIONS));
     const applied = decisions.map((decision) => decision.applied.length > 0);
     assert.ok(
       applied.every((value) => value === applied[0]),
@@ -76,7 +77,7 @@ test('a workload left out of the rollout is treated as not matched, and every re
     (name) => !inRollout(50, { namespace: 'shop', kind: 'Deployment', name }),
   )!;
   const explained = decide(
-    { pod: owned('ReplicaSet', `${out}-h`, { 'pod-template-hash': 'h' }), namespace: 'shop' },
+    podRequest(owned('ReplicaSet', `${out}-h`, { 'pod-template-hash': 'h' }), 'shop'),
     compiled,
     { ...OPTIONS, explain: true },
   );
@@ -145,8 +146,8 @@ test('Pods of a DaemonSet get no placement outputs, and explain says why', () =>
   const compiled = compile([zoneA()], buildSnapshot(clusterObjects(), { now: NOW }));
   const alone = pod({}, { name: 'node-exporter-x1' });
   for (let round = 0; round < 3; round++) {
-    assert.deepEqual(decide({ pod: daemon, namespace: 'default' }, compiled, OPTIONS).patch, []);
-    assert.notDeepEqual(decide({ pod: alone, namespace: 'default' }, compiled, OPTIONS).patch, []);
+    assert.deepEqual(decide(podRequest(daemon, 'default'), compiled, OPTIONS).patch, []);
+    assert.notDeepEqual(decide(podRequest(alone, 'default'), compiled, OPTIONS).patch, []);
   }
 });
 

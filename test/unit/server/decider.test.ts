@@ -6,6 +6,7 @@ import pino from 'pino';
 import type { KubeObject } from '../../../src/kube/types.ts';
 import { loadPolicies } from '../../../src/sources/policies/files.ts';
 import type { PolicyProvider, PolicyVersion } from '../../../src/ports/policies.ts';
+import { podRequest } from '../../../src/kube/podFacts.ts';
 import { createDecider } from '../../../src/server/decider.ts';
 import { compile } from '../../../src/policy/compiler.ts';
 import { decide } from '../../../src/policy/engine.ts';
@@ -52,7 +53,7 @@ test('the compiled set is kept per (policy version, snapshot version) and follow
     (object: KubeObject) => object.kind !== 'Node' || object.metadata?.labels?.['nvidia.com/gpu.present'] !== 'true',
   );
   const review = JSON.parse(await readFile(path('examples/admission/pod-create-gpu-training.json'), 'utf8'));
-  const request = { pod: review.request.object, namespace: review.request.namespace };
+  const request = podRequest(review.request.object, review.request.namespace);
 
   const cluster = providers(buildSnapshot(objects, { now: Date.now(), version: 1 }), { version: 1, policies: loaded });
   const decider = createDecider({

@@ -36,7 +36,7 @@ before(async () => {
   running = await startTestServer({
     decide: (request): Decision => {
       seen.push(request);
-      if (request.pod.metadata?.name === 'explode') throw new Error('engine bug');
+      if (request.name === 'explode') throw new Error('engine bug');
       return {
         allowed: true,
         patch: label,
@@ -50,7 +50,7 @@ before(async () => {
   ca = running.certificates.caCert;
   url = running.server.url;
   assert.ok(
-    seen.length > 0 && seen.every((request) => request.pod.metadata?.name === 'warm-up'),
+    seen.length > 0 && seen.every((request) => request.name === 'warm-up'),
     'the warm-up reviews, before serving, are decided',
   );
   seen.length = 0;
@@ -97,7 +97,7 @@ test('answers every real-world AdmissionReview in its own version, echoing the u
   }
   assert.equal(decided, 6, 'the six Pod CREATE fixtures');
   assert.equal(seen.length, decided);
-  assert.ok(seen.every((request) => request.namespace !== ''));
+  assert.ok(seen.every((request) => request.facts.namespace !== ''));
 });
 
 const podReview = (object: unknown, extra: Record<string, unknown> = {}) => ({

@@ -25,7 +25,7 @@ before(async () => {
   running = await startTestServer({
     log: pino({ level: 'debug' }, capture),
     decide: (request): Decision => {
-      if (request.pod.metadata?.name === 'explode') throw new Error('engine bug');
+      if (request.name === 'explode') throw new Error('engine bug');
       return {
         allowed: true,
         patch: [{ op: 'add', path: '/metadata/labels', value: { placed: 'yes' } }],

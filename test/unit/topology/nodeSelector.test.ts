@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { podPlacementNodes, requirementNodes, termNodes } from '../../../src/topology/nodeSelector.ts';
+import {
+  podPlacementNodes as placementOfFacts,
+  requirementNodes,
+  termNodes,
+} from '../../../src/topology/nodeSelector.ts';
+import { podFacts } from '../../../src/kube/podFacts.ts';
 import { toleratedNodes } from '../../../src/topology/tolerations.ts';
-import type { KubeObject, NodeSelectorRequirement } from '../../../src/kube/types.ts';
+import type { KubeObject, NodeSelectorRequirement, NodeSelectorTerm, Pod } from '../../../src/kube/types.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 import type { NodeIndex } from '../../../src/topology/model.ts';
 import type { NodeSet } from '../../../src/topology/nodeset.ts';
@@ -27,6 +32,17 @@ const { nodes } = buildSnapshot(
   { now: 0 },
 );
 
+/** A term or a Pod's placement as the parser hands them to the core. */
+const term = (value: NodeSelectorTerm) =>
+  podFacts(
+    {
+      spec: {
+        affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [value] } } },
+      },
+    },
+    'default',
+  ).placement.requiredTerms![0]!;
+const podPlacementNodes = (index: NodeIndex, pod: Pod) => placementOfFacts(index, podFacts(pod, 'default').placement);
 const names = (index: NodeIndex, set: NodeSet) => [...set.slots()].map((slot) => index.bySlot(slot)!.name).sort();
 const matching = (requirement: NodeSelectorRequirement) => names(nodes, requirementNodes(nodes, requirement));
 
@@ -53,22 +69,33 @@ test('terms AND their expressions and fields; an empty term matches nothing', ()
   assert.deepEqual(
     names(
       nodes,
-      termNodes(nodes, {
-        matchExpressions: [{ key: 'gpus', operator: 'Exists' }],
-        matchFields: [{ key: 'metadata.name', operator: 'NotIn', values: ['a'] }],
-      }),
+      termNodes(
+        nodes,
+        term({
+          matchExpressions: [{ key: 'gpus', operator: 'Exists' }],
+          matchFields: [{ key: 'metadata.name', operator: 'NotIn', values: ['a'] }],
+        }),
+      ),
     ),
     ['b', 'c'],
   );
   assert.deepEqual(
-    names(nodes, termNodes(nodes, { matchFields: [{ key: 'metadata.name', operator: 'In', values: ['d', 'ghost'] }] })),
+    names(
+      nodes,
+      termNodes(nodes, term({ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['d', 'ghost'] }] })),
+    ),
     ['d'],
   );
   assert.deepEqual(
-    names(nodes, termNodes(nodes, { matchFields: [{ key: 'metadata.uid', operator: 'In', values: ['d'] }] })),
+    names(nodes, termNodes(nodes, term({ matchFields: [{ key: 'metadata.uid', operator: 'In', values: ['d'] }] }))),
     [],
   );
-  assert.deepEqual(names(nodes, termNodes(nodes, {})), []);
+  assert.deepEqual(names(nodes, termNodes(nodes, term({}))), []);
+  assert.deepEqual(
+    names(nodes, termNodes(nodes, term({ matchExpressions: [{ key: 'gpus', operator: 'Exists' }, 'junk' as never] }))),
+    [],
+    'an entry that is no requirement makes the term match nothing',
+  );
 });
 
 test("a Pod's placement: nodeSelector AND (terms ORed)", () => {
