@@ -7,6 +7,7 @@ import type { Pod, Toleration } from '../../../src/kube/types.ts';
 import type { PodRequest } from '../../../src/policy/types.ts';
 import { compile } from '../../../src/policy/compiler.ts';
 import { decide } from '../../../src/policy/engine.ts';
+import { DecisionMemo, MEMO_LIMIT } from '../../../src/policy/memo.ts';
 import { parseQuantity } from '../../../src/kube/quantity.ts';
 import { placementNodes, schedulableFor } from '../../../src/policy/satisfiability.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
@@ -241,5 +242,46 @@ describe('decision memo', () => {
     assert.deepEqual(names('web'), ['not-ml', 'by-name-label', 'pods-only', 'any']);
     assert.deepEqual(names('unknown'), ['not-ml', 'pods-only', 'any']);
     assert.equal(compiled.candidates('ml'), compiled.candidates('ml'));
+  });
+});
+
+describe('the decision memo is least-recently-used', () => {
+  test("a StatefulSet's stream of one-off Pods does not evict a hot Deployment's decision", () => {
+    const memo = new DecisionMemo(buildSnapshot(clusterObjects(), { now: NOW }));
+    const owner = (kind: string, name: string) => [{ apiVersion: 'apps/v1', kind, name, uid: name, controller: true }];
+    const hot = podRequest(
+      pod({}, { name: 'web-1', labels: { app: 'web' }, ownerReferences: owner('ReplicaSet', 'web-5d8f') }),
+      'web',
+    );
+    let hotComputed = 0;
+    const decideHot = () =>
+      memo.decision(hot, () => {
+        hotComputed++;
+        return { allowed: true, patch: [], warnings: [], auditAnnotations: {}, applied: [], matched: [] };
+      });
+    decideHot();
+    decideHot(); // kept from the key's second sight on
+    // Twice MEMO_LIMIT StatefulSet Pods, each the only one of its kind (its own pod-name label), the hot
+    // Deployment's replica among them every 100: a FIFO of MEMO_LIMIT would drop the hot entry half-way.
+    for (let ordinal = 0; ordinal < 2 * MEMO_LIMIT; ordinal++) {
+      const member = pod(
+        {},
+        {
+          name: `db-${ordinal}`,
+          labels: { app: 'db', 'statefulset.kubernetes.io/pod-name': `db-${ordinal}` },
+          ownerReferences: owner('StatefulSet', 'db'),
+        },
+      );
+      memo.decision(podRequest(member, 'data'), () => ({
+        allowed: true,
+        patch: [],
+        warnings: [],
+        auditAnnotations: {},
+        applied: [],
+        matched: [],
+      }));
+      if (ordinal % 100 === 0) decideHot();
+    }
+    assert.equal(hotComputed, 2);
   });
 });
