@@ -7,7 +7,7 @@ import type { PreferredSchedulingTerm } from '../../kube/types.ts';
 import type { TopologySnapshot } from '../../topology/model.ts';
 import { NodeSet } from '../../topology/nodeset.ts';
 import type { BandwidthRule } from '../types.ts';
-import { resolveTarget, staleness, ZONE_LABEL } from './latency.ts';
+import { resolveTarget, targetState, ZONE_LABEL } from './latency.ts';
 import { describeRequirement, output, type CompiledRule, type RuleInput, type RuleResult } from './rule.ts';
 
 const MAX_WEIGHT = 100;
@@ -34,13 +34,9 @@ export function compileBandwidth(rule: BandwidthRule, snapshot: TopologySnapshot
     hard: rule.mode === 'Required',
     evaluate({ pod }: RuleInput): RuleResult {
       if ('unknown' in target) return { dropped: target.unknown };
-      if ('etcdLeader' in rule.to) {
-        const etcdStale = staleness(pod.snapshot, 'etcd', undefined, pod.options);
-        if (etcdStale) return { dropped: `etcd data is ${etcdStale}: the leader is not known` };
-      }
-      const networkStale = pod.snapshot.network
-        ? staleness(pod.snapshot, 'networkTopologies', pod.snapshot.network.observedAt, pod.options)
-        : undefined;
+      const state = targetState(rule, pod);
+      if ('dropped' in state) return state;
+      const { networkStale } = state;
       if (rule.mode === 'Required' && requirement) {
         if (!networkStale) return output({ requirements: [requirement], nodes, modelHolds: modelHolds! });
         return output({

@@ -30,13 +30,9 @@ export function compileLatency(rule: LatencyRule, snapshot: TopologySnapshot): C
     hard: rule.mode === 'Required',
     evaluate({ pod }: RuleInput): RuleResult {
       if ('unknown' in target) return { dropped: target.unknown };
-      if ('etcdLeader' in rule.to) {
-        const etcdStale = staleness(pod.snapshot, 'etcd', undefined, pod.options);
-        if (etcdStale) return { dropped: `etcd data is ${etcdStale}: the leader is not known` };
-      }
-      const networkStale = pod.snapshot.network
-        ? staleness(pod.snapshot, 'networkTopologies', pod.snapshot.network.observedAt, pod.options)
-        : undefined;
+      const state = targetState(rule, pod);
+      if ('dropped' in state) return state;
+      const { networkStale } = state;
       if (rule.mode === 'Required' && required) {
         if (!networkStale) return required;
         return output({
@@ -50,6 +46,24 @@ export function compileLatency(rule: LatencyRule, snapshot: TopologySnapshot): C
         warnings: networkStale ? [`latency preferences come from a NetworkTopology that is ${networkStale}`] : [],
       });
     },
+  };
+}
+
+/**
+ * What a rule toward a known target (latency, bandwidth) knows as it decides: nothing, when the etcd leader it
+ * names is stale; else how stale the NetworkTopology is (undefined: fresh).
+ */
+export function targetState(
+  rule: Pick<LatencyRule, 'to'>,
+  pod: RuleInput['pod'],
+): { readonly dropped: string } | { readonly networkStale: string | undefined } {
+  if ('etcdLeader' in rule.to) {
+    const etcdStale = staleness(pod.snapshot, 'etcd', undefined, pod.options);
+    if (etcdStale) return { dropped: `etcd data is ${etcdStale}: the leader is not known` };
+  }
+  const network = pod.snapshot.network;
+  return {
+    networkStale: network ? staleness(pod.snapshot, 'networkTopologies', network.observedAt, pod.options) : undefined,
   };
 }
 
