@@ -33,6 +33,7 @@ export interface ControlPlaneServeOptions {
 
 export function startControlPlane({ config, topology, log, registry }: ControlPlaneServeOptions): {
   readiness(): Readiness;
+  controlPlaneStatus(): ControlPlaneStatus;
   stop(): Promise<void>;
 } {
   const kubeConfig = new KubeConfig();
@@ -69,6 +70,7 @@ export function startControlPlane({ config, topology, log, registry }: ControlPl
   collector.start();
   writer.start();
   return {
+    controlPlaneStatus: latest,
     readiness() {
       const reasons = [collector.readiness().reason, writer.readiness().reason].filter(Boolean);
       return reasons.length === 0 ? { ready: true } : { ready: true, reason: reasons.join('; ') };

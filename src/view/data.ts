@@ -5,6 +5,8 @@
 
 import type { SchedulingPolicy } from '../policy/types.ts';
 import type { NodeInfo, TopologySnapshot } from '../topology/model.ts';
+import type { ControlPlaneStatus } from '../controlplane/status.ts';
+import { controlPlaneFigures, type ControlPlaneFigures } from './controlPlane.ts';
 import type { RecentDecision } from './recent.ts';
 
 export const zoneLabel = 'topology.kubernetes.io/zone';
@@ -17,6 +19,8 @@ export interface ViewInput {
   /** The policy provider's readiness: why the last reload failed, if it did. */
   readonly policyProblem?: string;
   readonly decisions: readonly RecentDecision[];
+  /** The control plane's measured status, where serve measures it (--topology kube). */
+  readonly controlPlaneStatus?: ControlPlaneStatus;
   readonly now: number;
 }
 
@@ -35,6 +39,7 @@ export interface ViewData {
     readonly node?: string;
     readonly zone?: string;
   }[];
+  readonly controlPlaneFigures?: ControlPlaneFigures;
   readonly policies: { readonly problem?: string; readonly listed: readonly PolicyRow[] };
   readonly decisions: readonly RecentDecision[];
   readonly sources: readonly SourceRow[];
@@ -113,7 +118,8 @@ export interface SourceRow {
   readonly ageSeconds?: number;
 }
 
-export function viewData({ snapshot, policies, policyProblem, decisions, now }: ViewInput): ViewData {
+export function viewData(input: ViewInput): ViewData {
+  const { snapshot, policies, policyProblem, decisions, controlPlaneStatus, now } = input;
   const nodes = [...snapshot.nodes.all().slots()].map((slot) => snapshot.nodes.bySlot(slot)!);
   const zoneOf = (name: string | undefined) => (name ? snapshot.nodes.get(name)?.labels[zoneLabel] : undefined);
   const degraded = snapshot.network?.degradedNodes ?? new Map();
@@ -151,6 +157,7 @@ export function viewData({ snapshot, policies, policyProblem, decisions, now }: 
       ...(pod.nodeName !== undefined && { node: pod.nodeName }),
       ...(zoneOf(pod.nodeName) !== undefined && { zone: zoneOf(pod.nodeName) }),
     })),
+    ...(controlPlaneStatus !== undefined && { controlPlaneFigures: controlPlaneFigures(controlPlaneStatus, now) }),
     policies: {
       ...(policyProblem !== undefined && { problem: policyProblem }),
       listed: policies.map((policy) => ({

@@ -159,6 +159,12 @@ describe('a live control plane (serve --topology kube --ui-listen)', () => {
     for (const deadline = Date.now() + 15_000; (await nodesIn()) !== 3 && Date.now() < deadline;)
       await new Promise((done) => setTimeout(done, 100));
     assert.equal(await nodesIn(), 3);
+    // The Nodes just created are API server writes: the collector measures their p99 from its /metrics.
+    await page
+      .locator('#controlplane td', { hasText: 'API server write p99' })
+      .waitFor({ timeout: 30_000 })
+      .catch(() => undefined);
+    assert.match(await page.locator('#controlplane').innerText(), /Measured over \d+ s[\s\S]*API server write p99/);
     await page.screenshot({ path: join(artifacts, 'view-live.png'), fullPage: true });
     assert.deepEqual(errors, []);
     await page.close();

@@ -3,6 +3,7 @@
 // webhook has closed, in reverse order. The list is components.ts.
 
 import type { PodDecider, PodDeferrer } from '../../admission/handler.ts';
+import type { ControlPlaneStatus } from '../../controlplane/status.ts';
 import type { Decision, PodRequest } from '../../policy/types.ts';
 import type { PolicyProvider } from '../../ports/policies.ts';
 import type { Readiness } from '../../ports/readiness.ts';
@@ -18,6 +19,8 @@ export interface ServeContext extends Shell {
   readonly topology: TopologyProvider | KubeTopology;
   readonly decide: PodDecider;
   readonly decider: Decider;
+  /** The components started before this one, in start-up order. */
+  readonly started: readonly StartedComponent[];
 }
 
 export interface StartedComponent {
@@ -27,6 +30,8 @@ export interface StartedComponent {
   readonly defer?: PodDeferrer;
   /** Told of every Pod decision the webhook makes, after it is made (the view's recent decisions). */
   readonly observe?: DecisionObserver;
+  /** The control plane's measured status (the controlplane component offers it to the view). */
+  readonly controlPlaneStatus?: () => ControlPlaneStatus;
   stop(): Promise<void>;
 }
 

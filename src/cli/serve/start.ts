@@ -73,11 +73,13 @@ export async function startTopogate(
     topology: () => topology.readiness(),
   };
   try {
-    const context = { config, ...shell, policies, topology, decide: decider.decide, decider };
+    const earlier: StartedComponent[] = [];
+    const context = { config, ...shell, policies, topology, decide: decider.decide, decider, started: earlier };
     for (const { name, start } of components) {
       const component = await start(context);
       if (component === undefined) continue;
       started.push({ name, component });
+      earlier.push(component);
       if (component.readiness) checks[name] = () => component.readiness!();
     }
   } catch (error) {

@@ -9,6 +9,8 @@ import { startViewServer } from '../../view/shell/server.ts';
 import type { Decision, PodRequest } from '../../policy/types.ts';
 import type { ServeComponent } from './component.ts';
 
+const figuresRefreshMs = 10_000;
+
 function outcomeOf(decision: Decision): RecentDecision['outcome'] {
   if (!decision.allowed) return 'denied';
   if (decision.deferred !== undefined) return 'deferred';
@@ -21,13 +23,16 @@ function podName(request: PodRequest): string {
 
 export const view: ServeComponent = {
   name: 'view',
-  async start({ config, topology, policies, log }) {
+  async start({ config, topology, policies, log, started }) {
     if (config.uiListen === undefined) return undefined;
+    const controlPlaneStatus = started.find((component) => component.controlPlaneStatus)?.controlPlaneStatus;
     const recent = recentDecisions();
     const listeners = new Set<() => void>();
     const changed = () => listeners.forEach((listener) => listener());
     const unsubscribeTopology = topology.subscribe(changed);
     const unsubscribePolicies = policies.onChange((_set: PolicyVersion) => changed());
+    // The figures move with no event of their own: the open pages hear of them as often as they are measured.
+    const figuresTick = controlPlaneStatus && setInterval(changed, figuresRefreshMs).unref();
     const server = await startViewServer({
       ...config.uiListen,
       log,
@@ -37,6 +42,7 @@ export const view: ServeComponent = {
           policies: policies.current().policies,
           ...(policies.readiness().reason !== undefined && { policyProblem: policies.readiness().reason }),
           decisions: recent.list(),
+          ...(controlPlaneStatus !== undefined && { controlPlaneStatus: controlPlaneStatus() }),
           now: Date.now(),
         }),
       onChange(listener) {
@@ -60,6 +66,7 @@ export const view: ServeComponent = {
       async stop() {
         unsubscribeTopology();
         unsubscribePolicies();
+        clearInterval(figuresTick);
         await server.close();
       },
     };

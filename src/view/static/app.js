@@ -146,7 +146,33 @@ function controlPlane(data) {
       ['component', 'Pod', 'node', 'zone'],
       data.controlPlane.map((p) => [p.component, p.name, p.node, p.zone]),
     ),
+    ...controlPlaneFigures(data.controlPlaneFigures),
   );
+}
+
+function controlPlaneFigures(measured) {
+  if (!measured) return [element('p', { text: 'The control plane is measured with serve --topology kube.' })];
+  const unanswered = measured.unanswered.map((u) => element('p', { class: 'bad', text: `${u.source}: ${u.error}` }));
+  return [
+    table(
+      `Measured over ${measured.windowSeconds} s, ${measured.ageSeconds} s ago`,
+      ['figure', 'ms'],
+      measured.figures.map((f) => [f.figure, Math.round(f.valueMs * 100) / 100]),
+    ),
+    table(
+      'Leaders',
+      ['component', 'holder', 'node', 'zone'],
+      measured.leaders.map((l) => [l.component, l.holder, l.node, l.zone]),
+    ),
+    element(
+      'ul',
+      { 'aria-label': 'findings' },
+      measured.findings.length === 0
+        ? [element('li', { text: 'No finding.' })]
+        : measured.findings.map((finding) => element('li', { class: 'bad', text: finding })),
+    ),
+    ...unanswered,
+  ];
 }
 
 function policies(data) {
