@@ -103,6 +103,8 @@ export interface MemberRow {
 
 export interface PolicyRow {
   readonly name: string;
+  /** Where it comes from: its file, or `SchedulingPolicy/<name>` for the cluster's objects. */
+  readonly source?: string;
   readonly priority: number;
   readonly enforcement: string;
   readonly rolloutPercent: number;
@@ -162,6 +164,7 @@ export function viewData(input: ViewInput): ViewData {
       ...(policyProblem !== undefined && { problem: policyProblem }),
       listed: policies.map((policy) => ({
         name: policy.name,
+        ...(policy.source !== undefined && { source: policy.source.file }),
         priority: policy.priority,
         enforcement: policy.enforcement ?? 'Enforce',
         rolloutPercent: policy.rollout?.percent ?? 100,

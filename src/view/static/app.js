@@ -182,9 +182,10 @@ function policies(data) {
     ...problem,
     table(
       `${data.policies.listed.length} policies in force`,
-      ['policy', 'priority', 'enforcement', 'rollout %', 'rules', 'when unsatisfiable'],
+      ['policy', 'from', 'priority', 'enforcement', 'rollout %', 'rules', 'when unsatisfiable'],
       data.policies.listed.map((p) => [
         p.name,
+        p.source,
         p.priority,
         p.enforcement,
         p.rolloutPercent,

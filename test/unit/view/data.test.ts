@@ -86,6 +86,11 @@ describe('the view of the demo cluster', async () => {
       data.policies.listed.find((policy) => policy.name === 'gpu-training-h100')?.onUnsatisfiable,
       'Reject',
     );
+    assert.equal(
+      data.policies.listed.find((policy) => policy.name === 'gpu-training-h100')?.source,
+      policies.find((policy) => policy.name === 'gpu-training-h100')?.source?.file,
+    );
+    assert.match(data.policies.listed[0]!.source!, /policies\/[\w-]+\.yaml$/);
     assert.deepEqual(data.decisions, [decision]);
     assert.equal(data.generatedAt, '2026-12-03T10:00:05.000Z');
   });
