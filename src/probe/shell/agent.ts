@@ -9,10 +9,12 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { elect } from '../../gates/lease.ts';
 import { DEFAULT_DOMAIN_LABEL as ZONE_LABEL } from '../../topology/read/network-topology.ts';
+import { campaignPool, candidateNodes } from '../candidates.ts';
 import { intervalBounds } from '../interval.ts';
 import { type Peer, type ProbePod, peersOf, readProbePod } from '../peers.ts';
 import { encodeSummary } from '../summary.ts';
 import type { WritePolicy } from '../write-policy.ts';
+import { startCandidacy } from './candidacy.ts';
 import { ciliumSource } from './cilium-source.ts';
 import { Informed } from './informer.ts';
 import { listen } from './listener.ts';
@@ -126,18 +128,28 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
   pods.start();
   nodes.start();
   prober.start();
-  // Many agents campaign: only the holder looks every --renew, the others every lease / 3.
-  const elector = elect({
-    config,
-    namespace,
-    name: LEASE_NAME,
+  // A few candidates campaign: the holder looks every --renew, the other candidates every lease / 3.
+  const lookMs = Math.max(options.renewMs, options.leaseMs / 3);
+  const candidacy = startCandidacy({
+    isCandidate: () =>
+      pods.synced() && nodes.synced()
+        ? candidateNodes(LEASE_NAME, campaignPool(node, pods.list(), nodes.list())).has(node)
+        : undefined,
+    campaign: () =>
+      elect({
+        config,
+        namespace,
+        name: LEASE_NAME,
+        log,
+        identity: `${node}_${randomUUID().slice(0, 8)}`,
+        leaseDurationMs: options.leaseMs,
+        retryMs: options.renewMs,
+        candidateRetryMs: lookMs,
+        onStartedLeading: () => leading(true),
+        onStoppedLeading: () => leading(false),
+      }),
+    everyMs: lookMs,
     log,
-    identity: `${node}_${randomUUID().slice(0, 8)}`,
-    leaseDurationMs: options.leaseMs,
-    retryMs: options.renewMs,
-    candidateRetryMs: Math.max(options.renewMs, options.leaseMs / 3),
-    onStartedLeading: () => leading(true),
-    onStoppedLeading: () => leading(false),
   });
   log.info({ node, listen: `${options.host}:${listener.port}`, namespace, selector }, 'topogate probe started');
 
@@ -145,7 +157,7 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
     port: listener.port,
     async stop() {
       writer.follow();
-      await elector.stop();
+      await candidacy.stop();
       prober.stop();
       await Promise.all([pods.stop(), nodes.stop()]);
       await listener.close();

@@ -30,6 +30,8 @@ export class Informed<T extends KubernetesObject> {
   #stopped = false;
   /** The current informer has listed, so its cache is whole. */
   #listed = false;
+  /** Some list has succeeded: list() is the cluster's, not an empty start. */
+  #synced = false;
 
   constructor(
     config: KubeConfig,
@@ -44,6 +46,7 @@ export class Informed<T extends KubernetesObject> {
     const listed = async () => {
       const result = await list();
       this.#listed = true;
+      this.#synced = true;
       this.#failures = 0;
       if (!source) return result;
       return {
@@ -69,6 +72,10 @@ export class Informed<T extends KubernetesObject> {
     const current = this.#informer?.list();
     if (current && this.#listed) this.#last = current;
     return this.#last;
+  }
+
+  synced(): boolean {
+    return this.#synced;
   }
 
   async stop(): Promise<void> {
