@@ -157,6 +157,32 @@ describe('the Helm chart, with a real helm and API server', { timeout: 1_200_000
     assert.deepEqual(webhook(rendered), webhook(manifests));
   });
 
+  test('the gate plane is manifests/gate-plane/ for a release called topogate in topogate-system', async () => {
+    const rendered = await render('gatePlane.enabled=true');
+    const expected = parseAllDocuments(
+      readFileSync(join(repoRoot, 'manifests', 'gate-plane', 'gate-plane.yaml'), 'utf8'),
+    )
+      .map((doc) => doc.toJS() as Json)
+      .filter((object) => object !== null);
+    assert.deepEqual(
+      expected.map((object) => object.kind),
+      [
+        'ClusterRole',
+        'ClusterRoleBinding',
+        'Role',
+        'RoleBinding',
+        'MutatingAdmissionPolicy',
+        'MutatingAdmissionPolicyBinding',
+      ],
+    );
+    for (const object of expected) {
+      const found = rendered.find((o) => o.kind === object.kind && o.metadata.name === object.metadata.name);
+      assert.ok(found, `${object.kind} ${object.metadata.name} is rendered`);
+      const compared = (o: Json) => [o.metadata.namespace, o.rules, o.roleRef, o.subjects, o.spec];
+      assert.deepEqual(compared(found), compared(object), `${object.kind} ${object.metadata.name}`);
+    }
+  });
+
   test('cert-manager mode: a Certificate for the Service names and the CA injected from it, no Secret of the chart', async () => {
     const rendered = await render('certificates.certManager.enabled=true');
     const certificate = rendered.find((o) => o.kind === 'Certificate')!;
