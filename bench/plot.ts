@@ -1,5 +1,5 @@
-// A small line chart as SVG, written by hand so the report needs no plotting
-// dependency: x on a log scale (node counts), y linear from zero.
+// Small charts as SVG, written by hand so the report needs no plotting
+// dependency: lines over a log x (node counts), and grouped bars; y linear from zero.
 
 export interface Series {
   readonly name: string;
@@ -91,8 +91,81 @@ export function lineChart(chart: Chart): string {
   return `${parts.join('\n')}\n`;
 }
 
+/** Bars side by side per group (one per series), each with a whisker from `low` to `high`. */
+export interface BarChart {
+  readonly title: string;
+  readonly yLabel: string;
+  readonly groups: readonly string[];
+  readonly series: readonly {
+    readonly name: string;
+    readonly color: string;
+    /** One per group: the bar's height and its whisker. */
+    readonly values: readonly { readonly value: number; readonly low: number; readonly high: number }[];
+  }[];
+}
+
+export function barChart(chart: BarChart): string {
+  const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
+  const plotHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
+  const highest = Math.max(...chart.series.flatMap((s) => s.values.map((v) => v.high)), 1e-9);
+  const step = tickStep(highest);
+  const yMax = Math.ceil(highest / step) * step;
+  const y = (value: number) => MARGIN.top + plotHeight - (value / yMax) * plotHeight;
+  const groupWidth = plotWidth / chart.groups.length;
+  const barWidth = (groupWidth * 0.7) / chart.series.length;
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif" font-size="12">`,
+    `<rect width="${WIDTH}" height="${HEIGHT}" fill="white"/>`,
+    `<text x="${MARGIN.left}" y="22" font-size="15" font-weight="bold">${escape(chart.title)}</text>`,
+  ];
+  for (let tick = 0; tick <= yMax + step / 2; tick += step) {
+    const at = y(tick).toFixed(1);
+    parts.push(`<line x1="${MARGIN.left}" x2="${MARGIN.left + plotWidth}" y1="${at}" y2="${at}" stroke="#ddd"/>`);
+    parts.push(
+      `<text x="${MARGIN.left - 8}" y="${at}" text-anchor="end" dominant-baseline="middle">${Number(tick.toPrecision(6))}</text>`,
+    );
+  }
+  parts.push(
+    `<text transform="translate(18 ${MARGIN.top + plotHeight / 2}) rotate(-90)" text-anchor="middle">${escape(chart.yLabel)}</text>`,
+  );
+  chart.groups.forEach((group, g) => {
+    const left = MARGIN.left + g * groupWidth + groupWidth * 0.15;
+    parts.push(
+      `<text x="${(MARGIN.left + (g + 0.5) * groupWidth).toFixed(1)}" y="${MARGIN.top + plotHeight + 18}" text-anchor="middle">${escape(group)}</text>`,
+    );
+    chart.series.forEach((series, s) => {
+      const bar = series.values[g];
+      if (!bar) return;
+      const x = left + s * barWidth;
+      const middle = (x + barWidth / 2).toFixed(1);
+      parts.push(
+        `<rect x="${x.toFixed(1)}" y="${y(bar.value).toFixed(1)}" width="${(barWidth - 2).toFixed(1)}" height="${(y(0) - y(bar.value)).toFixed(1)}" fill="${series.color}"/>`,
+      );
+      parts.push(
+        `<line x1="${middle}" x2="${middle}" y1="${y(bar.low).toFixed(1)}" y2="${y(bar.high).toFixed(1)}" stroke="#222"/>`,
+      );
+    });
+  });
+  parts.push(
+    `<rect x="${MARGIN.left}" y="${MARGIN.top}" width="${plotWidth}" height="${plotHeight}" fill="none" stroke="#888"/>`,
+  );
+  chart.series.forEach((series, index) => {
+    const legendY = MARGIN.top + 10 + index * 20;
+    const legendX = MARGIN.left + plotWidth + 15;
+    parts.push(`<rect x="${legendX}" y="${legendY - 6}" width="28" height="12" fill="${series.color}"/>`);
+    parts.push(`<text x="${legendX + 36}" y="${legendY}" dominant-baseline="middle">${escape(series.name)}</text>`);
+  });
+  parts.push('</svg>');
+  return `${parts.join('\n')}\n`;
+}
+
 /** Charts one above the other in one SVG file. */
 export function stacked(charts: readonly Chart[]): string {
-  const inner = charts.map((chart, index) => lineChart(chart).replace('<svg ', `<svg y="${index * HEIGHT}" `));
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT * charts.length}" viewBox="0 0 ${WIDTH} ${HEIGHT * charts.length}">\n${inner.join('')}</svg>\n`;
+  return stackedSvg(charts.map(lineChart));
+}
+
+/** Rendered charts (of this file's size) one above the other in one SVG file. */
+export function stackedSvg(svgs: readonly string[]): string {
+  const inner = svgs.map((svg, index) => svg.replace('<svg ', `<svg y="${index * HEIGHT}" `));
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT * svgs.length}" viewBox="0 0 ${WIDTH} ${HEIGHT * svgs.length}">\n${inner.join('')}</svg>\n`;
 }

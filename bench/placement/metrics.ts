@@ -78,7 +78,7 @@ export interface PlacementMetrics {
   /** Bound GPU Pods on a node with the GPU they need and one NUMA cell that holds their whole request. */
   readonly gpuFitShare: number | null;
   readonly gangsInOneRackShare: number | null;
-  /** Workloads of 2+ bound replicas that span 2+ zones (what survives a zone outage). */
+  /** Workloads (gangs aside) of 2+ bound replicas that span 2+ zones: what survives a zone outage. */
   readonly multiZoneWorkloadShare: number | null;
 }
 
@@ -205,7 +205,9 @@ export function placementMetrics(
     const racks = new Set(members.map((pod) => (pod.node === undefined ? undefined : nodes.get(pod.node)?.rack)));
     return members.length > 0 && racks.size === 1 && !racks.has(undefined);
   }).length;
-  const spanning = [...podsOf.values()].filter((pods) => pods.length >= 2);
+  // A gang is meant to sit in one rack: it is judged by that, not by zones.
+  const gangs = new Set(scenario.gangs);
+  const spanning = [...podsOf].filter(([workload, pods]) => pods.length >= 2 && !gangs.has(workload));
   const pending = scenario.pods.filter((pod) => pod.node === undefined).length;
   return {
     pods: scenario.pods.length,
@@ -218,7 +220,7 @@ export function placementMetrics(
     gpuFitShare: share(fits.filter(Boolean).length, fits.length),
     gangsInOneRackShare: share(gangsInOneRack, scenario.gangs.length),
     multiZoneWorkloadShare: share(
-      spanning.filter((pods) => new Set(pods.map((p) => p.zone)).size >= 2).length,
+      spanning.filter(([, pods]) => new Set(pods.map((p) => p.zone)).size >= 2).length,
       spanning.length,
     ),
   };

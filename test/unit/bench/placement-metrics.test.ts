@@ -93,7 +93,7 @@ describe('placementMetrics on a graph small enough to work out by hand', () => {
     assert.equal(metrics.pods, 8);
     assert.equal(metrics.pendingShare, 1 / 8);
     assert.equal(metrics.gangsInOneRackShare, 0.5, 'g is all in r1, h is in r1 and r2');
-    assert.equal(metrics.multiZoneWorkloadShare, 2 / 3, 'web and h span zones, g does not');
+    assert.equal(metrics.multiZoneWorkloadShare, 1, 'web spans zones; the gangs g and h are judged by racks instead');
   });
 
   test('GPU fit: one right fit, a cell taken by an earlier Pod, a small GPU, a split node', () => {

@@ -1,0 +1,106 @@
+// `npm run bench:placement [-- --quick] [--seeds N] [--state FILE]`: what
+// topogate's placement is worth, on the e2e control plane. Starts a cluster
+// of its own (or uses the one `npm run cluster -- up --state FILE` started),
+// runs every scenario with and without topogate's policies for each seed, and
+// writes bench/results/placement.{json,md,svg} and its BENCHMARKS.md section
+// (with --quick: bench/out/placement/ only).
+
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { ClusterState } from '../../test/e2e/harness/cluster.ts';
+import { attachCluster, startCluster } from '../../test/e2e/harness/cluster.ts';
+import { repoRoot } from '../../test/e2e/harness/versions.ts';
+import { runOnCluster, writeJson } from './cluster-run.ts';
+import type { Run } from './cluster-run.ts';
+import { parseServiceGraph } from './graph.ts';
+import { placementChart, placementSection, SECTION_HEADING } from './report.ts';
+import type { RunPlacement } from './summary.ts';
+import { placementResults } from './summary.ts';
+
+const usage = 'usage: npm run bench:placement [-- --quick] [--seeds N] [--state FILE]';
+
+export function runPlacements(runs: readonly Run[]): RunPlacement[] {
+  return runs.map((run) => ({
+    seed: run.seed,
+    mode: run.mode,
+    facts: run.fleet.facts,
+    scenarios: run.scenarios.map((s) => ({
+      name: s.scenario.name,
+      scenario: { pods: s.pods, edges: s.scenario.edges, gpuNeeds: s.scenario.gpuNeeds, gangs: s.scenario.gangs },
+      notMutated: s.notMutated,
+      warned: s.warned,
+    })),
+  }));
+}
+
+/** Replaces the section where it is (others may follow it), or appends it. */
+function updateBenchmarks(file: string, section: string): void {
+  const text = readFileSync(file, 'utf8');
+  const at = text.indexOf(SECTION_HEADING);
+  const next = at < 0 ? -1 : text.indexOf('\n## ', at + SECTION_HEADING.length);
+  const updated =
+    at < 0
+      ? `${text.trimEnd()}\n\n${section}`
+      : `${text.slice(0, at)}${section}${next < 0 ? '' : `\n${text.slice(next + 1)}`}`;
+  writeFileSync(file, updated);
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      seeds: { type: 'string' },
+      state: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${usage}\n`);
+    return 0;
+  }
+  const seedCount = Number(values.seeds ?? (values.quick ? 1 : 3));
+  if (!Number.isInteger(seedCount) || seedCount < 1 || seedCount > 9) {
+    process.stderr.write(`--seeds must be 1-9\n${usage}\n`);
+    return 2;
+  }
+  const started = Date.now();
+  const log = (line: string) =>
+    process.stderr.write(`[placement ${((Date.now() - started) / 1000).toFixed(0)} s] ${line}\n`);
+  const graph = parseServiceGraph(JSON.parse(readFileSync(join(repoRoot, 'bench/data/online-boutique.json'), 'utf8')));
+  const cluster = values.state
+    ? attachCluster(JSON.parse(readFileSync(values.state, 'utf8')) as ClusterState)
+    : await startCluster();
+  log(values.state ? `using the cluster of ${values.state}` : `started a control plane in ${cluster.dir}`);
+  let runs: Run[];
+  try {
+    runs = await runOnCluster({
+      cluster,
+      seeds: Array.from({ length: seedCount }, (_, i) => i + 1),
+      graph,
+      quick: values.quick,
+      log,
+    });
+  } finally {
+    if (!values.state) await cluster.stop();
+  }
+  const results = placementResults(runPlacements(runs));
+  const seconds = Math.round((Date.now() - started) / 1000);
+  const out = values.quick ? join(repoRoot, 'bench', 'out', 'placement') : join(repoRoot, 'bench', 'results');
+  writeJson(out, 'placement.json', results);
+  writeFileSync(join(out, 'placement.svg'), placementChart(results));
+  const section = placementSection(results, {
+    seeds: seedCount,
+    seconds,
+    quick: values.quick,
+    pods: runs.map((run) => run.scenarios.reduce((sum, s) => sum + s.pods.length, 0)),
+    settleSeconds: runs.map((run) => run.settleSeconds),
+  });
+  writeFileSync(join(out, 'placement.md'), section);
+  if (!values.quick) updateBenchmarks(join(repoRoot, 'BENCHMARKS.md'), section);
+  process.stdout.write(section);
+  log(`wrote ${out}/placement.{json,md,svg} in ${seconds} s`);
+  return 0;
+}
+
+if (import.meta.main) process.exitCode = await main();
