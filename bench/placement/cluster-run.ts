@@ -36,9 +36,15 @@ const SETTLE_TIMEOUT_MS = 120_000;
 export interface ScenarioRun {
   readonly scenario: ScenarioPlan;
   readonly pods: readonly PlacedPod[];
-  /** In the topogate run: Pods a policy matches that came through without its annotation (the webhook's fail-open). */
+  /** In the topogate run: Pods a policy matches that came through with neither its annotation nor its warnings (the webhook failed open). */
   readonly notMutated: number;
   readonly warned: number;
+  /** What topogate wrote on each Pod (its annotations), for runs.json: how a figure came about. */
+  readonly records: readonly {
+    readonly name: string;
+    readonly node?: string;
+    readonly topogate: Record<string, string>;
+  }[];
 }
 
 export interface Run {
@@ -122,6 +128,7 @@ export async function runOnCluster(options: BenchCluster): Promise<Run[]> {
     await topogate?.stop();
     await cleanUp(cluster, api);
     await removeFleet(cluster);
+    await kubectl(cluster, ['delete', 'networktopology', 'default', '--ignore-not-found']);
     await kubectl(cluster, ['delete', 'namespace', '-l', RUN_LABEL, '--wait=false']);
   }
   return runs;
@@ -232,9 +239,22 @@ async function runScenarios(cluster: Kube, api: CoreV1Api, plans: readonly Scena
     return {
       scenario,
       pods: own.map(placed),
+      // A Pod topogate decided carries what it applied, or the warnings saying why nothing was.
       notMutated:
-        mode === 'topogate' ? matched.filter((pod) => !pod.metadata?.annotations?.[POLICIES_ANNOTATION]).length : 0,
+        mode === 'topogate'
+          ? matched.filter(
+              (pod) =>
+                !pod.metadata?.annotations?.[POLICIES_ANNOTATION] && !pod.metadata?.annotations?.[WARNINGS_ANNOTATION],
+            ).length
+          : 0,
       warned: own.filter((pod) => pod.metadata?.annotations?.[WARNINGS_ANNOTATION]).length,
+      records: own.map((pod) => ({
+        name: pod.metadata?.name ?? '',
+        node: pod.spec?.nodeName,
+        topogate: Object.fromEntries(
+          Object.entries(pod.metadata?.annotations ?? {}).filter(([key]) => key.startsWith('topogate.dev/')),
+        ),
+      })),
     };
   });
 }

@@ -18,7 +18,7 @@ import { placementChart, placementSection, SECTION_HEADING } from './report.ts';
 import type { RunPlacement } from './summary.ts';
 import { placementResults } from './summary.ts';
 
-const usage = 'usage: npm run bench:placement [-- --quick] [--seeds N] [--state FILE]';
+const usage = 'usage: npm run bench:placement [-- --quick] [--seeds N] [--state FILE] [--out DIR]';
 
 export function runPlacements(runs: readonly Run[]): RunPlacement[] {
   return runs.map((run) => ({
@@ -51,6 +51,7 @@ async function main(): Promise<number> {
     options: {
       quick: { type: 'boolean', default: false },
       seeds: { type: 'string' },
+      out: { type: 'string' },
       state: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -86,8 +87,19 @@ async function main(): Promise<number> {
   }
   const results = placementResults(runPlacements(runs));
   const seconds = Math.round((Date.now() - started) / 1000);
-  const out = values.quick ? join(repoRoot, 'bench', 'out', 'placement') : join(repoRoot, 'bench', 'results');
+  const out =
+    values.out ?? (values.quick ? join(repoRoot, 'bench', 'out', 'placement') : join(repoRoot, 'bench', 'results'));
   writeJson(out, 'placement.json', results);
+  // Every Pod of every run with what topogate wrote on it: not committed (bench/out/), for reading a figure back.
+  writeJson(
+    join(repoRoot, 'bench', 'out', 'placement'),
+    'runs.json',
+    runs.map((run) => ({
+      seed: run.seed,
+      mode: run.mode,
+      scenarios: run.scenarios.map((s) => ({ name: s.scenario.name, pods: s.records })),
+    })),
+  );
   writeFileSync(join(out, 'placement.svg'), placementChart(results));
   const section = placementSection(results, {
     seeds: seedCount,
@@ -97,7 +109,7 @@ async function main(): Promise<number> {
     settleSeconds: runs.map((run) => run.settleSeconds),
   });
   writeFileSync(join(out, 'placement.md'), section);
-  if (!values.quick) updateBenchmarks(join(repoRoot, 'BENCHMARKS.md'), section);
+  if (!values.quick && !values.out) updateBenchmarks(join(repoRoot, 'BENCHMARKS.md'), section);
   process.stdout.write(section);
   log(`wrote ${out}/placement.{json,md,svg} in ${seconds} s`);
   return 0;

@@ -58,7 +58,8 @@ export function worseWithTopogate(results: PlacementResults): string[] {
       const [before, after] = [scenario.default[row.key], scenario.topogate[row.key]];
       if (!before || !after || row.better === 'neither') continue;
       const lost = row.better === 'lower' ? after.median > before.median : after.median < before.median;
-      if (lost)
+      // A difference that does not show once rounded is no difference.
+      if (lost && row.format(before.median) !== row.format(after.median))
         worse.push(
           `${scenario.name}: ${row.label} ${row.format(before.median)} without topogate, ${row.format(after.median)} with it`,
         );
