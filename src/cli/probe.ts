@@ -5,7 +5,9 @@ import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { DEFAULT_WRITE_POLICY } from '../probe/write-policy.ts';
+import { parseQuantity } from '../kube/quantity.ts';
 import { startAgent } from '../probe/shell/agent.ts';
+import { MAX_BULK_BYTES } from '../probe/shell/bulk.ts';
 import { parseDuration } from '../server/duration.ts';
 import { type Command, EXIT, parseFlags } from './command.ts';
 
@@ -36,6 +38,11 @@ Flags:
   --refresh D            rewrite unchanged status this often (default 60s)
   --cilium-metrics URL   also read a Cilium agent's /metrics: its per-target
                          node connectivity latency (repeatable)
+  --bandwidth-period D   measure throughput between zones once per D: two
+                         agents per zone send to one peer per other zone
+                         (default 0: off; bandwidth stays declared)
+  --bandwidth-bytes Q    bytes per transfer, a quantity such as 16Mi
+                         (default 16Mi, at most 256Mi)
   --log-level L          (default info)
 `;
 
@@ -53,6 +60,8 @@ const options = {
   'write-period': { type: 'string', default: `${DEFAULT_WRITE_POLICY.minPeriodMs / 1000}s` },
   refresh: { type: 'string', default: `${DEFAULT_WRITE_POLICY.refreshMs / 1000}s` },
   'cilium-metrics': { type: 'string', multiple: true, default: [] as string[] },
+  'bandwidth-period': { type: 'string', default: '0' },
+  'bandwidth-bytes': { type: 'string', default: '16Mi' },
   'log-level': { type: 'string', default: 'info' },
 } as const;
 
@@ -82,6 +91,12 @@ export const probe: Command = {
       return problem(`--peers-per-round ${values['peers-per-round']}: want a positive integer`);
     if (durations.renew! >= durations['lease-duration']!)
       return problem('--renew must be shorter than --lease-duration');
+    const bandwidthPeriodMs = values['bandwidth-period'] === '0' ? 0 : parseDuration(values['bandwidth-period']);
+    if (bandwidthPeriodMs === undefined || bandwidthPeriodMs < 0)
+      return problem(`--bandwidth-period ${values['bandwidth-period']}: want a duration such as 10m, or 0 for off`);
+    const bandwidthBytes = (parseQuantity(values['bandwidth-bytes']) ?? NaN) / 1000;
+    if (!Number.isInteger(bandwidthBytes) || bandwidthBytes < 1 || bandwidthBytes > MAX_BULK_BYTES)
+      return problem(`--bandwidth-bytes ${values['bandwidth-bytes']}: want a quantity from 1 to 256Mi`);
 
     const config = new KubeConfig();
     try {
@@ -110,6 +125,7 @@ export const probe: Command = {
         renewMs: durations.renew!,
         writePolicy: { minPeriodMs: durations['write-period']!, refreshMs: durations.refresh! },
         ciliumMetrics: values['cilium-metrics'],
+        ...(bandwidthPeriodMs > 0 && { bandwidth: { periodMs: bandwidthPeriodMs, bytes: bandwidthBytes } }),
         log,
         registry,
       });

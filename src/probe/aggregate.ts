@@ -13,6 +13,8 @@ export interface StatusLink {
   readonly rttMs: number;
   readonly rttP99Ms: number;
   readonly samples: number;
+  /** The median of the agents' last bounded transfers between the two zones, either way. */
+  readonly bandwidthGbps?: number;
 }
 
 export interface NetworkStatus {
@@ -32,22 +34,31 @@ export const DEFAULT_DEGRADED: DegradedRule = { factor: 3, marginMs: 1 };
 export const MAX_DEGRADED = 1000;
 
 export function aggregate(summaries: readonly AgentSummary[], rule: DegradedRule = DEFAULT_DEGRADED): NetworkStatus {
-  const pairs = new Map<string, { from: string; to: string; buckets: Map<number, number> }>();
+  const pairs = new Map<string, { from: string; to: string; buckets: Map<number, number>; gbps: number[] }>();
   for (const agent of summaries) {
-    for (const { zone, buckets } of agent.zones) {
+    for (const { zone, buckets, bandwidthGbps } of agent.zones) {
       const [from, to] = agent.zone <= zone ? [agent.zone, zone] : [zone, agent.zone];
       const key = `${from}\u0000${to}`;
       let pair = pairs.get(key);
-      if (!pair) pairs.set(key, (pair = { from, to, buckets: new Map() }));
+      if (!pair) pairs.set(key, (pair = { from, to, buckets: new Map(), gbps: [] }));
       merge(pair.buckets, buckets);
+      if (bandwidthGbps !== undefined) pair.gbps.push(bandwidthGbps);
     }
   }
   const links: StatusLink[] = [];
-  for (const { from, to, buckets } of pairs.values()) {
+  for (const { from, to, buckets, gbps } of pairs.values()) {
     const rttMs = quantile(buckets, 0.5);
     const rttP99Ms = quantile(buckets, 0.99);
     if (rttMs === undefined || rttP99Ms === undefined) continue;
-    links.push({ from, to, rttMs: round(rttMs), rttP99Ms: round(rttP99Ms), samples: total(buckets) });
+    const bandwidthGbps = median(gbps);
+    links.push({
+      from,
+      to,
+      rttMs: round(rttMs),
+      rttP99Ms: round(rttP99Ms),
+      samples: total(buckets),
+      ...(bandwidthGbps !== undefined && { bandwidthGbps: Math.round(bandwidthGbps * 100) / 100 }),
+    });
   }
   links.sort((a, b) => compare(a.from, b.from) || compare(a.to, b.to));
   return { links, degradedNodes: degraded(summaries, rule) };
@@ -80,6 +91,14 @@ function degraded(summaries: readonly AgentSummary[], rule: DegradedRule): Degra
   }
   out.sort((a, b) => b.rttMs / b.zoneRttMs - a.rttMs / a.zoneRttMs || compare(a.name, b.name));
   return out.slice(0, MAX_DEGRADED);
+}
+
+/** The middle value (the mean of the two middle ones); undefined for none. */
+function median(values: number[]): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 /** Microseconds are the finest a TCP round trip on one host tells apart. */

@@ -53,3 +53,32 @@ function unready(object: unknown): boolean {
     return condition.type === 'Ready' && condition.status !== 'True';
   });
 }
+
+/** How many agents of a zone measure throughput to each other zone in a period. */
+export const BANDWIDTH_SENDERS = 2;
+
+/**
+ * This period's throughput plan for `self`: for each other zone, the peer to send
+ * to, when `self` is among its zone's senders; empty otherwise. The senders and
+ * targets rotate with `period`, so over time every node is measured, and the
+ * transfers per period stay BANDWIDTH_SENDERS × zones × (zones − 1) at any node count.
+ */
+export function bandwidthPlan<P extends { readonly node: string; readonly zone: string }>(
+  self: { readonly node: string; readonly zone: string },
+  peers: readonly P[],
+  period: number,
+): P[] {
+  const own = [self.node, ...peers.filter((peer) => peer.zone === self.zone).map((peer) => peer.node)];
+  if (!candidateNodes(`bandwidth/${period}/${self.zone}`, own, BANDWIDTH_SENDERS).has(self.node)) return [];
+  const byZone = new Map<string, P[]>();
+  for (const peer of peers)
+    if (peer.zone !== self.zone) byZone.set(peer.zone, [...(byZone.get(peer.zone) ?? []), peer]);
+  return [...byZone].flatMap(([zone, members]) => {
+    const [target] = candidateNodes(
+      `bandwidth/${period}/${self.node}/${zone}`,
+      members.map((member) => member.node),
+      1,
+    );
+    return members.filter((member) => member.node === target).slice(0, 1);
+  });
+}

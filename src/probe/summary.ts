@@ -10,6 +10,8 @@ export interface ZoneSummary {
   /** The peers' zone (the agent's own zone for its own-zone RTT). */
   readonly zone: string;
   readonly buckets: Buckets;
+  /** The last bounded transfer's throughput from this agent to a peer of that zone (--bandwidth-period). */
+  readonly bandwidthGbps?: number;
 }
 
 export interface AgentSummary {
@@ -23,7 +25,11 @@ export function encodeSummary(summary: AgentSummary): string {
   return JSON.stringify({
     node: summary.node,
     zone: summary.zone,
-    zones: summary.zones.map(({ zone, buckets }) => ({ zone, buckets: [...buckets] })),
+    zones: summary.zones.map(({ zone, buckets, bandwidthGbps }) => ({
+      zone,
+      buckets: [...buckets],
+      ...(bandwidthGbps !== undefined && { bandwidthGbps }),
+    })),
   });
 }
 
@@ -44,7 +50,21 @@ export function parseSummary(value: unknown): AgentSummary | string {
         return 'bucket index and count are integers';
       buckets.set(index as number, (buckets.get(index as number) ?? 0) + (count as number));
     }
-    zones.push({ zone: entry.zone as string, buckets });
+    const bandwidthGbps = entry.bandwidthGbps;
+    if (bandwidthGbps !== undefined && !(typeof bandwidthGbps === 'number' && bandwidthGbps > 0 && bandwidthGbps < 1e6))
+      return 'bandwidthGbps is a positive number';
+    zones.push({ zone: entry.zone as string, buckets, ...(bandwidthGbps !== undefined && { bandwidthGbps }) });
   }
   return { node, zone, zones };
+}
+
+/** The summary with each zone's last throughput added (zones without RTT samples are not links yet). */
+export function withBandwidth(summary: AgentSummary, gbps: ReadonlyMap<string, number>): AgentSummary {
+  if (gbps.size === 0) return summary;
+  return {
+    ...summary,
+    zones: summary.zones.map((entry) =>
+      gbps.has(entry.zone) ? { ...entry, bandwidthGbps: gbps.get(entry.zone)! } : entry,
+    ),
+  };
 }

@@ -1,10 +1,10 @@
 // When the Lease holder writes NetworkTopology status: the first time, when a
-// figure moved beyond its hysteresis band (a link's p50 or p99, a link or a
+// figure moved beyond its hysteresis band (a link's p50, p99 or bandwidth, a link or a
 // degraded node appearing or leaving), or when observedAt is about to age;
 // never twice within minPeriodMs, whatever the node count.
 
 import type { NetworkStatus } from './aggregate.ts';
-import { MEDIAN_BAND, TAIL_BAND, moved } from './hysteresis.ts';
+import { BANDWIDTH_BAND, MEDIAN_BAND, TAIL_BAND, moved } from './hysteresis.ts';
 
 export interface WritePolicy {
   readonly minPeriodMs: number;
@@ -39,7 +39,13 @@ function changed(old: NetworkStatus, next: NetworkStatus): boolean {
   for (const link of next.links) {
     const was = before.get(`${link.from}\u0000${link.to}`);
     if (!was || moved(was.rttMs, link.rttMs, MEDIAN_BAND) || moved(was.rttP99Ms, link.rttP99Ms, TAIL_BAND)) return true;
+    if (bandwidthMoved(was.bandwidthGbps, link.bandwidthGbps)) return true;
   }
   const degraded = new Set(old.degradedNodes.map((node) => node.name));
   return next.degradedNodes.some((node) => !degraded.has(node.name));
+}
+
+function bandwidthMoved(old: number | undefined, next: number | undefined): boolean {
+  if (old === undefined || next === undefined) return old !== next;
+  return moved(old, next, BANDWIDTH_BAND);
 }

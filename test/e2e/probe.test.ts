@@ -42,8 +42,12 @@ const fleet = [
 ] as const;
 const SLOW_NODE = 'a3';
 const SLOW_NODE_MS = 15;
-// Probe flags: a 250 ms round, a 3 s Lease renewed every 500 ms, a write at most every second.
-const FLAGS = ['--interval', '250ms', '--timeout', '500ms', '--lease-duration', '3s', '--renew', '500ms'];
+// Probe flags: a 250 ms round, a 3 s Lease renewed every 500 ms, a write at most every second, and a
+// 1 MiB throughput transfer between zones every 2 s.
+const FLAGS = [
+  ...['--interval', '250ms', '--timeout', '500ms', '--lease-duration', '3s', '--renew', '500ms'],
+  ...['--bandwidth-period', '2s', '--bandwidth-bytes', '1Mi'],
+];
 const WRITE_FLAGS = ['--write-period', '1s', '--refresh', '5s'];
 // docs/probe.md: a change is followed within 3 × (2 × interval + timeout) + 2 × write period; a dead
 // writer is replaced, and the status written, within 5/3 × lease duration + write period.
@@ -58,6 +62,7 @@ interface Link {
   rttMs: number;
   rttP99Ms: number;
   samples: number;
+  bandwidthGbps?: number;
 }
 interface Status {
   observedAt?: string;
@@ -237,6 +242,21 @@ describe('topogate probe on the real control plane', { timeout: 600_000 }, () =>
       assert.ok(l.samples > 0 && l.rttP99Ms >= l.rttMs, JSON.stringify(l));
     }
     assert.ok(Date.now() - Date.parse(last.observedAt ?? '') < 30_000, `observedAt ${last.observedAt}`);
+  });
+
+  test('the bounded throughput probe puts the bandwidth between the zones in the status', async () => {
+    let last: Status = {};
+    await waitFor(
+      async () => {
+        last = await status();
+        return (link(last, 'zone-a', 'zone-b')?.bandwidthGbps ?? 0) > 0;
+      },
+      { what: `bandwidthGbps on zone-a–zone-b (last: ${JSON.stringify(last.links)})`, timeoutMs: 30_000 },
+    );
+    const measured = link(last, 'zone-a', 'zone-b')!.bandwidthGbps!;
+    console.log(`zone-a–zone-b: ${measured} Gbps through the delaying relay`);
+    assert.ok(Number.isFinite(measured) && measured < 1000, String(measured));
+    assert.equal(link(last, 'zone-a', 'zone-a')?.bandwidthGbps, undefined, 'no transfer inside a zone');
   });
 
   test('a node whose own-zone RTT is far above its zone’s shows up in degradedNodes', async () => {

@@ -12,8 +12,9 @@ import { DEFAULT_DOMAIN_LABEL as ZONE_LABEL } from '../../topology/read/network-
 import { campaignPool, candidateNodes } from '../candidates.ts';
 import { intervalBounds } from '../interval.ts';
 import { type Peer, type ProbePod, peersOf, readProbePod } from '../peers.ts';
-import { encodeSummary } from '../summary.ts';
+import { type AgentSummary, encodeSummary, withBandwidth } from '../summary.ts';
 import type { WritePolicy } from '../write-policy.ts';
+import { startBandwidthProbe } from './bandwidth.ts';
 import { startCandidacy } from './candidacy.ts';
 import { ciliumSource } from './cilium-source.ts';
 import { Informed } from './informer.ts';
@@ -41,6 +42,8 @@ export interface AgentOptions {
   readonly writePolicy: WritePolicy;
   /** Cilium agents' /metrics URLs the writer reads beside the probes. */
   readonly ciliumMetrics: readonly string[];
+  /** The bounded throughput probe: how often, and how many bytes a transfer; off when undefined. */
+  readonly bandwidth?: { readonly periodMs: number; readonly bytes: number };
   readonly log: Logger;
   readonly registry: Registry;
 }
@@ -85,8 +88,9 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
     return { peers: peersOf(probePods, (name) => zoneOf.get(name), node), zone: zoneOf.get(node) };
   };
 
+  const localAddress = options.host === '0.0.0.0' || options.host === '::' ? undefined : options.host;
   const prober = new Prober({
-    localAddress: options.host === '0.0.0.0' || options.host === '::' ? undefined : options.host,
+    localAddress,
     bounds: intervalBounds(options.intervalMs),
     budget: options.peersPerRound,
     timeoutMs: options.timeoutMs,
@@ -95,10 +99,27 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
     metrics,
     log,
   });
+  const bandwidth =
+    options.bandwidth &&
+    startBandwidthProbe({
+      node,
+      periodMs: options.bandwidth.periodMs,
+      bytes: options.bandwidth.bytes,
+      // A transfer gets half its period, and 30 s at most: a stalled one never delays the next period.
+      timeoutMs: Math.min(options.bandwidth.periodMs / 2, 30_000),
+      localAddress,
+      view,
+      metrics,
+      log,
+    });
+  const summary = (): AgentSummary | undefined => {
+    const own = prober.summary();
+    return own && bandwidth ? withBandwidth(own, bandwidth.latest()) : own;
+  };
   const writer = new Writer({
     policy: options.writePolicy,
     gatherTimeoutMs: options.timeoutMs * 2,
-    own: () => prober.summary(),
+    own: () => summary(),
     peers: () => view().peers,
     status: new StatusWriter(config, NETWORK_TOPOLOGY_NAME, ZONE_LABEL),
     metrics,
@@ -118,9 +139,9 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
     if (path === '/healthz') return reply(response, 200, 'text/plain', 'ok\n');
     if (path === '/metrics') return reply(response, 200, registry.contentType, await registry.metrics());
     if (path === '/summary') {
-      const summary = prober.summary();
-      if (!summary) return reply(response, 503, 'text/plain', `the zone of node ${node} is not known yet\n`);
-      return reply(response, 200, 'application/json', encodeSummary(summary));
+      const mine = summary();
+      if (!mine) return reply(response, 503, 'text/plain', `the zone of node ${node} is not known yet\n`);
+      return reply(response, 200, 'application/json', encodeSummary(mine));
     }
     return reply(response, 404, 'text/plain', 'not found\n');
   };
@@ -158,6 +179,7 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
     async stop() {
       writer.follow();
       await candidacy.stop();
+      await bandwidth?.stop();
       prober.stop();
       await Promise.all([pods.stop(), nodes.stop()]);
       await listener.close();

@@ -1,9 +1,11 @@
-// One port for both: probe connections (echoed, frame by frame) and HTTP
-// (/healthz, /metrics, /summary), told apart by their first byte, so that the
-// DaemonSet exposes a single container port named `probe`.
+// One port for all: probe connections (echoed, frame by frame), bounded
+// throughput transfers (bulk.ts) and HTTP (/healthz, /metrics, /summary), told
+// apart by their first byte, so that the DaemonSet exposes a single container
+// port named `probe`.
 
 import { createServer as createHttpServer, type RequestListener } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
+import { BULK_MARK, sink } from './bulk.ts';
 import { FRAME_MARK } from './frame.ts';
 
 /** A probe connection that sends more than this without reading its answers is not a prober. */
@@ -23,6 +25,7 @@ export async function listen(host: string, port: number, http: RequestListener):
     socket.setNoDelay(true);
     socket.once('data', (first: Buffer) => {
       if (first[0] === FRAME_MARK) echo(socket, first);
+      else if (first[0] === BULK_MARK) sink(socket, first);
       else {
         socket.unshift(first);
         httpServer.emit('connection', socket);

@@ -12,6 +12,8 @@ export interface ProbeMetrics {
   readonly leader: Gauge;
   readonly writes: Counter<'reason'>;
   readonly gatherFailures: Counter;
+  readonly bandwidth: Gauge<'zone'>;
+  readonly bandwidthFailures: Counter<'zone'>;
 }
 
 export function createProbeMetrics(registry: Registry): ProbeMetrics {
@@ -61,6 +63,18 @@ export function createProbeMetrics(registry: Registry): ProbeMetrics {
     gatherFailures: new Counter({
       name: 'topogate_probe_gather_failures_total',
       help: "Peers' summaries the Lease holder could not read.",
+      registers,
+    }),
+    bandwidth: new Gauge({
+      name: 'topogate_probe_bandwidth_gbps',
+      help: "This agent's last bounded transfer's throughput to a peer, by the peer zone (--bandwidth-period).",
+      labelNames: ['zone'],
+      registers,
+    }),
+    bandwidthFailures: new Counter({
+      name: 'topogate_probe_bandwidth_failures_total',
+      help: 'Bounded throughput transfers that failed or timed out, by the peer zone.',
+      labelNames: ['zone'],
       registers,
     }),
   };

@@ -118,7 +118,7 @@ describe('ZoneWindow', () => {
       maxSamples: 6,
       maxAgeMs: 10,
       shiftRounds: 3,
-      band: { relative: 0.2, absoluteMs: 0.1 },
+      band: { relative: 0.2, floor: 0.1 },
     });
     round(window, 1, 0);
     round(window, 1, 1);
