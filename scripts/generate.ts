@@ -1,25 +1,19 @@
-// `npm run generate`: writes the files generated from the policy schema. A unit test fails when they are stale.
+// `npm run generate`: writes the files generated from the schemas of src/policy/schema/ (generated.ts).
+// `npm run generate -- --check` writes nothing and fails, naming them, when committed files differ (.ci/run).
 
-import { copyFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { publishedSchemas, schemaText } from '../src/policy/schema/json.ts';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { generatedFiles, staleFiles } from './generated.ts';
 
-for (const [name, schema] of Object.entries(publishedSchemas))
-  writeFileSync(new URL(`../schema/${name}`, import.meta.url), schemaText(schema()));
+const repo = new URL('../', import.meta.url);
+const read = (path: string) => readFileSync(new URL(path, repo), 'utf8');
+const crds = readdirSync(new URL('manifests/crds/', repo));
 
-// Last, after anything that writes manifests/: the Helm chart ships these files as they are.
-for (const file of [
-  'rbac.yaml',
-  'policy-writer-rbac.yaml',
-  'controlplane-rbac.yaml',
-  'probe-rbac.yaml',
-  'probe-daemonset.yaml',
-])
-  copyFileSync(
-    new URL(`../manifests/${file}`, import.meta.url),
-    new URL(`../charts/topogate/files/manifests/${file}`, import.meta.url),
-  );
-for (const file of readdirSync(new URL('../manifests/crds/', import.meta.url)))
-  copyFileSync(
-    new URL(`../manifests/crds/${file}`, import.meta.url),
-    new URL(`../charts/topogate/files/crds/${file}`, import.meta.url),
-  );
+if (process.argv.includes('--check')) {
+  const stale = staleFiles(read, crds);
+  if (stale.length > 0) {
+    console.error(`generated files differ from their source (run npm run generate):\n${stale.join('\n')}`);
+    process.exit(1);
+  }
+} else {
+  for (const [path, text] of generatedFiles(read, crds)) writeFileSync(new URL(path, repo), text);
+}

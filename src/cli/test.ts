@@ -17,7 +17,8 @@ import { compile, type CompiledPolicySet } from '../policy/compiler.ts';
 import { decide } from '../policy/engine.ts';
 import { formatPolicyError } from '../policy/errors.ts';
 import { loadPolicies } from '../sources/policies/files.ts';
-import type { Issue } from '../policy/schema/checks.ts';
+import { checkDocument } from '../policy/schema/check.ts';
+import type { Issue } from '../policy/schema/issue.ts';
 import { locatedErrors, readYamlDocuments } from '../policy/schema/located.ts';
 import { testSuite, type Expectation, type TestCase, type TestSuite } from '../policy/schema/test-suite.ts';
 import type { Decision } from '../policy/types.ts';
@@ -149,7 +150,7 @@ async function prepare(
   if (document === undefined || extra !== undefined)
     throw new Error('a suite file holds exactly one PolicyTest document');
   const issues: Issue[] = [];
-  const suite = testSuite.check(document.value, [], issues);
+  const suite = checkDocument(testSuite, document.value, issues);
   if (suite === undefined)
     throw new Error(`invalid suite:\n${locatedErrors(issues, document.locate).map(formatPolicyError).join('\n')}`);
 

@@ -4,7 +4,14 @@
 
 import type { LabelSelector, LabelSelectorRequirement, Labels } from './types.ts';
 
-export function matchesLabelSelector(selector: LabelSelector, labels: Labels): boolean {
+/** Read-only, so that a loaded policy's selector is matched as it is. */
+type Requirement = Readonly<Omit<LabelSelectorRequirement, 'values'>> & { readonly values?: readonly string[] };
+interface Selector {
+  readonly matchLabels?: Readonly<NonNullable<LabelSelector['matchLabels']>>;
+  readonly matchExpressions?: readonly Requirement[];
+}
+
+export function matchesLabelSelector(selector: Selector, labels: Labels): boolean {
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
     if (labels[key] !== value) return false;
   }
@@ -14,7 +21,7 @@ export function matchesLabelSelector(selector: LabelSelector, labels: Labels): b
   return true;
 }
 
-function matchesLabelRequirement(requirement: LabelSelectorRequirement, labels: Labels): boolean {
+function matchesLabelRequirement(requirement: Requirement, labels: Labels): boolean {
   const value = Object.hasOwn(labels, requirement.key) ? labels[requirement.key] : undefined;
   const values = requirement.values ?? [];
   switch (requirement.operator) {

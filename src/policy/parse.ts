@@ -4,9 +4,11 @@
 
 import type { PolicyError } from './errors.ts';
 import { formatLocation } from './errors.ts';
-import type { Issue, Path } from './schema/checks.ts';
+import { checkDocument } from './schema/check.ts';
+import { didYouMean } from './schema/hint.ts';
+import type { Issue, Path } from './schema/issue.ts';
+import { isPlainMap } from './schema/issue.ts';
 import { describeIssue, locatedErrors, readYamlDocuments } from './schema/located.ts';
-import { didYouMean, isPlainMap } from './schema/checks.ts';
 import type { PolicyDocument } from './schema/policy.ts';
 import { API_VERSION, KIND, policyDocument } from './schema/policy.ts';
 import type { SchedulingPolicy, SourceLocation } from './types.ts';
@@ -80,7 +82,7 @@ function check(value: unknown, path: Path): { document: PolicyDocument } | { iss
     return { issues: [{ path: [...path, 'kind'], at: 'value', message }] };
   }
   const issues: Issue[] = [];
-  const document = policyDocument.check(value, path, issues);
+  const document = checkDocument(policyDocument, value, issues, path);
   return document === undefined ? { issues } : { document };
 }
 

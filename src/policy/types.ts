@@ -1,14 +1,37 @@
-// SchedulingPolicy v1alpha1 after validation and defaulting (see
-// ../shared/spec/policy.md and docs/policy.md). The loader produces these;
-// the compiler and engine consume them.
+// SchedulingPolicy v1alpha1 after validation and defaulting (see ../shared/spec/policy.md and
+// docs/policy.md): the types come from the schema (schema/policy.ts) by TypeBox's Static. The loader
+// produces these; the compiler and engine consume them.
 
-import type { LabelSelector, NodeSelectorRequirement, PatchOperation } from '../kube/types.ts';
-import type { QosClass } from '../kube/qos.ts';
-import type { RttPercentile } from '../topology/model.ts';
+import type { Static } from 'typebox';
+import type { PatchOperation } from '../kube/types.ts';
+export type { QosClass } from '../kube/qos.ts';
+import type * as schema from './schema/policy.ts';
 
 export type { PodRequest } from '../kube/podFacts.ts';
 
-export type RuleMode = 'Required' | 'Preferred';
+/** Deeply read-only: the core never changes a loaded policy. */
+export type Frozen<T> = T extends (infer Item)[]
+  ? readonly Frozen<Item>[]
+  : T extends object
+    ? { readonly [Key in keyof T]: Frozen<T[Key]> }
+    : T;
+
+type Spec = Frozen<Static<typeof schema.policySpec>>;
+
+export type PolicyRules = Spec['rules'];
+export type PolicyMatch = NonNullable<Spec['match']>;
+export type Enforcement = Spec['enforcement'];
+export type NodeLabelsRule = NonNullable<PolicyRules['nodeLabels']>;
+export type GpuRule = NonNullable<PolicyRules['gpu']>;
+export type NumaRule = NonNullable<PolicyRules['numa']>;
+export type LatencyRule = NonNullable<PolicyRules['latency']>;
+export type BandwidthRule = NonNullable<PolicyRules['bandwidth']>;
+export type PackRule = NonNullable<PolicyRules['pack']>;
+export type DraRule = NonNullable<PolicyRules['dra']>;
+export type SpreadRule = NonNullable<PolicyRules['spread']>[number];
+export type RuleMode = GpuRule['mode'];
+
+export type LatencyTarget = LatencyRule['to'];
 
 export interface SourceLocation {
   readonly file: string;
@@ -16,106 +39,18 @@ export interface SourceLocation {
   readonly col: number;
 }
 
-export interface PolicyMatch {
-  readonly namespaces?: readonly string[];
-  readonly excludeNamespaces?: readonly string[];
-  readonly namespaceSelector?: LabelSelector;
-  readonly podSelector?: LabelSelector;
-  readonly resources?: readonly string[];
-  readonly qosClasses?: readonly QosClass[];
-}
-
-export type { QosClass };
-
-export interface NodeLabelsRule {
-  readonly required: readonly NodeSelectorRequirement[];
-  readonly preferred: readonly { readonly weight: number; readonly requirements: readonly NodeSelectorRequirement[] }[];
-}
-
-export interface GpuRule {
-  readonly products: readonly string[];
-  readonly minMemoryMiB?: number;
-  readonly resource: string;
-  readonly mode: RuleMode;
-  readonly weight: number;
-}
-
-export interface NumaRule {
-  readonly policy: 'SingleNUMANode';
-  readonly mode: RuleMode;
-  readonly maxCandidates: number;
-  readonly schedulerName?: string;
-}
-
-export type LatencyTarget = { readonly zone: string } | { readonly service: string } | { readonly etcdLeader: true };
-
-export interface LatencyRule {
-  readonly to: LatencyTarget;
-  readonly maxRttMs: number;
-  readonly mode: RuleMode;
-  /** p50 (absent) reads status rttMs, p99 status rttP99Ms. */
-  readonly percentile?: RttPercentile;
-  /** Leave out the nodes in NetworkTopology status.degradedNodes (absent: false). */
-  readonly avoidDegradedNodes?: boolean;
-}
-
-export interface BandwidthRule {
-  readonly to: LatencyTarget;
-  readonly minGbps: number;
-  readonly mode: RuleMode;
-}
-
-export interface PackRule {
-  /** Node label keys, outermost first. */
-  readonly levels: readonly string[];
-  /** One of levels: the domains one workload is kept in. */
-  readonly level: string;
-  readonly mode: RuleMode;
-}
-
-export interface DraRule {
-  /** The device attribute every request of a claim must agree on (resource.kubernetes.io/pcieRoot, numaNode, …). */
-  readonly alignBy: string;
-}
-
-export interface SpreadRule {
-  readonly topologyKey: string;
-  readonly maxSkew: number;
-  readonly whenUnsatisfiable: 'DoNotSchedule' | 'ScheduleAnyway';
-  readonly minDomains?: number;
-  /** Absent: the default keys (app.kubernetes.io/name, app.kubernetes.io/instance, app). */
-  readonly selectorLabelKeys?: readonly string[];
-  readonly matchLabelKeys?: readonly string[];
-}
-
-export interface PolicyRules {
-  readonly nodeLabels?: NodeLabelsRule;
-  readonly gpu?: GpuRule;
-  readonly numa?: NumaRule;
-  readonly latency?: LatencyRule;
-  readonly bandwidth?: BandwidthRule;
-  readonly pack?: PackRule;
-  readonly spread?: readonly SpreadRule[];
-  readonly dra?: DraRule;
-}
-
-export type Enforcement = 'Enforce' | 'Audit';
-
-export interface SchedulingPolicy {
+/** A loaded policy: its name and spec, with enforcement and rollout left out at their defaults. */
+export type SchedulingPolicy = Omit<Spec, 'enforcement' | 'rollout'> & {
   readonly name: string;
-  readonly priority: number;
-  readonly match?: PolicyMatch;
-  readonly onUnsatisfiable: 'Warn' | 'Reject';
   /** Absent: Enforce. Audit: decided, said in warnings and audit annotations, never written nor denied. */
   readonly enforcement?: Enforcement;
   /** Absent: 100. The share of workloads the policy applies to (see rollout.ts). */
-  readonly rollout?: { readonly percent: number };
-  readonly rules: PolicyRules;
+  readonly rollout?: Spec['rollout'];
   /** metadata.generation of a SchedulingPolicy object from the cluster. */
   readonly generation?: number;
   /** Where the policy was read from, for messages. */
   readonly source?: SourceLocation;
-}
+};
 
 export interface DecisionOptions {
   /** Epoch ms, supplied by the shell: the core reads no clock. */

@@ -26,7 +26,7 @@ export function compileNodeLabels(rule: NodeLabelsRule, snapshot: TopologySnapsh
   return rules;
 }
 
-export function copyRequirement(requirement: NodeSelectorRequirement): NodeSelectorRequirement {
+export function copyRequirement(requirement: NodeLabelsRule['required'][number]): NodeSelectorRequirement {
   return requirement.values === undefined ||
     requirement.operator === 'Exists' ||
     requirement.operator === 'DoesNotExist'

@@ -2,8 +2,6 @@
 // (k8s.io/apimachinery/pkg/util/validation), plus the glob syntax of policies.
 // Each check returns what is wrong, or undefined.
 
-import type { JsonSchema } from './checks.ts';
-
 const dnsLabel = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
 const dnsSubdomain = `${dnsLabel}(\\.${dnsLabel})*`;
 const labelName = '[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?';
@@ -39,6 +37,17 @@ export function checkLabelValue(text: string): string | undefined {
   return `${JSON.stringify(text)} is not a valid label value (empty, or ${labelRules})`;
 }
 
+export const nonEmptyLabelValue = (text: string): string | undefined =>
+  text === '' ? 'must not be empty' : checkLabelValue(text);
+
+/** NAMESPACE/NAME of a Service. */
+export function checkService(text: string): string | undefined {
+  const parts = text.split('/');
+  if (parts.length !== 2) return `${JSON.stringify(text)} must be NAMESPACE/NAME`;
+  const problems = parts.map(checkDnsLabel).filter((problem) => problem !== undefined);
+  return problems.length ? `${JSON.stringify(text)} must be NAMESPACE/NAME: ${problems.join('; ')}` : undefined;
+}
+
 const attributeName = '[A-Za-z_][A-Za-z0-9_]{0,31}';
 const qualifiedNameRe = new RegExp(`^(${dnsSubdomain}/)?${attributeName}$`);
 
@@ -66,11 +75,12 @@ export const jsonPatterns = {
   dnsLabel: { pattern: `^${dnsLabel}$`, maxLength: 63 },
   dnsSubdomain: { pattern: `^${dnsSubdomain}$`, maxLength: 253 },
   labelKey: { pattern: `^(${dnsSubdomain}/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`, maxLength: 317 },
-  labelValue: { pattern: `^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$` },
+  labelValue: { pattern: `^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$`, maxLength: 63 },
+  service: { pattern: `^${dnsLabel}/${dnsLabel}$`, maxLength: 127 },
   namespaceGlob: { pattern: '^[-a-z0-9*?]+$' },
   labelValueGlob: { pattern: '^[-A-Za-z0-9_.*?]+$' },
   qualifiedName: { pattern: `^(${dnsSubdomain}/)?${attributeName}$`, maxLength: 286 },
-} satisfies Record<string, JsonSchema>;
+} as const satisfies Record<string, { pattern: string; maxLength?: number }>;
 
 /** Turns a glob into an anchored regular expression. */
 export function globToRegExp(glob: string): RegExp {

@@ -1,86 +1,74 @@
-// The format of a policy test suite (`topogate-test.yaml`), run by
-// `topogate test`: policies and topology files, and cases each with a Pod
-// (or workload) and the outcome expected of the webhook.
+// The format of a policy test suite (`topogate-test.yaml`), run by `topogate test`: policies and
+// topology files, and cases each with a Pod (or workload) and the outcome expected of the webhook.
+// In TypeBox, as policy.ts; schema/policytest.schema.json is generated from it.
 
-import type { Schema } from './checks.ts';
-import { anything, boolean, list, object, oneOf, optional, record, required, string, typeName } from './checks.ts';
+import Type from 'typebox';
 import { checkDnsLabel, jsonPatterns } from './names.ts';
 import { API_VERSION } from './policy.ts';
+import { exact } from './refine.ts';
 
 export const TEST_KIND = 'PolicyTest';
 
-export interface Expectation {
-  readonly allowed: boolean;
-  readonly applied?: readonly string[];
-  readonly audited?: readonly string[];
-  readonly nodes?: readonly string[];
-  readonly fields?: Readonly<Record<string, unknown>>;
-  readonly warnings?: readonly string[];
-  readonly message?: string;
-}
+const strings = (description?: string) => Type.Array(Type.String(), description ? { description } : {});
 
-export interface TestCase {
-  readonly name: string;
-  /** A file (relative to the suite) holding one Pod or workload, or the object itself. */
-  readonly pod: string | Readonly<Record<string, unknown>>;
-  readonly namespace?: string;
-  readonly expect: Expectation;
-}
+const pointer = exact(Type.String(), (text) =>
+  text === '' || text.startsWith('/') ? undefined : `${JSON.stringify(text)} is not a JSON pointer (it starts with /)`,
+);
 
-export interface TestSuite {
-  readonly metadata: { readonly name: string };
-  readonly policies: readonly string[];
-  readonly topology: readonly string[];
-  readonly cases: readonly TestCase[];
-}
-
-const fileOrObject: Schema<TestCase['pod']> = {
-  check(value, path, issues) {
-    if (typeof value === 'string' && value !== '') return value;
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
-    issues.push({ path, at: 'value', message: `expected a file name or an inline object, got ${typeName(value)}` });
-    return undefined;
+const expectation = Type.Object(
+  {
+    allowed: Type.Boolean({ description: 'Whether the Pod is admitted.', default: true }),
+    applied: Type.Optional(strings('Exactly these policies are applied, in this order.')),
+    audited: Type.Optional(strings('Exactly these Audit policies would change the Pod, in priority order.')),
+    nodes: Type.Optional(strings('Exactly these schedulable nodes allow the mutated Pod (any order).')),
+    fields: Type.Optional(
+      Type.Unsafe<Readonly<Record<string, unknown>>>({
+        type: 'object',
+        description: 'JSON pointer into the mutated Pod → its expected value (null: absent).',
+        propertyNames: pointer,
+        additionalProperties: {},
+      }),
+    ),
+    warnings: Type.Optional(strings('Each is a substring of some warning; [] expects none.')),
+    message: Type.Optional(Type.String({ description: 'A substring of the denial message.' })),
   },
-  json: () => ({ type: ['string', 'object'] }),
-};
+  { additionalProperties: false },
+);
 
-const pointer = string({
-  valid: (text) =>
-    text === '' || text.startsWith('/')
-      ? undefined
-      : `${JSON.stringify(text)} is not a JSON pointer (it starts with /)`,
-});
+const testCase = Type.Object(
+  {
+    name: Type.String(),
+    pod: exact(
+      Type.Unsafe<string | Readonly<Record<string, unknown>>>({
+        type: ['string', 'object'],
+        description: 'A file (relative to the suite) holding one Pod or workload, or the object itself.',
+      }),
+      (value) => (value === '' ? 'must name a file or be an inline object' : undefined),
+    ),
+    namespace: Type.Optional(exact(Type.String(jsonPatterns.dnsLabel), checkDnsLabel)),
+    expect: expectation,
+  },
+  { additionalProperties: false },
+);
 
-const expectation = object<Expectation>({
-  allowed: optional(boolean('Whether the Pod is admitted.'), true),
-  applied: optional(list(string(), { description: 'Exactly these policies are applied, in this order.' })),
-  audited: optional(
-    list(string(), { description: 'Exactly these Audit policies would change the Pod, in priority order.' }),
-  ),
-  nodes: optional(
-    list(string(), { description: 'Exactly these schedulable nodes allow the mutated Pod (any order).' }),
-  ),
-  fields: optional(
-    record(pointer, anything(), 'JSON pointer into the mutated Pod → its expected value (null: absent).'),
-  ),
-  warnings: optional(list(string(), { description: 'Each is a substring of some warning; [] expects none.' })),
-  message: optional(string({ description: 'A substring of the denial message.' })),
-});
+export const testSuite = Type.Object(
+  {
+    apiVersion: Type.Literal(API_VERSION),
+    kind: Type.Literal(TEST_KIND),
+    metadata: Type.Object({ name: Type.String() }),
+    policies: Type.Array(Type.String(), {
+      description: 'Policy files or folders, relative to this file.',
+      minItems: 1,
+    }),
+    topology: Type.Array(Type.String(), {
+      description: 'Topology object files or folders, relative to this file.',
+      minItems: 1,
+    }),
+    cases: Type.Array(testCase, { minItems: 1 }),
+  },
+  { additionalProperties: false },
+);
 
-const testCase = object<TestCase>({
-  name: required(string()),
-  pod: required(fileOrObject),
-  namespace: optional(string({ valid: checkDnsLabel, json: jsonPatterns.dnsLabel })),
-  expect: required(expectation),
-});
-
-export const testSuite: Schema<TestSuite> = object<TestSuite>({
-  apiVersion: required(oneOf([API_VERSION])),
-  kind: required(oneOf([TEST_KIND])),
-  metadata: required(object({ name: required(string()) }, { open: true })),
-  policies: required(list(string(), { minItems: 1, description: 'Policy files or folders, relative to this file.' })),
-  topology: required(
-    list(string(), { minItems: 1, description: 'Topology object files or folders, relative to this file.' }),
-  ),
-  cases: required(list(testCase, { minItems: 1 })),
-});
+export type TestSuite = Type.Static<typeof testSuite>;
+export type TestCase = TestSuite['cases'][number];
+export type Expectation = TestCase['expect'];

@@ -182,7 +182,7 @@ export const invalid: InvalidCase[] = [
   {
     name: 'gpu memory must be positive',
     text: policy('rules:\n  gpu: {minMemoryMiB: 0}'),
-    errors: ['p.yaml:6:25: spec.rules.gpu.minMemoryMiB: must be greater than 0, got 0'],
+    errors: ['p.yaml:6:25: spec.rules.gpu.minMemoryMiB: must be at least 1, got 0'],
   },
   {
     name: 'numa candidates at least one',
