@@ -31,6 +31,23 @@ function tickStep(max: number): number {
   return [1, 2, 2.5, 5, 10].map((m) => m * power).find((step) => step >= rough) ?? rough;
 }
 
+/** The opening of a chart: background, title and the y axis's grid and labels from 0 to yMax. */
+function frame(title: string, yMax: number, step: number, y: (value: number) => number): string[] {
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif" font-size="12">`,
+    `<rect width="${WIDTH}" height="${HEIGHT}" fill="white"/>`,
+    `<text x="${MARGIN.left}" y="22" font-size="15" font-weight="bold">${escape(title)}</text>`,
+  ];
+  for (let tick = 0; tick <= yMax + step / 2; tick += step) {
+    const at = y(tick).toFixed(1);
+    parts.push(`<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${at}" y2="${at}" stroke="#ddd"/>`);
+    parts.push(
+      `<text x="${MARGIN.left - 8}" y="${at}" text-anchor="end" dominant-baseline="middle">${Number(tick.toPrecision(6))}</text>`,
+    );
+  }
+  return parts;
+}
+
 export function lineChart(chart: Chart): string {
   const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
   const plotHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
@@ -42,18 +59,7 @@ export function lineChart(chart: Chart): string {
   const x = (value: number) =>
     MARGIN.left + (hi === lo ? plotWidth / 2 : ((Math.log10(value) - lo) / (hi - lo)) * plotWidth);
   const y = (value: number) => MARGIN.top + plotHeight - (value / yMax) * plotHeight;
-  const parts = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif" font-size="12">`,
-    `<rect width="${WIDTH}" height="${HEIGHT}" fill="white"/>`,
-    `<text x="${MARGIN.left}" y="22" font-size="15" font-weight="bold">${escape(chart.title)}</text>`,
-  ];
-  for (let tick = 0; tick <= yMax + step / 2; tick += step) {
-    const at = y(tick).toFixed(1);
-    parts.push(`<line x1="${MARGIN.left}" x2="${MARGIN.left + plotWidth}" y1="${at}" y2="${at}" stroke="#ddd"/>`);
-    parts.push(
-      `<text x="${MARGIN.left - 8}" y="${at}" text-anchor="end" dominant-baseline="middle">${Number(tick.toPrecision(6))}</text>`,
-    );
-  }
+  const parts = frame(chart.title, yMax, step, y);
   for (const value of chart.xs) {
     const at = x(value).toFixed(1);
     parts.push(`<line x1="${at}" x2="${at}" y1="${MARGIN.top}" y2="${MARGIN.top + plotHeight}" stroke="#eee"/>`);
@@ -113,18 +119,7 @@ export function barChart(chart: BarChart): string {
   const y = (value: number) => MARGIN.top + plotHeight - (value / yMax) * plotHeight;
   const groupWidth = plotWidth / chart.groups.length;
   const barWidth = (groupWidth * 0.7) / chart.series.length;
-  const parts = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif" font-size="12">`,
-    `<rect width="${WIDTH}" height="${HEIGHT}" fill="white"/>`,
-    `<text x="${MARGIN.left}" y="22" font-size="15" font-weight="bold">${escape(chart.title)}</text>`,
-  ];
-  for (let tick = 0; tick <= yMax + step / 2; tick += step) {
-    const at = y(tick).toFixed(1);
-    parts.push(`<line x1="${MARGIN.left}" x2="${MARGIN.left + plotWidth}" y1="${at}" y2="${at}" stroke="#ddd"/>`);
-    parts.push(
-      `<text x="${MARGIN.left - 8}" y="${at}" text-anchor="end" dominant-baseline="middle">${Number(tick.toPrecision(6))}</text>`,
-    );
-  }
+  const parts = frame(chart.title, yMax, step, y);
   parts.push(
     `<text transform="translate(18 ${MARGIN.top + plotHeight / 2}) rotate(-90)" text-anchor="middle">${escape(chart.yLabel)}</text>`,
   );

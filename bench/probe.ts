@@ -36,6 +36,7 @@ import { Writer } from '../src/probe/shell/writer.ts';
 import { encodeSummary } from '../src/probe/summary.ts';
 import { DEFAULT_WRITE_POLICY } from '../src/probe/write-policy.ts';
 import { parseDuration } from '../src/server/duration.ts';
+import { withSection } from './sections.ts';
 
 const ZONES = ['zone-0', 'zone-1', 'zone-2'];
 const HEADING = '## 6. `topogate probe`: cost per agent and for the writer';
@@ -97,13 +98,7 @@ async function main(): Promise<void> {
   const report = new URL('../BENCHMARKS.md', import.meta.url);
   const text = await readFile(report, 'utf8');
   // Replace this section where it is (others, like the soak's, may follow it), or append it.
-  const at = text.indexOf(HEADING);
-  const next = at < 0 ? -1 : text.indexOf('\n## ', at + HEADING.length);
-  const updated =
-    at < 0
-      ? `${text.trimEnd()}\n\n${section}`
-      : `${text.slice(0, at)}${section}${next < 0 ? '' : `\n${text.slice(next + 1)}`}`;
-  await writeFile(report, updated);
+  await writeFile(report, withSection(text, HEADING, section));
 }
 
 function kb(bytes: number): string {

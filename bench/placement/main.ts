@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import type { ClusterState } from '../../test/e2e/harness/cluster.ts';
 import { attachCluster, startCluster } from '../../test/e2e/harness/cluster.ts';
 import { repoRoot } from '../../test/e2e/harness/versions.ts';
+import { withSection } from '../sections.ts';
 import { runOnCluster, writeJson } from './cluster-run.ts';
 import type { Run } from './cluster-run.ts';
 import { parseServiceGraph } from './graph.ts';
@@ -32,18 +33,6 @@ export function runPlacements(runs: readonly Run[]): RunPlacement[] {
       warned: s.warned,
     })),
   }));
-}
-
-/** Replaces the section where it is (others may follow it), or appends it. */
-function updateBenchmarks(file: string, section: string): void {
-  const text = readFileSync(file, 'utf8');
-  const at = text.indexOf(SECTION_HEADING);
-  const next = at < 0 ? -1 : text.indexOf('\n## ', at + SECTION_HEADING.length);
-  const updated =
-    at < 0
-      ? `${text.trimEnd()}\n\n${section}`
-      : `${text.slice(0, at)}${section}${next < 0 ? '' : `\n${text.slice(next + 1)}`}`;
-  writeFileSync(file, updated);
 }
 
 async function main(): Promise<number> {
@@ -109,7 +98,9 @@ async function main(): Promise<number> {
     settleSeconds: runs.map((run) => run.settleSeconds),
   });
   writeFileSync(join(out, 'placement.md'), section);
-  if (!values.quick && !values.out) updateBenchmarks(join(repoRoot, 'BENCHMARKS.md'), section);
+  const benchmarks = join(repoRoot, 'BENCHMARKS.md');
+  if (!values.quick && !values.out)
+    writeFileSync(benchmarks, withSection(readFileSync(benchmarks, 'utf8'), SECTION_HEADING, section));
   process.stdout.write(section);
   log(`wrote ${out}/placement.{json,md,svg} in ${seconds} s`);
   return 0;
