@@ -28,6 +28,7 @@ const NRT_CRD = join(repoRoot, 'bench', 'placement', 'nrt-crd.yaml');
 const WEBHOOK = 'topogate';
 const POLICIES_ANNOTATION = 'topogate.dev/policies';
 const WARNINGS_ANNOTATION = 'topogate.dev/warnings';
+const DEFERRED_ANNOTATION = 'topogate.dev/deferred';
 /** How long the scheduler gets, after the last Pod appeared or was bound, before the rest count as Pending. */
 const QUIET_MS = 4_000;
 const SETTLE_TIMEOUT_MS = 120_000;
@@ -38,7 +39,12 @@ export interface ScenarioRun {
   readonly pods: readonly PlacedPod[];
   /** In the topogate run: Pods a policy matches that came through with neither its annotation nor its warnings (the webhook failed open). */
   readonly notMutated: number;
+  /** Pods carrying topogate's warnings: a required rule dropped, or the placement deferred. */
   readonly warned: number;
+  /** Pods topogate admitted behind its scheduling gate (its budget was spent), placed later by its controller. */
+  readonly deferred: number;
+  /** Pods still behind a scheduling gate when the run settled (they count as Pending). */
+  readonly gated: number;
   /** What topogate wrote on each Pod (its annotations), for runs.json: how a figure came about. */
   readonly records: readonly {
     readonly name: string;
@@ -248,6 +254,8 @@ async function runScenarios(cluster: Kube, api: CoreV1Api, plans: readonly Scena
             ).length
           : 0,
       warned: own.filter((pod) => pod.metadata?.annotations?.[WARNINGS_ANNOTATION]).length,
+      deferred: own.filter((pod) => pod.metadata?.annotations?.[DEFERRED_ANNOTATION]).length,
+      gated: own.filter((pod) => (pod.spec?.schedulingGates ?? []).length > 0).length,
       records: own.map((pod) => ({
         name: pod.metadata?.name ?? '',
         node: pod.spec?.nodeName,
@@ -310,14 +318,18 @@ async function settle(api: CoreV1Api, expected: number): Promise<V1Pod[]> {
   let quietSince = Date.now();
   for (;;) {
     const pods = (await api.listPodForAllNamespaces({ labelSelector: RUN_LABEL })).items;
-    const state = pods.map((pod) => `${pod.metadata?.name}@${pod.spec?.nodeName ?? ''}`).join();
+    const state = pods
+      .map((pod) => `${pod.metadata?.name}@${pod.spec?.nodeName ?? ''}${pod.spec?.schedulingGates?.length ?? 0}`)
+      .join();
     if (state !== last) {
       last = state;
       quietSince = Date.now();
     }
     const allBound = pods.length >= expected && pods.every((pod) => pod.spec?.nodeName);
-    if (allBound || (pods.length >= expected && Date.now() - quietSince > QUIET_MS) || Date.now() > deadline)
-      return pods;
+    // A Pod topogate deferred waits behind its scheduling gate until the placement controller decides it.
+    const gated = pods.some((pod) => (pod.spec?.schedulingGates ?? []).length > 0);
+    const quiet = pods.length >= expected && !gated && Date.now() - quietSince > QUIET_MS;
+    if (allBound || quiet || Date.now() > deadline) return pods;
     await sleep(500);
   }
 }

@@ -18,6 +18,9 @@ import { parseServiceGraph } from './graph.ts';
 import { placementChart, placementSection, SECTION_HEADING } from './report.ts';
 import type { RunPlacement } from './summary.ts';
 import { placementResults } from './summary.ts';
+import { gangsThatFitRacks } from './metrics.ts';
+import { GANG_POD, GANG_SIZE, gangCount } from './workloads.ts';
+import { parseQuantity } from '../../src/kube/quantity.ts';
 
 const usage = 'usage: npm run bench:placement [-- --quick] [--seeds N] [--state FILE] [--out DIR]';
 
@@ -31,9 +34,15 @@ export function runPlacements(runs: readonly Run[]): RunPlacement[] {
       scenario: { pods: s.pods, edges: s.scenario.edges, gpuNeeds: s.scenario.gpuNeeds, gangs: s.scenario.gangs },
       notMutated: s.notMutated,
       warned: s.warned,
+      deferred: s.deferred,
+      gated: s.gated,
     })),
   }));
 }
+
+const gangRequest = Object.fromEntries(
+  Object.entries(GANG_POD.requests).map(([name, value]) => [name, parseQuantity(value) ?? 0]),
+);
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -96,6 +105,10 @@ async function main(): Promise<number> {
     quick: values.quick,
     pods: runs.map((run) => run.scenarios.reduce((sum, s) => sum + s.pods.length, 0)),
     settleSeconds: runs.map((run) => run.settleSeconds),
+    gangRoom: runs
+      .filter((run) => run.mode === 'default')
+      .map((run) => gangsThatFitRacks(run.fleet.facts.values(), gangRequest, GANG_SIZE)),
+    gangs: gangCount(values.quick),
   });
   writeFileSync(join(out, 'placement.md'), section);
   const benchmarks = join(repoRoot, 'BENCHMARKS.md');

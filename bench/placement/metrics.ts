@@ -163,6 +163,29 @@ export function gpuFits(
   return fits;
 }
 
+/**
+ * How many gangs of `size` Pods of `request` the racks hold before any is placed, each gang inside one
+ * rack: the most a pack rule could achieve. A node holds whole Pods of its free resources (its NUMA cells'
+ * `available` summed, as the scheduler counts the node); a node without cells holds none.
+ */
+export function gangsThatFitRacks(
+  nodes: Iterable<NodeFacts>,
+  request: Readonly<Record<string, number>>,
+  size: number,
+): number {
+  const room = new Map<string, number>();
+  for (const node of nodes) {
+    if (node.rack === undefined || !node.numaCells?.length) continue;
+    const pods = Math.min(
+      ...Object.entries(request).map(([name, amount]) =>
+        Math.floor(node.numaCells!.reduce((sum, cell) => sum + (cell.available[name] ?? 0), 0) / amount),
+      ),
+    );
+    room.set(node.rack, (room.get(node.rack) ?? 0) + pods);
+  }
+  return [...room.values()].reduce((sum, pods) => sum + Math.floor(pods / size), 0);
+}
+
 export function placementMetrics(
   scenario: Scenario,
   nodes: ReadonlyMap<string, NodeFacts>,

@@ -1,7 +1,7 @@
 // The placement benchmark's BENCHMARKS.md section and plot, from its results. Pure.
 
 import { barChart, stackedSvg } from '../plot.ts';
-import type { ModeSummary, PlacementResults, Spread } from './summary.ts';
+import type { ModeSummary, PlacementResults, Spread, TopogateCounts } from './summary.ts';
 import { median } from './summary.ts';
 
 export const SECTION_HEADING = '## 7. Placement: what topogate’s decisions are worth';
@@ -12,9 +12,12 @@ export interface RunFacts {
   readonly quick: boolean;
   readonly pods: readonly number[];
   readonly settleSeconds: readonly number[];
+  /** Per seed: how many of the gangs the racks could hold whole at the start, and how many gangs there were. */
+  readonly gangRoom: readonly number[];
+  readonly gangs: number;
 }
 
-type Metric = Exclude<keyof ModeSummary, 'notMutated' | 'warned' | 'pods'>;
+type Metric = Exclude<keyof ModeSummary, keyof TopogateCounts | 'pods'>;
 
 /** Rows of the table: label, how to print the value, and which way is better. */
 const ROWS: readonly {
@@ -98,14 +101,23 @@ export function placementSection(results: PlacementResults, run: RunFacts): stri
       ),
       `| Pods a run | ${cell(scenario.default.pods, String, seeds)} | ${cell(scenario.topogate.pods, String, seeds)} |`,
     );
+    const { notMutated, warned, deferred, gated } = scenario.topogate;
     const notes = [
-      scenario.topogate.notMutated > 0
-        ? `${scenario.topogate.notMutated} Pods of the topogate runs came through without topogate's annotation (the webhook failed open on them).`
+      notMutated > 0
+        ? `${notMutated} Pods came through with neither topogate's annotation nor its warnings (the webhook failed open).`
         : '',
-      scenario.topogate.warned > 0
-        ? `${scenario.topogate.warned} Pods of the topogate runs carry warnings (\`topogate.dev/warnings\`: a required rule dropped as unsatisfiable).`
+      deferred > 0
+        ? `${deferred} Pods were deferred (topogate's budget was spent: admitted behind its scheduling gate, placed by its controller)${gated > 0 ? `, ${gated} of them still gated when the run settled` : ''}.`
+        : '',
+      warned > deferred
+        ? `${warned - deferred} Pods carry a warning that a required rule was dropped as unsatisfiable.`
         : '',
     ].filter(Boolean);
+    if (notes.length > 0) notes.unshift(`In the topogate runs (all seeds):`);
+    if (scenario.default.gangsInOneRackShare !== null)
+      notes.unshift(
+        `At the start the racks had room for ${run.gangRoom.map((room) => Math.min(room, run.gangs)).join(', ')} of the ${run.gangs} gangs, each whole in one rack (seed by seed): the most packing could reach.`,
+      );
     if (notes.length > 0) lines.push('', notes.join(' '));
   }
   const worse = worseWithTopogate(results);

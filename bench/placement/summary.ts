@@ -14,10 +14,16 @@ export interface Spread {
   readonly bySeed: readonly (number | null)[];
 }
 
-export type ModeSummary = { readonly [K in keyof PlacementMetrics]: Spread | null } & {
+/** What the Pods say of topogate, summed over the seeds' runs (see ScenarioRun in cluster-run.ts). */
+export interface TopogateCounts {
   readonly notMutated: number;
   readonly warned: number;
-};
+  readonly deferred: number;
+  readonly gated: number;
+}
+const total = (runs: readonly TopogateCounts[], key: keyof TopogateCounts) => runs.reduce((sum, r) => sum + r[key], 0);
+
+export type ModeSummary = { readonly [K in keyof PlacementMetrics]: Spread | null } & TopogateCounts;
 
 export interface PlacementResults {
   readonly scenarios: readonly {
@@ -38,12 +44,7 @@ export interface RunPlacement {
   readonly seed: number;
   readonly mode: Mode;
   readonly facts: ReadonlyMap<string, NodeFacts>;
-  readonly scenarios: readonly {
-    readonly name: string;
-    readonly scenario: Scenario;
-    readonly notMutated: number;
-    readonly warned: number;
-  }[];
+  readonly scenarios: readonly ({ readonly name: string; readonly scenario: Scenario } & TopogateCounts)[];
 }
 
 export function median(values: readonly number[]): number {
@@ -58,14 +59,16 @@ function spread(values: readonly (number | null)[]): Spread | null {
   return { min: Math.min(...known), median: median(known), max: Math.max(...known), bySeed: values };
 }
 
-function summarize(metrics: readonly PlacementMetrics[], runs: readonly { notMutated: number; warned: number }[]) {
+function summarize(metrics: readonly PlacementMetrics[], runs: readonly TopogateCounts[]): ModeSummary {
   const keys = Object.keys(metrics[0]!) as (keyof PlacementMetrics)[];
   return {
     ...(Object.fromEntries(keys.map((key) => [key, spread(metrics.map((m) => m[key]))])) as {
       [K in keyof PlacementMetrics]: Spread | null;
     }),
-    notMutated: runs.reduce((sum, r) => sum + r.notMutated, 0),
-    warned: runs.reduce((sum, r) => sum + r.warned, 0),
+    notMutated: total(runs, 'notMutated'),
+    warned: total(runs, 'warned'),
+    deferred: total(runs, 'deferred'),
+    gated: total(runs, 'gated'),
   };
 }
 

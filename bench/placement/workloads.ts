@@ -103,17 +103,19 @@ function boutique(name: string, short: string, options: PlanOptions, rand: () =>
 }
 
 /** Data-parallel training: 4 workers × 2 H100s, a ring all-reduce of about 2 GB/s out of each worker. */
-const GANG_SIZE = 4;
-const GANG_POD = {
+export const GANG_SIZE = 4;
+export const GANG_POD = {
   requests: { cpu: '16', memory: '128Gi', 'nvidia.com/gpu': '2' },
   limits: { cpu: '16', memory: '128Gi', 'nvidia.com/gpu': '2' },
 };
 export const GANG_BYTES_PER_SECOND_PER_WORKER = 2e9;
 const GANG_CHUNK_BYTES = 2e8;
 
+export const gangCount = (quick: boolean) => (quick ? 1 : 3);
+
 function training(options: PlanOptions): ScenarioPlan {
   const namespace = namespaceOf('training', options.mode);
-  const gangs = Array.from({ length: options.quick ? 1 : 3 }, (_, i) => `gang-${i + 1}-s${options.seed}`);
+  const gangs = Array.from({ length: gangCount(options.quick) }, (_, i) => `gang-${i + 1}-s${options.seed}`);
   return {
     name: 'gpu-training',
     namespace,

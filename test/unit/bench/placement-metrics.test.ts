@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { NodeFacts, PlacedPod, Scenario } from '../../../bench/placement/metrics.ts';
-import { gpuFits, placementMetrics, weightedQuantile } from '../../../bench/placement/metrics.ts';
+import { gangsThatFitRacks, gpuFits, placementMetrics, weightedQuantile } from '../../../bench/placement/metrics.ts';
 
 const H100 = 81559;
 const nodes = new Map<string, NodeFacts>(
@@ -142,4 +142,15 @@ test('weightedQuantile: the smallest value whose cumulative weight reaches the s
   assert.equal(weightedQuantile(values, 0.99), 2);
   assert.equal(weightedQuantile(values, 0.995), 3);
   assert.equal(weightedQuantile([], 0.99), null);
+});
+
+test('gangsThatFitRacks: whole Pods per node, summed per rack, whole gangs per rack', () => {
+  // r1: n1 holds 2 Pods of (cpu 4, gpu 2) (8 cpu, 4 GPUs), n3 holds 2 (8 cpu, 4 GPUs): 4. r2: n2 holds 1 (2 GPUs).
+  assert.equal(gangsThatFitRacks(nodes.values(), gpu, 4), 1);
+  assert.equal(gangsThatFitRacks(nodes.values(), gpu, 2), 2);
+  assert.equal(
+    gangsThatFitRacks(nodes.values(), { cpu: 4, gpu: 3 }, 1),
+    2,
+    'n1 and n3 hold one such Pod each, n2 none',
+  );
 });

@@ -23,7 +23,12 @@ function run(seed: number, mode: 'default' | 'topogate', web1?: string, web2?: s
     gpuNeeds: [],
     gangs: [],
   };
-  return { seed, mode, facts, scenarios: [{ name: 'shop', scenario, notMutated: 0, warned: 0 }] };
+  return {
+    seed,
+    mode,
+    facts,
+    scenarios: [{ name: 'shop', scenario, notMutated: 0, warned: 0, deferred: 0, gated: 0 }],
+  };
 }
 
 // Seed 1: default splits web over a and b (mean 0.325 ms, 500 B/s across), topogate puts it all in a.
@@ -69,6 +74,8 @@ test('what came out worse with topogate is listed, what came out better is not',
     quick: false,
     pods: [3, 3],
     settleSeconds: [1, 2],
+    gangRoom: [],
+    gangs: 0,
   });
   assert.match(section, /\| mean RTT per call \(ms, call-weighted\) \| 0\.438 \(0\.325–0\.550\) \| 0\.100 \|/);
   assert.match(section, /call-weighted mean RTT −76 %, cross-zone bytes −100 %/);
