@@ -24,7 +24,7 @@ export interface GoldenCase {
 }
 
 const BENCH_NOW = Date.parse('2026-12-01T10:00:00Z');
-const benchOptions: DecisionOptions = { now: BENCH_NOW, maxSourceAgeMs: 10 * 60_000 };
+export const benchOptions: DecisionOptions = { now: BENCH_NOW, maxSourceAgeMs: 10 * 60_000 };
 const BENCH_NAMESPACES = ['ml-training', 'web', 'payments', 'batch'];
 const SPOILED = 300;
 
@@ -39,7 +39,7 @@ export async function goldenCases(): Promise<GoldenCase[]> {
     })),
     await demoSnapshot(),
   );
-  const bench = compile(loadPolicySet(100), loadSnapshot(100, BENCH_NOW));
+  const bench = benchCompiled();
   const cases: GoldenCase[] = [];
   const add = (label: string, pod: unknown, namespace: string, compiled: CompiledPolicySet, options: DecisionOptions) =>
     cases.push({ label, pod, namespace, compiled, options });
@@ -62,6 +62,11 @@ export async function goldenCases(): Promise<GoldenCase[]> {
     add(`spoiled #${index}`, pod, namespaces[index % namespaces.length]!, demo, demoOptions);
   });
   return cases;
+}
+
+/** The benchmark's 100 policies over its 100-node cluster. */
+export function benchCompiled(): CompiledPolicySet {
+  return compile(loadPolicySet(100), loadSnapshot(100, BENCH_NOW));
 }
 
 /** A decision's JSON text (what the answer carries), digested; the snapshot's id is random per process. */
