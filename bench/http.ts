@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { cluster } from './cluster.ts';
+import { cpuMicros } from './cpu.ts';
 import { h2load, wrk, type Capacity, type Latency, type LatencyRun, type WrkOptions } from './load.ts';
 import { histogram, metricSum, slowestBucket } from './metrics.ts';
 import { DECISION_ENDPOINTS, policyYaml } from './model.ts';
@@ -107,9 +108,16 @@ async function budgetCounters(): Promise<SafePath> {
   };
 }
 
-export interface CapacityRun extends Side<Capacity[]> {
+export interface ServerCapacity extends Capacity {
+  /** CPU time the server process spent per answered request, µs: far steadier than req/s on a shared machine. */
+  readonly cpuMicrosPerRequest: number;
+}
+
+export interface CapacityRun extends Side<ServerCapacity[]> {
   readonly topogateSafePath: SafePath;
   readonly ratio: number;
+  /** Median no-op CPU per request over topogate's: the throughput ratio a CPU-bound server would reach alone. */
+  readonly cpuRatio: number;
 }
 
 export interface LatencyPoint extends Side<Latency> {
@@ -205,20 +213,35 @@ async function capacity(
   setup: HttpSetup,
   options: HttpOptions,
   load: Pick<WrkOptions, 'closeEachRequest' | 'uniquePods'>,
+  pids: Side<number>,
 ): Promise<CapacityRun> {
-  const topogate: Capacity[] = [];
-  const noop: Capacity[] = [];
+  const topogate: ServerCapacity[] = [];
+  const noop: ServerCapacity[] = [];
   let safePath = NO_ANSWERS;
   for (let round = 0; round < options.rounds; round++) {
     const measured = await counted(() =>
-      wrk({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, ...load }),
+      withCpu(pids.topogate, () =>
+        wrk({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, ...load }),
+      ),
     );
     topogate.push(measured.result);
     safePath = addSafePath(safePath, measured.safePath);
-    noop.push(await wrk({ port: NOOP_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, ...load }));
+    noop.push(
+      await withCpu(pids.noop, () =>
+        wrk({ port: NOOP_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, ...load }),
+      ),
+    );
   }
   const ratio = median(topogate.map((c) => c.requestsPerSecond)) / median(noop.map((c) => c.requestsPerSecond));
-  return { topogate, noop, topogateSafePath: safePath, ratio };
+  const cpuRatio = median(noop.map((c) => c.cpuMicrosPerRequest)) / median(topogate.map((c) => c.cpuMicrosPerRequest));
+  return { topogate, noop, topogateSafePath: safePath, ratio, cpuRatio };
+}
+
+/** A wrk run and the CPU the server spent on it, per request. */
+async function withCpu(pid: number, load: () => Promise<Capacity>): Promise<ServerCapacity> {
+  const before = cpuMicros(pid);
+  const result = await load();
+  return { ...result, cpuMicrosPerRequest: (cpuMicros(pid) - before) / Math.max(1, result.requests) };
 }
 
 function merge(runs: readonly LatencyRun[]): Latency {
@@ -312,11 +335,12 @@ export async function benchHttp(
     log(`  both servers answer; topogate's patch has ${patchOps} operations (after ${coldSkips} cold answers)`);
     await wrk({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: 1 });
     await wrk({ port: NOOP_PORT, bodyFile: setup.bodyFile, seconds: 1 });
-    const keepAlive = await capacity(setup, options, {});
+    const pids = { topogate: topogate.child.pid!, noop: noop.child.pid! };
+    const keepAlive = await capacity(setup, options, {}, pids);
     log(`  keep-alive capacity: ratio ${keepAlive.ratio.toFixed(2)}`);
-    const uniquePods = await capacity(setup, options, { uniquePods: true });
+    const uniquePods = await capacity(setup, options, { uniquePods: true }, pids);
     log(`  keep-alive capacity, every Pod new: ratio ${uniquePods.ratio.toFixed(2)}`);
-    const newConnection = await capacity(setup, options, { closeEachRequest: true });
+    const newConnection = await capacity(setup, options, { closeEachRequest: true }, pids);
     log(`  new connection per request: ratio ${newConnection.ratio.toFixed(2)}`);
     const floor = median(keepAlive.noop.map((c) => c.requestsPerSecond));
     const latency = [];

@@ -16,6 +16,7 @@ import { hotspots } from './profile.ts';
 import { renderChart, renderReport, type BenchResults, type Failure, type Profile } from './report.ts';
 import { measureServeMemory, type ServeMemory } from './serve-memory.ts';
 import { ensureTools } from './tools.ts';
+import { benchWorkers } from './workers.ts';
 import type { UpdateJob, UpdateReport } from './updates.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -166,6 +167,14 @@ async function main(): Promise<void> {
     return benchHttp(httpSetup, config.http, log);
   });
 
+  const setupForWorkers = httpSetup;
+  const workers =
+    setupForWorkers &&
+    (await guarded('workers', () => {
+      log('http: one serve process against two behind one listener');
+      return benchWorkers(setupForWorkers, config.http);
+    }));
+
   const profiles: Profile[] = [];
   const profileDir = join(out, 'profiles');
   await rm(profileDir, { recursive: true, force: true });
@@ -178,6 +187,7 @@ async function main(): Promise<void> {
     serveMemory,
     updates,
     http,
+    workers,
     profiles,
     failures,
     seconds: 0,
