@@ -24,23 +24,34 @@ export function parseJson(text: string, maxDepth: number = maxJsonDepth): JsonRe
   } catch (error) {
     return { ok: false, message: `the body is not JSON: ${(error as Error).message}` };
   }
-  const problem = hasProblem(value, 1, maxDepth) ? findProblem(value, maxDepth) : undefined;
+  const problem = isObject(value) && hasProblem(value, 1, maxDepth) ? findProblem(value, maxDepth) : undefined;
   return problem === undefined ? { ok: true, value } : { ok: false, message: problem };
 }
 
 // The walk that names where a problem is costs a third as much as JSON.parse
-// itself; this one, a few times cheaper, only says whether there is one.
-// Recursive, but never more than maxDepth + 1 calls deep.
-function hasProblem(value: unknown, depth: number, maxDepth: number): boolean {
-  if (typeof value !== 'object' || value === null) return false;
+// itself; this one, a few times cheaper, only says whether there is one. It
+// steps into objects only: most values of a Pod are strings, and a call for
+// each of them made the walk 5x slower. Recursive, but never more than
+// maxDepth + 1 calls deep.
+function hasProblem(value: object, depth: number, maxDepth: number): boolean {
   if (depth > maxDepth) return true;
   if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index++) if (hasProblem(value[index], depth + 1, maxDepth)) return true;
+    for (let index = 0; index < value.length; index++) {
+      const item: unknown = value[index];
+      if (isObject(item) && hasProblem(item, depth + 1, maxDepth)) return true;
+    }
     return false;
   }
-  for (const key in value)
-    if (key === '__proto__' || hasProblem((value as Record<string, unknown>)[key], depth + 1, maxDepth)) return true;
+  for (const key in value) {
+    if (key === '__proto__') return true;
+    const item = (value as Record<string, unknown>)[key];
+    if (isObject(item) && hasProblem(item, depth + 1, maxDepth)) return true;
+  }
   return false;
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null;
 }
 
 function findProblem(root: unknown, maxDepth: number): string | undefined {
