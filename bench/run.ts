@@ -106,19 +106,20 @@ async function profileDecisions(config: typeof FULL, dir: string): Promise<Profi
   };
 }
 
-async function profileServe(setup: HttpSetup, seconds: number): Promise<Profile> {
-  const dir = join(setup.dir, 'serve-profile');
+async function profileServe(setup: HttpSetup, seconds: number, uniquePods: boolean): Promise<Profile> {
+  const dir = join(setup.dir, uniquePods ? 'serve-profile-new' : 'serve-profile-replicas');
   await rm(dir, { recursive: true, force: true });
-  log('profile: topogate serve under wrk keep-alive load');
+  const load = uniquePods ? 'every Pod new' : 'the same Pod (replicas)';
+  log(`profile: topogate serve under wrk keep-alive load, ${load}`);
   const server = await startTopogate(setup, ['--cpu-prof', '--cpu-prof-dir', dir]);
   try {
-    await wrk({ port: server.port, bodyFile: setup.bodyFile, seconds });
+    await wrk({ port: server.port, bodyFile: setup.bodyFile, seconds, uniquePods });
   } finally {
     await server.stop();
   }
   const file = await newestProfile(dir);
   return {
-    what: `topogate serve under wrk, 25 keep-alive connections, ${seconds} s (includes start-up)`,
+    what: `topogate serve under wrk, 25 keep-alive connections, ${load}, ${seconds} s (includes start-up)`,
     hotspots: file ? await hotspots(file) : [],
     ...(file ? {} : { note: 'serve wrote no profile: it did not exit normally on SIGTERM' }),
   };
@@ -198,11 +199,14 @@ async function main(): Promise<void> {
     missed.decisions && decisions
       ? await guarded('decision profile', () => profileDecisions(config, profileDir))
       : undefined;
-  const serveProfile =
-    missed.http && setup
-      ? await guarded('serve profile', () => profileServe(setup, config.http.seconds + 2))
-      : undefined;
-  for (const profile of [decisionProfile, serveProfile]) if (profile) profiles.push(profile);
+  // The new-Pod case first: it is the one furthest from the no-op.
+  const serveProfiles = [];
+  if (missed.http && setup)
+    for (const uniquePods of [true, false])
+      serveProfiles.push(
+        await guarded('serve profile', () => profileServe(setup, config.http.seconds + 2, uniquePods)),
+      );
+  for (const profile of [decisionProfile, ...serveProfiles]) if (profile) profiles.push(profile);
 
   const final: BenchResults = { ...results, seconds: Math.round((Date.now() - started) / 1000) };
   const chart = decisions ? renderChart(decisions) : undefined;
