@@ -22,6 +22,8 @@ export interface CompiledPolicy {
   readonly match: Matcher;
   /** In evaluation order: numa last, since it picks among what the others allow. */
   readonly rules: readonly CompiledRule[];
+  /** Its decisions read the occupancy (pack): they are memoised per occupancy version, the others are not. */
+  readonly readsOccupancy: boolean;
 }
 
 export interface CompiledPolicySet {
@@ -74,5 +76,5 @@ function compilePolicy(policy: SchedulingPolicy, snapshot: TopologySnapshot): Co
   if (pack) rules.push(compilePack(pack, snapshot));
   (spread ?? []).forEach((rule, index) => rules.push(compileSpread(rule, index, snapshot)));
   if (numa) rules.push(compileNuma(numa));
-  return { policy, match: compileMatch(policy.match), rules };
+  return { policy, match: compileMatch(policy.match), rules, readsOccupancy: pack !== undefined };
 }

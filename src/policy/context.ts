@@ -6,7 +6,7 @@ import type { PodFacts } from '../kube/podFacts.ts';
 import { effectiveRequests, type QuantityParser } from '../kube/requests.ts';
 import { qosClass } from '../kube/qos.ts';
 import type { Labels } from '../kube/types.ts';
-import type { ResourceList, TopologySnapshot } from '../topology/model.ts';
+import type { Occupancy, ResourceList, TopologySnapshot } from '../topology/model.ts';
 import type { DecisionOptions, QosClass } from './types.ts';
 
 export class PodContext {
@@ -39,6 +39,11 @@ export class PodContext {
 
   get qos(): QosClass {
     return (this.#qos ??= qosClass(this.facts.resources, this.#parse));
+  }
+
+  /** The bound Pods: the newer occupancy the shell gave, else the snapshot's. */
+  get occupancy(): Occupancy {
+    return this.options.occupancy ?? this.snapshot.pods;
   }
 
   get namespaceLabels(): Labels {

@@ -31,7 +31,11 @@ export function decide(request: PodRequest, compiled: CompiledPolicySet, options
   // While every source is fresh a decision depends on the Pod and the compiled set alone; explain always walks.
   if (options.explain || options.now > freshUntil(compiled.snapshot, options.maxSourceAgeMs))
     return decideNow(request, compiled, options);
-  return compiled.memo.decision(request, () => decideNow(request, compiled, options));
+  // A bind changes what a pack decision reads, not the compiled set: those decisions are kept per occupancy.
+  const occupancy = compiled.candidates(request.facts.namespace).some((candidate) => candidate.readsOccupancy)
+    ? (options.occupancy ?? compiled.snapshot.pods).version
+    : undefined;
+  return compiled.memo.decision(request, () => decideNow(request, compiled, options), occupancy);
 }
 
 function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: DecisionOptions): Decision {

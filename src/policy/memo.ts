@@ -72,10 +72,12 @@ export class DecisionMemo {
    * themselves (plain JSON, the only view of the Pod a decision has), so it holds whatever a rule reads.
    * A decision is kept only from a key's second sight: most Pods are the only one of their kind, and keeping
    * each one's decision (kilobytes that outlive the young generation) would make the old generation's
-   * collector pay for every Pod. Decisions are never changed once made.
+   * collector pay for every Pod. Decisions are never changed once made. `occupancy`: the version of the bound
+   * Pods the decision reads, when it reads them (pack), so that a bind makes its key new.
    */
-  decision(request: PodRequest, compute: () => Decision): Decision {
-    const key = JSON.stringify(request.facts);
+  decision(request: PodRequest, compute: () => Decision, occupancy?: number): Decision {
+    const facts = JSON.stringify(request.facts);
+    const key = occupancy === undefined ? facts : `${occupancy} ${facts}`;
     const kept = this.#decisions.get(key);
     if (kept !== undefined && kept !== SEEN) return kept;
     const decision = compute();

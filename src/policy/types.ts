@@ -5,6 +5,7 @@
 import type { Static } from 'typebox';
 import type { PatchOperation } from '../kube/types.ts';
 export type { QosClass } from '../kube/qos.ts';
+import type { Occupancy } from '../topology/model.ts';
 import type * as schema from './schema/policy.ts';
 
 export type { PodRequest } from '../kube/podFacts.ts';
@@ -59,6 +60,8 @@ export interface DecisionOptions {
   readonly maxSourceAgeMs: number;
   /** Record a step-by-step trace (for explain); off on the hot path. */
   readonly explain?: boolean;
+  /** The bound Pods now, when newer than the snapshot's own (a live model: Pods bind between snapshots). */
+  readonly occupancy?: Occupancy;
 }
 
 export interface Decision {

@@ -1,11 +1,13 @@
 // How the shell hands topology to the decisions: always a current snapshot,
 // never a wait. Implemented from files and from a live API server (src/sources/topology/).
 
-import type { TopologySnapshot } from '../topology/model.ts';
+import type { Occupancy, TopologySnapshot } from '../topology/model.ts';
 import type { Readiness } from './readiness.ts';
 
 export interface TopologyProvider {
   current(): TopologySnapshot;
+  /** The bound Pods now (pack's free capacity): newer than current().pods when Pods bound since it was published. */
+  occupancy(): Occupancy;
   readiness(): Readiness;
   /** Called after each new snapshot is published. Returns an unsubscribe function. */
   subscribe(listener: (snapshot: TopologySnapshot) => void): () => void;

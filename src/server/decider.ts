@@ -79,7 +79,11 @@ export function createDecider({ policies, topology, maxSourceAgeMs, log, now = D
   }
 
   return {
-    decide: (request) => liftingGate(decide(request, compiled(), { now: now(), maxSourceAgeMs }), request.facts),
+    decide: (request) =>
+      liftingGate(
+        decide(request, compiled(), { now: now(), maxSourceAgeMs, occupancy: topology.occupancy() }),
+        request.facts,
+      ),
     decideClaim: (request) => decideClaim(request, compiled()),
     defer(request, overrun, always) {
       const existing = request.facts.annotations[DEFERRED_ANNOTATION];
@@ -98,7 +102,7 @@ export function createDecider({ policies, topology, maxSourceAgeMs, log, now = D
       );
     },
     place(request, without) {
-      const options = { now: now(), maxSourceAgeMs };
+      const options = { now: now(), maxSourceAgeMs, occupancy: topology.occupancy() };
       const found = notNow(request, options);
       if (found.reason !== undefined) return { wait: found.reason };
       const set = without.size === 0 ? compiled() : compileWithout(without);

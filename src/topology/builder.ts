@@ -13,6 +13,7 @@ import type {
   EtcdModel,
   NetworkModel,
   NodeResourceTopology,
+  Occupancy,
   SourceName,
   SourceStatus,
   TopologySnapshot,
@@ -173,6 +174,15 @@ export class TopologyBuilder {
     return this.#dirty;
   }
 
+  /**
+   * What the bound Pods take now: a new version after any bind, finish or delete since the last call, else the
+   * same object. Kept apart from the snapshot so that a Deployment scaling up (a bind every few milliseconds)
+   * recompiles nothing and leaves the memos of decisions that do not read it alone.
+   */
+  occupancy(): Occupancy {
+    return this.#usage.freeze();
+  }
+
   /** The current snapshot: a new one (with a larger version) when anything changed since the last. */
   publish(): TopologySnapshot {
     if (!this.#dirty && this.#last) return this.#last;
@@ -192,7 +202,7 @@ export class TopologyBuilder {
       controlPlane: (this.#controlPlane ??= sortedByName([...this.#controlPlanePods.values()])),
       ...this.#networkPart(),
       etcd: (this.#etcd ??= etcdModel(preferred(this.#etcdClusters) ?? [])),
-      pods: this.#usage.freeze(),
+      pods: this.occupancy(),
       devices: this.#devices.freeze(),
       sources: new Map([...this.#status].map(([name, status]) => [name, Object.freeze({ ...status })])),
     };
@@ -234,8 +244,8 @@ export class TopologyBuilder {
         this.#etcd = undefined;
         break;
       case 'pods':
-        // Most Pod events (status, conditions) change nothing a decision reads: no new snapshot for them.
-        if (this.#usage.set(key, readPodUsage(object))) this.#dirty = true;
+        // A bind or a finish changes the occupancy (see occupancy()), never the snapshot.
+        this.#usage.set(key, readPodUsage(object));
         return;
       case 'resourceSlices':
         this.#setResourceSlice(key, readResourceSlice(object));
@@ -277,8 +287,8 @@ export class TopologyBuilder {
         this.#etcd = undefined;
         break;
       case 'pods':
-        if (!this.#usage.set(key, undefined)) return;
-        break;
+        this.#usage.set(key, undefined);
+        return;
       case 'resourceSlices':
         this.#setResourceSlice(key, undefined);
         break;

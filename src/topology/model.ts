@@ -179,12 +179,23 @@ export interface Device {
   readonly numaNode?: number;
 }
 
-/** What the model knows is requested: the Pods bound to nodes (the `pods` source). */
-export interface PodUsageIndex {
+/**
+ * What the model knows is requested: the Pods bound to nodes (the `pods` source), frozen at one version.
+ * It changes with every bind, so it is versioned apart from the snapshot: a bind makes a new occupancy,
+ * not a new snapshot (which would recompile every policy and drop every memo).
+ */
+export interface Occupancy {
+  /** Increases with every change of what is bound; caches of what bound Pods leave free key on it. */
+  readonly version: number;
   /** Effective requests of the non-terminal Pods bound to the node, summed; undefined for none. */
   requested(node: string): ResourceList | undefined;
   /** Node → how many of the workload's (workloadKey) non-terminal Pods are bound there. */
   workloadNodes(workload: string): ReadonlyMap<string, number> | undefined;
+  /**
+   * The nodes whose requested sum differs between `earlier` (an occupancy of the same table) and this one;
+   * undefined when that is no longer known (too many versions ago), so that a cache counts afresh.
+   */
+  changedSince(earlier: Occupancy): ReadonlySet<string> | undefined;
 }
 
 export interface TopologySnapshot {
@@ -199,7 +210,8 @@ export interface TopologySnapshot {
   readonly controlPlane: readonly ControlPlanePod[];
   readonly network?: NetworkModel;
   readonly etcd: EtcdModel;
-  readonly pods: PodUsageIndex;
+  /** The bound Pods when the snapshot was published; a live decision reads the newer one it is given (DecisionOptions). */
+  readonly pods: Occupancy;
   /** Node name → the devices ResourceSlices publish for it. */
   readonly devices: ReadonlyMap<string, readonly Device[]>;
   readonly sources: ReadonlyMap<SourceName, SourceStatus>;

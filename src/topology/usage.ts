@@ -1,15 +1,33 @@
 // The requests of bound Pods per node and the nodes of each workload, kept up
 // to date one Pod at a time (a bind, a finish, a delete costs one node's sum
-// and one workload's map); snapshots share what did not change.
+// and one workload's map); frozen occupancies share what did not change, and
+// say which nodes changed between two of them, so that what a pack rule
+// counted per domain is brought up to date by the few nodes a bind touched.
 
 import { CowMap } from './cow/map.ts';
-import type { PodUsageIndex, ResourceList } from './model.ts';
+import type { Occupancy, ResourceList } from './model.ts';
 import type { PodUsage } from './read/pod-usage.ts';
+
+/** Versions whose changed nodes are remembered; an occupancy older than that is counted afresh. */
+const REMEMBERED_VERSIONS = 256;
+
+interface Change {
+  readonly version: number;
+  readonly nodes: ReadonlySet<string>;
+}
 
 export class PodUsageTable {
   readonly #pods = new Map<string, PodUsage>();
   readonly #requested = new CowMap<ResourceList>();
   readonly #workloads = new CowMap<ReadonlyMap<string, number>>();
+  /** Nodes whose requested sum changed since the last freeze. */
+  #changed = new Set<string>();
+  /** Oldest first; only appended to and trimmed at the front, so what a frozen occupancy reads of it stays true. */
+  readonly #log: Change[] = [];
+  #version = 0;
+  #last: Occupancy | undefined;
+  /** The occupancies this table froze: only between two of them is the log of changes meaningful. */
+  readonly #made = new WeakSet<Occupancy>();
 
   /** Sets (or with undefined, clears) one Pod's usage; false when nothing changed. */
   set(key: string, usage: PodUsage | undefined): boolean {
@@ -24,10 +42,25 @@ export class PodUsageTable {
     return true;
   }
 
-  freeze(): PodUsageIndex {
+  /** The current occupancy: the last one while nothing changed, else a new version. */
+  freeze(): Occupancy {
+    if (this.#last && this.#changed.size === 0) return this.#last;
+    this.#version++;
+    this.#log.push({ version: this.#version, nodes: this.#changed });
+    if (this.#log.length > REMEMBERED_VERSIONS) this.#log.shift();
+    this.#changed = new Set();
     const requested = this.#requested.freeze();
     const workloads = this.#workloads.freeze();
-    return { requested: (node) => requested.get(node), workloadNodes: (workload) => workloads.get(workload) };
+    const log = this.#log;
+    const made = this.#made;
+    const occupancy: Occupancy = Object.freeze({
+      version: this.#version,
+      requested: (node: string) => requested.get(node),
+      workloadNodes: (workload: string) => workloads.get(workload),
+      changedSince: (earlier: Occupancy) => (made.has(earlier) ? changedBetween(log, earlier, occupancy) : undefined),
+    });
+    made.add(occupancy);
+    return (this.#last = occupancy);
   }
 
   #account({ node, requests, workload }: PodUsage, sign: 1 | -1): void {
@@ -39,6 +72,7 @@ export class PodUsageTable {
     }
     if (Object.keys(sum).length === 0) this.#requested.delete(node);
     else this.#requested.set(node, sum);
+    this.#changed.add(node);
 
     const nodes = new Map(this.#workloads.get(workload));
     const count = (nodes.get(node) ?? 0) + sign;
@@ -47,6 +81,18 @@ export class PodUsageTable {
     if (nodes.size === 0) this.#workloads.delete(workload);
     else this.#workloads.set(workload, nodes);
   }
+}
+
+/** The union of the changes after `earlier` up to `later`; undefined when the log no longer reaches back to it. */
+function changedBetween(log: readonly Change[], earlier: Occupancy, later: Occupancy): ReadonlySet<string> | undefined {
+  if (earlier === later) return new Set();
+  if (earlier.version >= later.version || log.length === 0 || log[0]!.version > earlier.version + 1) return undefined;
+  const nodes = new Set<string>();
+  for (const change of log) {
+    if (change.version > later.version) break;
+    if (change.version > earlier.version) for (const node of change.nodes) nodes.add(node);
+  }
+  return nodes;
 }
 
 function sameUsage(a: PodUsage, b: PodUsage): boolean {

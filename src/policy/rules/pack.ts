@@ -10,7 +10,7 @@ import type { LRUCache } from 'lru-cache';
 import { formatQuantity } from '../../kube/quantity.ts';
 import type { Labels, NodeSelectorRequirement } from '../../kube/types.ts';
 import { workloadKey } from '../../kube/workload-identity.ts';
-import type { NodeInfo, ResourceList, TopologySnapshot } from '../../topology/model.ts';
+import type { NodeInfo, Occupancy, ResourceList, TopologySnapshot } from '../../topology/model.ts';
 import { NodeSet } from '../../topology/nodeset.ts';
 import { lruMap } from '../memo.ts';
 import type { PackRule } from '../types.ts';
@@ -20,6 +20,8 @@ export const REPLICAS_ANNOTATION = 'topogate.dev/replicas';
 const PREFERRED_WEIGHT = 100;
 
 interface Domain {
+  /** Position in the rule's domains (sorted by key): where a Room keeps the domain's count. */
+  readonly index: number;
   /** The level values from the outermost level down to the rule's level, joined by "/". */
   readonly key: string;
   /** FNV-1a of key, mixed with a workload's hash to rank the domain for it. */
@@ -30,54 +32,70 @@ interface Domain {
   readonly set: NodeSet;
 }
 
-/** How many more Pods of one request shape each domain still has room for, among the allowed nodes. */
+/** No allowed node in the domain: it is no candidate at all. */
+const OUTSIDE = -1;
+
+/**
+ * How many more Pods of one request shape each domain still has room for, among the allowed nodes, at one
+ * occupancy: one integer per domain, so that the next occupancy's Room is a copy and a few corrections.
+ */
 class Room {
-  readonly of: ReadonlyMap<Domain, number>;
-  /** Roomiest first, ties by key. */
-  readonly ranked: readonly Domain[];
-  /** Per count needed: the domains with room for it, with their hashes (a prefix of ranked). */
-  readonly #fitting = lruMap<number, Fitting>();
+  readonly counts: Int32Array;
+  readonly occupancy: Occupancy;
+  /** Some domain has an allowed node (which binds do not change). */
+  readonly anyAllowed: boolean;
+  readonly #domains: readonly Domain[];
 
-  constructor(of: ReadonlyMap<Domain, number>) {
-    this.of = of;
-    this.ranked = [...of.keys()].sort((a, b) => of.get(b)! - of.get(a)! || (a.key < b.key ? -1 : 1));
+  constructor(domains: readonly Domain[], counts: Int32Array, occupancy: Occupancy, anyAllowed: boolean) {
+    this.#domains = domains;
+    this.counts = counts;
+    this.occupancy = occupancy;
+    this.anyAllowed = anyAllowed;
   }
 
-  fitting(need: number): Fitting {
-    let found = this.#fitting.get(need);
-    if (found === undefined) {
-      let count = 0;
-      while (count < this.ranked.length && this.of.get(this.ranked[count]!)! >= need) count++;
-      const domains = this.ranked.slice(0, count);
-      this.#fitting.set(need, (found = { domains, hashes: Uint32Array.from(domains, (d) => d.hash) }));
-    }
-    return found;
+  /** Room for how many Pods; OUTSIDE when none of the domain's nodes is allowed. */
+  of(domain: Domain): number {
+    return this.counts[domain.index]!;
   }
-}
 
-interface Fitting {
-  readonly domains: readonly Domain[];
-  readonly hashes: Uint32Array;
+  /** The most room, ties by key (domains are in key order); asked only when nothing fits. */
+  roomiest(): Domain {
+    let best = this.counts.findIndex((count) => count > OUTSIDE);
+    for (let i = best + 1; i < this.counts.length; i++) if (this.counts[i]! > this.counts[best]!) best = i;
+    return this.#domains[best]!;
+  }
 }
 
 export function compilePack(rule: PackRule, snapshot: TopologySnapshot): CompiledRule {
   let domains: readonly Domain[] | undefined;
-  /** Node name → its domain, to place a workload's bound Pods without a pass over the nodes. */
+  /** Each domain's hash by index: what ranking the domains for a workload reads, in one typed array. */
+  let hashes: Uint32Array | undefined;
+  /** Node name → its domain, to place a workload's bound Pods and a bind without a pass over the nodes. */
   let domainOf: ReadonlyMap<string, Domain> | undefined;
-  // Per allowed set and request shape: replicas of a workload, and workloads of one shape, ask again.
+  // Per allowed set and request shape: replicas of a workload, and workloads of one shape, ask again. A room
+  // counted at an older occupancy is brought up to date by the nodes whose Pods changed since, not counted anew.
   const rooms = new WeakMap<NodeSet, LRUCache<string, Room>>();
-  const roomFor = (allowed: NodeSet, request: ResourceList): Room => {
+  const roomFor = (allowed: NodeSet, request: ResourceList, occupancy: Occupancy): Room => {
     const shape = JSON.stringify(Object.entries(request).sort(([a], [b]) => (a < b ? -1 : 1)));
     let byShape = rooms.get(allowed);
     if (byShape === undefined) rooms.set(allowed, (byShape = lruMap()));
-    let room = byShape.get(shape);
-    if (room === undefined) {
-      if (domains === undefined) {
-        domains = domainsOf(rule, snapshot);
-        domainOf = new Map(domains.flatMap((domain) => domain.nodes.map((node) => [node.name, domain] as const)));
-      }
-      byShape.set(shape, (room = new Room(roomIn(domains, snapshot, allowed, request))));
+    const kept = byShape.get(shape);
+    if (kept?.occupancy === occupancy) return kept;
+    if (domains === undefined) {
+      domains = domainsOf(rule, snapshot);
+      hashes = Uint32Array.from(domains, (domain) => domain.hash);
+      domainOf = new Map(domains.flatMap((domain) => domain.nodes.map((node) => [node.name, domain] as const)));
     }
+    const changed = kept && occupancy.changedSince(kept.occupancy);
+    const room = changed
+      ? new Room(
+          domains,
+          countsAfter(kept, changed, domainOf!, snapshot, allowed, request, occupancy),
+          occupancy,
+          kept.anyAllowed,
+        )
+      : fresh(domains, countsIn(domains, allowed, request, occupancy), occupancy);
+    byShape.set(shape, room);
     return room;
   };
 
@@ -88,13 +106,14 @@ export function compilePack(rule: PackRule, snapshot: TopologySnapshot): Compile
       const request = positive(pod.requests);
       const replicas = replicasOf(pod.facts.annotations);
       const workload = workloadKey(pod.facts.workload);
-      const room = roomFor(allowed, request);
-      if (room.ranked.length === 0) {
+      const occupancy = pod.occupancy;
+      const room = roomFor(allowed, request, occupancy);
+      if (!room.anyAllowed) {
         const modelHolds = `no allowed node carries the label ${rule.level}`;
         return rule.mode === 'Required' ? output({ nodes: NodeSet.EMPTY, modelHolds }) : { dropped: modelHolds };
       }
-      const bound = boundIn(room, domainOf!, snapshot, workload);
-      const fits = (domain: Domain) => room.of.get(domain)! >= Math.max(1, replicas - (bound.get(domain) ?? 0));
+      const bound = boundIn(room, domainOf!, occupancy, workload);
+      const fits = (domain: Domain) => room.of(domain) >= Math.max(1, replicas - (bound.get(domain) ?? 0));
       let home: Domain | undefined;
       for (const [domain, count] of bound) {
         const most = home === undefined ? 0 : bound.get(home)!;
@@ -103,14 +122,13 @@ export function compilePack(rule: PackRule, snapshot: TopologySnapshot): Compile
       let chosen = home && fits(home) ? home : undefined;
       if (!chosen) {
         // Domains without the workload's Pods need room for all of it; those with some, for the rest.
-        const whole = room.fitting(Math.max(1, replicas));
-        const partly = [...bound.keys()].filter((domain) => fits(domain) && room.of.get(domain)! < replicas);
-        chosen = rendezvous(workload, whole, partly);
+        const partly = [...bound.keys()].filter((domain) => fits(domain) && room.of(domain) < replicas);
+        chosen = rendezvous(workload, domains!, hashes!, room, Math.max(1, replicas), partly);
       }
       const shape = describeRequest(request);
       if (!chosen) {
-        const best = room.ranked[0]!;
-        const modelHolds = `no ${rule.level} domain has room for ${replicas} × (${shape}); the roomiest, ${best.key}, has room for ${room.of.get(best)}`;
+        const best = room.roomiest();
+        const modelHolds = `no ${rule.level} domain has room for ${replicas} × (${shape}); the roomiest, ${best.key}, has room for ${room.of(best)}`;
         if (rule.mode === 'Required') return output({ nodes: NodeSet.EMPTY, modelHolds });
         return output({
           preferred: [{ weight: PREFERRED_WEIGHT, preference: { matchExpressions: [...best.requirements] } }],
@@ -122,7 +140,7 @@ export function compilePack(rule: PackRule, snapshot: TopologySnapshot): Compile
           ? `${bound.get(chosen)} of the workload's Pods are bound there`
           : `the fitting domain that ranks first for workload ${workload}`;
       const notes = [
-        `${rule.level} ${chosen.key}: room for ${room.of.get(chosen)} × (${shape}), ${replicas} replica(s) wanted; ${why}`,
+        `${rule.level} ${chosen.key}: room for ${room.of(chosen)} × (${shape}), ${replicas} replica(s) wanted; ${why}`,
       ];
       if (rule.mode === 'Preferred')
         return output({
@@ -163,7 +181,7 @@ function domainsOf(rule: PackRule, snapshot: TopologySnapshot): Domain[] {
   for (const { values } of byKey.values()) paths.set(values.at(-1)!, (paths.get(values.at(-1)!) ?? 0) + 1);
   return [...byKey.entries()]
     .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([key, { values, nodes }]) => {
+    .map(([key, { values, nodes }], index) => {
       const value = values.at(-1)!;
       const keys = paths.get(value)! > 1 ? path : [rule.level];
       const requirements = keys.map((label) => ({
@@ -171,71 +189,112 @@ function domainsOf(rule: PackRule, snapshot: TopologySnapshot): Domain[] {
         operator: 'In' as const,
         values: [values[path.indexOf(label)]!],
       }));
-      return { key, hash: fnv1a(key), value, requirements, nodes, set: NodeSet.of(nodes.map((node) => node.slot)) };
+      const set = NodeSet.of(nodes.map((node) => node.slot));
+      return { index, key, hash: fnv1a(key), value, requirements, nodes, set };
     });
 }
 
+function fresh(domains: readonly Domain[], counts: Int32Array, occupancy: Occupancy): Room {
+  return new Room(
+    domains,
+    counts,
+    occupancy,
+    counts.some((count) => count !== OUTSIDE),
+  );
+}
+
 /** Per domain, how many more Pods of `request` its allowed nodes hold: each node's free capacity (allocatable minus bound Pods' requests) in whole Pods. */
-function roomIn(
+function countsIn(
   domains: readonly Domain[],
+  allowed: NodeSet,
+  request: ResourceList,
+  occupancy: Occupancy,
+): Int32Array {
+  const counts = new Int32Array(domains.length).fill(OUTSIDE);
+  for (const domain of domains) {
+    for (const node of domain.nodes) {
+      if (!allowed.has(node.slot)) continue;
+      counts[domain.index] = Math.max(0, counts[domain.index]!) + podsFitting(node, request, occupancy);
+    }
+  }
+  return counts;
+}
+
+/** `before`'s counts with the nodes whose bound Pods changed counted again: what countsIn would give, for the few nodes a bind touched. */
+function countsAfter(
+  before: Room,
+  changed: ReadonlySet<string>,
+  domainOf: ReadonlyMap<string, Domain>,
   snapshot: TopologySnapshot,
   allowed: NodeSet,
   request: ResourceList,
-): Map<Domain, number> {
-  const room = new Map<Domain, number>();
-  const resources = Object.entries(request);
-  for (const domain of domains) {
-    let pods = 0;
-    let any = false;
-    for (const node of domain.nodes) {
-      if (!allowed.has(node.slot)) continue;
-      any = true;
-      const used = snapshot.pods.requested(node.name) ?? {};
-      let fit = Number.POSITIVE_INFINITY;
-      for (const [resource, amount] of resources)
-        fit = Math.min(fit, Math.floor(((node.allocatable[resource] ?? 0) - (used[resource] ?? 0)) / amount));
-      // A Pod that requests nothing fits wherever the node still takes Pods.
-      if (fit === Number.POSITIVE_INFINITY) fit = Math.max(0, Math.floor((node.allocatable.pods ?? 110_000) / 1000));
-      pods += Math.max(0, fit);
-    }
-    if (any) room.set(domain, pods);
+  occupancy: Occupancy,
+): Int32Array {
+  const counts = before.counts.slice();
+  for (const name of changed) {
+    const domain = domainOf.get(name);
+    const node = snapshot.nodes.get(name);
+    if (!domain || !node || !allowed.has(node.slot)) continue;
+    counts[domain.index] =
+      counts[domain.index]! + podsFitting(node, request, occupancy) - podsFitting(node, request, before.occupancy);
   }
-  return room;
+  return counts;
+}
+
+/** How many Pods of `request` fit in what the node has left. */
+function podsFitting(node: NodeInfo, request: ResourceList, occupancy: Occupancy): number {
+  const used = occupancy.requested(node.name) ?? {};
+  let fit = Number.POSITIVE_INFINITY;
+  for (const resource in request)
+    fit = Math.min(fit, Math.floor(((node.allocatable[resource] ?? 0) - (used[resource] ?? 0)) / request[resource]!));
+  // A Pod that requests nothing fits wherever the node still takes Pods.
+  if (fit === Number.POSITIVE_INFINITY) fit = Math.max(0, Math.floor((node.allocatable.pods ?? 110_000) / 1000));
+  return Math.max(0, fit);
 }
 
 /** The workload's bound Pods per domain. */
 function boundIn(
   room: Room,
   domainOf: ReadonlyMap<string, Domain>,
-  snapshot: TopologySnapshot,
+  occupancy: Occupancy,
   workload: string,
 ): Map<Domain, number> {
   const bound = new Map<Domain, number>();
-  for (const [node, count] of snapshot.pods.workloadNodes(workload) ?? []) {
+  for (const [node, count] of occupancy.workloadNodes(workload) ?? []) {
     const domain = domainOf.get(node);
-    if (domain && room.of.has(domain)) bound.set(domain, (bound.get(domain) ?? 0) + count);
+    if (domain && room.of(domain) !== OUTSIDE) bound.set(domain, (bound.get(domain) ?? 0) + count);
   }
   return bound;
 }
 
 /**
  * Highest random weight: each workload ranks the domains its own way, so workloads spread, and one that stops
- * fitting moves only its own. A score is one integer mix per domain, so ranking 250 racks costs about a microsecond.
+ * fitting moves only its own. One pass over the domains' counts and hashes (typed arrays), an integer mix each:
+ * about a microsecond for 250 racks, and nothing allocated.
  */
-function rendezvous(workload: string, whole: Fitting, partly: readonly Domain[]): Domain | undefined {
+function rendezvous(
+  workload: string,
+  domains: readonly Domain[],
+  hashes: Uint32Array,
+  room: Room,
+  need: number,
+  partly: readonly Domain[],
+): Domain | undefined {
   const seed = fnv1a(workload);
-  let best: Domain | undefined;
+  let best = -1;
   let bestScore = -1;
-  const consider = (domain: Domain, score: number) => {
-    if (score > bestScore || (score === bestScore && best && domain.key < best.key)) {
-      best = domain;
+  // Ties go to the lower index, which is the smaller key.
+  const consider = (index: number) => {
+    const score = mix(seed ^ hashes[index]!);
+    if (score > bestScore || (score === bestScore && index < best)) {
+      best = index;
       bestScore = score;
     }
   };
-  const { domains, hashes } = whole;
-  for (let i = 0; i < hashes.length; i++) consider(domains[i]!, mix(seed ^ hashes[i]!));
-  for (const domain of partly) consider(domain, mix(seed ^ domain.hash));
-  return best;
+  const counts = room.counts;
+  for (let i = 0; i < counts.length; i++) if (counts[i]! >= need) consider(i);
+  for (const domain of partly) consider(domain.index);
+  return best < 0 ? undefined : domains[best];
 }
 
 /** MurmurHash3's finaliser: every input bit moves every output bit. */

@@ -27,6 +27,7 @@ export async function createFileTopology(
   }
   return {
     current: () => snapshot,
+    occupancy: () => snapshot.pods,
     readiness: () => ({ ready: true }),
     subscribe: () => () => {},
     stop: async () => {},

@@ -86,6 +86,7 @@ export function createKubeTopology(options: KubeTopologyOptions): KubeTopology {
 
   return {
     current: (): TopologySnapshot => model.current,
+    occupancy: () => model.occupancy(),
     readiness,
     subscribe: (listener) => model.subscribe(listener),
     ready(timeoutMs) {

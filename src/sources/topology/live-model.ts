@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import type { KubeObject } from '../../kube/types.ts';
 import { TopologyBuilder, type WatchEventType } from '../../topology/builder.ts';
-import type { SourceName, TopologySnapshot } from '../../topology/model.ts';
+import type { Occupancy, SourceName, TopologySnapshot } from '../../topology/model.ts';
 import type { TopologyMetrics } from './metrics.ts';
 
 export class LiveModel {
@@ -28,6 +28,11 @@ export class LiveModel {
 
   get current(): TopologySnapshot {
     return this.#current;
+  }
+
+  /** The bound Pods as of now, frozen on demand: binds between two decisions cost one freeze, and no snapshot. */
+  occupancy(): Occupancy {
+    return this.#builder.occupancy();
   }
 
   apply(source: SourceName, type: WatchEventType, object: KubeObject): void {

@@ -40,6 +40,7 @@ function deciderOn(snapshot: TopologySnapshot, readiness: Readiness = { ready: t
 function providersFor(snapshot: TopologySnapshot, inForce: SchedulingPolicy, readiness: Readiness = { ready: true }) {
   const topology: TopologyProvider = {
     current: () => snapshot,
+    occupancy: () => snapshot.pods,
     readiness: () => readiness,
     subscribe: () => () => {},
     stop: async () => {},

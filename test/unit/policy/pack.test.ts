@@ -6,54 +6,8 @@ import { decide } from '../../../src/policy/engine.ts';
 import type { Decision, PackRule } from '../../../src/policy/types.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 import { NOW, node, OPTIONS, policy } from './engine-cluster.ts';
+import { BLOCK, bound, PACK, RACK, racks, replica, ZONE } from './pack-cluster.ts';
 import { podRequest } from '../../../src/kube/podFacts.ts';
-
-const ZONE = 'topology.kubernetes.io/zone';
-const RACK = 'topogate.dev/rack';
-const BLOCK = 'topogate.dev/block';
-const PACK: PackRule = { levels: [ZONE, BLOCK, RACK], level: RACK, mode: 'Required' };
-
-/** Racks r1 (2 nodes), r2 (2 nodes) in block b1, r3 (1 node) in b2; each node 32 cpu. */
-function racks(): KubeObject[] {
-  const at = (rack: string, block: string) => ({ [ZONE]: 'z', [BLOCK]: block, [RACK]: rack });
-  return [
-    node('n1', at('r1', 'b1')),
-    node('n2', at('r1', 'b1')),
-    node('n3', at('r2', 'b1')),
-    node('n4', at('r2', 'b1')),
-    node('n5', at('r3', 'b2')),
-  ];
-}
-
-function bound(name: string, nodeName: string, cpu: string, owner = 'other-1'): KubeObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name,
-      namespace: 'ml',
-      ownerReferences: [{ kind: 'ReplicaSet', name: owner, controller: true, uid: owner }],
-      labels: { 'pod-template-hash': owner.split('-').at(-1)! },
-    },
-    spec: { nodeName, containers: [{ name: 'c', resources: { requests: { cpu } } }] },
-    status: { phase: 'Running' },
-  };
-}
-
-function replica(deployment: string, cpu: string, replicas?: number, index = 0): Pod {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      generateName: `${deployment}-5f7-`,
-      name: `${deployment}-5f7-${index}`,
-      labels: { app: deployment, 'pod-template-hash': '5f7' },
-      ...(replicas ? { annotations: { 'topogate.dev/replicas': String(replicas) } } : {}),
-      ownerReferences: [{ kind: 'ReplicaSet', name: `${deployment}-5f7`, controller: true, uid: deployment }],
-    },
-    spec: { containers: [{ name: 'c', image: 'x', resources: { requests: { cpu } } }] },
-  };
-}
 
 function rackOf(objects: KubeObject[], target: Pod, rule: PackRule = PACK, explain = false) {
   const decision = decide(

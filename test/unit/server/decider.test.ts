@@ -23,6 +23,7 @@ function providers(snapshot: TopologySnapshot, policySet: PolicyVersion) {
   const state = { snapshot, policySet };
   const topology: TopologyProvider = {
     current: () => state.snapshot,
+    occupancy: () => state.snapshot.pods,
     readiness: () => ({ ready: true }),
     subscribe: (listener) => (topologyListeners.add(listener), () => topologyListeners.delete(listener)),
     stop: async () => {},

@@ -1,0 +1,112 @@
+// Binds change the occupancy, not the snapshot: the compiled set and the memos
+// of decisions that do not read it survive, a pack decision follows it, and
+// what pack counted per rack, brought up to date bind by bind, is what a
+// fresh count of the same cluster gives.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { podRequest } from '../../../src/kube/podFacts.ts';
+import type { KubeObject } from '../../../src/kube/types.ts';
+import { compile } from '../../../src/policy/compiler.ts';
+import { decide } from '../../../src/policy/engine.ts';
+import type { Decision } from '../../../src/policy/types.ts';
+import { buildSnapshot } from '../../../src/topology/build.ts';
+import { TopologyBuilder } from '../../../src/topology/builder.ts';
+import { NOW, OPTIONS, pod, policy } from './engine-cluster.ts';
+import { bound, PACK, RACK, racks, replica } from './pack-cluster.ts';
+
+const POLICIES = [
+  policy('gang', { pack: PACK }, { match: { namespaces: ['ml'] } }),
+  policy(
+    'web',
+    { nodeLabels: { required: [{ key: RACK, operator: 'In', values: ['r1'] }], preferred: [] } },
+    { match: { namespaces: ['web'] } },
+  ),
+];
+
+function live(objects: readonly KubeObject[]): TopologyBuilder {
+  const builder = new TopologyBuilder({ sources: ['nodes', 'pods'] });
+  builder.replace('nodes', racks(), NOW);
+  builder.replace('pods', objects, NOW);
+  return builder;
+}
+
+const shown = (decision: Decision) => JSON.stringify({ patch: decision.patch, warnings: decision.warnings });
+
+test('a bind makes a new occupancy, not a new snapshot; the occupancy says which node changed', () => {
+  const builder = live([]);
+  const snapshot = builder.publish();
+  const before = builder.occupancy();
+  assert.equal(builder.occupancy(), before, 'nothing bound since: the same occupancy');
+  builder.apply('pods', 'ADDED', bound('a', 'n3', '4'), NOW);
+  builder.apply('pods', 'ADDED', bound('b', 'n5', '4'), NOW);
+  assert.equal(builder.changed, false);
+  assert.equal(builder.publish(), snapshot);
+  const after = builder.occupancy();
+  assert.equal(after.version, before.version + 1, 'two binds between two reads: one new version');
+  assert.deepEqual(after.requested('n3'), { cpu: 4000 });
+  assert.deepEqual([...after.changedSince(before)!].sort(), ['n3', 'n5']);
+  assert.deepEqual([...after.changedSince(after)!], []);
+  assert.equal(after.changedSince(live([]).occupancy()), undefined, "another table's occupancy: not comparable");
+});
+
+test("binds leave the memo of a Pod without pack alone and move a pack Pod's decision with them", () => {
+  const builder = live([]);
+  const compiled = compile(POLICIES, builder.publish());
+  const web = podRequest(pod(), 'web');
+  const options = () => ({ ...OPTIONS, occupancy: builder.occupancy() });
+  decide(web, compiled, options());
+  const kept = decide(web, compiled, options());
+  // 4 × 16 cpu fits r1 or r2 (64 cpu each), never r3 (32).
+  const first = shown(decide(podRequest(replica('train', '16', 4), 'ml'), compiled, options()));
+  const rack = JSON.parse(first).patch[0].value.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution
+    .nodeSelectorTerms[0].matchExpressions[0].values[0] as string;
+  const other = rack === 'r1' ? 'r2' : 'r1';
+  // Others fill the chosen rack before any replica binds: the next replica goes to the other rack that fits.
+  const [a, b] = rack === 'r1' ? ['n1', 'n2'] : ['n3', 'n4'];
+  builder.apply('pods', 'ADDED', bound('x', a, '20'), NOW);
+  builder.apply('pods', 'ADDED', bound('y', b, '20'), NOW);
+  assert.equal(decide(web, compiled, options()), kept, 'the same decision object: memo kept across binds');
+  const moved = decide(podRequest(replica('train', '16', 4, 1), 'ml'), compiled, options());
+  assert.match(shown(moved), new RegExp(`"values":\\["${other}"\\]`));
+});
+
+test('room counted bind by bind equals room counted afresh', () => {
+  const nodes = ['n1', 'n2', 'n3', 'n4', 'n5'];
+  const event = fc.record({
+    pod: fc.integer({ min: 0, max: 7 }),
+    node: fc.constantFrom(...nodes),
+    cpu: fc.constantFrom('2', '6', '10', '16'),
+    gone: fc.boolean(),
+  });
+  fc.assert(
+    fc.property(fc.array(event, { maxLength: 12 }), (events) => {
+      const builder = live([]);
+      const compiled = compile(POLICIES, builder.publish());
+      const present = new Map<string, KubeObject>();
+      for (const { pod: index, node, cpu, gone } of events) {
+        const name = `p${index}`;
+        const object = bound(name, node, cpu, index % 2 === 0 ? 'train-5f7' : 'other-1');
+        if (gone) {
+          builder.apply('pods', 'DELETED', object, NOW);
+          present.delete(name);
+        } else {
+          builder.apply('pods', 'ADDED', object, NOW);
+          present.set(name, object);
+        }
+        const fresh = compile(POLICIES, buildSnapshot([...racks(), ...present.values()], { now: NOW }));
+        for (const [cpus, replicas] of [
+          ['16', 4],
+          ['6', 3],
+          ['2', 1],
+        ] as const) {
+          const request = podRequest(replica('train', cpus, replicas), 'ml');
+          const incremental = decide(request, compiled, { ...OPTIONS, occupancy: builder.occupancy() });
+          assert.equal(shown(incremental), shown(decide(request, fresh, OPTIONS)));
+        }
+      }
+    }),
+    { numRuns: 60, seed: 20261203 },
+  );
+});
