@@ -54,6 +54,28 @@ describe('LiveModel', () => {
   });
 });
 
+describe('LiveModel occupancy', () => {
+  it('publishes no snapshot for a bind; occupancy() has it at once', async () => {
+    const model = new LiveModel(['nodes', 'pods'], createTopologyMetrics(new Registry()), log);
+    model.replace('nodes', [node('a')]);
+    model.replace('pods', []);
+    await new Promise((resolve) => setImmediate(resolve));
+    const published: number[] = [];
+    model.subscribe((s) => published.push(s.version));
+    const before = model.occupancy();
+    model.apply('pods', 'ADDED', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', namespace: 'ns' },
+      spec: { nodeName: 'a', containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }] },
+    });
+    assert.deepEqual(model.occupancy().requested('a'), { cpu: 1000 });
+    assert.ok(model.occupancy().version > before.version);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(published, [], 'no snapshot, so no recompile');
+  });
+});
+
 describe('sourceReadiness', () => {
   const snapshot = (sources: readonly object[]): TopologySnapshot => ({
     ...buildSnapshot([], { now: 0 }),
