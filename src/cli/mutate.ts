@@ -11,7 +11,7 @@ import { podRequest } from '../kube/podFacts.ts';
 import type { KubeObject, Pod } from '../kube/types.ts';
 import { objectWorkload } from '../kube/workload-identity.ts';
 import { isWorkloadKind, templatePod, withTemplatePod } from '../kube/workloads.ts';
-import { decideClaim, type ClaimKind } from '../policy/claims.ts';
+import { claimKindOf, decideClaim } from '../policy/claims.ts';
 import { compile, type CompiledPolicySet } from '../policy/compiler.ts';
 import { decide } from '../policy/engine.ts';
 import { formatPolicyError } from '../policy/errors.ts';
@@ -275,7 +275,8 @@ function unwrap(value: unknown, label: string): Input {
   const fromObject =
     isRecord(object.metadata) && typeof object.metadata.namespace === 'string' ? object.metadata.namespace : '';
   const input = { object: object as KubeObject, namespace: fromRequest || fromObject || 'default', label };
-  if (object.kind === 'Pod' || isWorkloadKind(object.kind) || claimKind(object) !== undefined) return input;
+  if (object.kind === 'Pod' || isWorkloadKind(object.kind) || claimKindOf(object as KubeObject) !== undefined)
+    return input;
   return {
     ...input,
     passThrough: `kind ${JSON.stringify(object.kind)} is not a Pod or a workload with a pod template (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob), nor a ResourceClaim or ResourceClaimTemplate`,
@@ -284,7 +285,7 @@ function unwrap(value: unknown, label: string): Input {
 
 function decideInput(input: Input, compiled: CompiledPolicySet, options: DecisionOptions): Outcome {
   const { object, namespace, label } = input;
-  const kind = claimKind(object);
+  const kind = claimKindOf(object);
   if (kind !== undefined) {
     const decision = decideClaim({ kind, claim: object, namespace }, compiled, { explain: options.explain === true });
     const subject = `${kind} ${namespace}/${object.metadata?.name ?? object.metadata?.generateName ?? ''}`;
@@ -314,13 +315,6 @@ function decideInput(input: Input, compiled: CompiledPolicySet, options: Decisio
     false,
   ).newDocument;
   return { object: object.kind === 'Pod' ? mutated : withTemplatePod(object, mutated), decision, subject };
-}
-
-/** ResourceClaims and their templates are decided by the dra rule. */
-function claimKind(object: KubeObject): ClaimKind | undefined {
-  const group = typeof object.apiVersion === 'string' ? object.apiVersion.split('/')[0] : undefined;
-  if (group !== 'resource.k8s.io') return undefined;
-  return object.kind === 'ResourceClaim' || object.kind === 'ResourceClaimTemplate' ? object.kind : undefined;
 }
 
 function renderMutate(outcomes: readonly Outcome[], parsed: Parsed): string {

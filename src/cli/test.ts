@@ -14,6 +14,7 @@ import type { KubeObject, Pod } from '../kube/types.ts';
 import { objectWorkload } from '../kube/workload-identity.ts';
 import { isWorkloadKind, templatePod } from '../kube/workloads.ts';
 import { compile, type CompiledPolicySet } from '../policy/compiler.ts';
+import { claimKindOf, decideClaim } from '../policy/claims.ts';
 import { decide } from '../policy/engine.ts';
 import { formatPolicyError } from '../policy/errors.ts';
 import { loadPolicies } from '../sources/policies/files.ts';
@@ -43,7 +44,7 @@ DIR, recursively, or the suite FILEs given. A suite:
   topology: [../../../examples/cluster]   # files or folders of Kubernetes objects
   cases:
     - name: a training Pod gets an 80 GB GPU
-      pod: pods/trainer.yaml    # a file with one Pod or workload, or the object inline
+      pod: pods/trainer.yaml    # a file with one Pod, workload or claim, or the object inline
       namespace: ml-training    # default: the object's namespace, else "default"
       expect:
         allowed: true                      # default true
@@ -180,6 +181,11 @@ async function compileSuite(suite: TestSuite, base: string, cwd: string): Promis
 async function runCase(testCase: TestCase, base: string, compiled: CompiledPolicySet, now: number): Promise<string[]> {
   const object =
     typeof testCase.pod === 'string' ? await objectFromFile(resolve(base, testCase.pod)) : (testCase.pod as KubeObject);
+  const claim = claimKindOf(object);
+  if (claim !== undefined) {
+    const namespace = testCase.namespace ?? object.metadata?.namespace ?? 'default';
+    return differences(testCase.expect, decideClaim({ kind: claim, claim: object, namespace }, compiled), object);
+  }
   const pod = object.kind === 'Pod' ? object : isWorkloadKind(object.kind) ? templatePod(object) : undefined;
   if (pod === undefined)
     throw new Error(`pod: kind ${JSON.stringify(object.kind)} is not a Pod or a workload with a pod template`);
@@ -191,16 +197,7 @@ async function runCase(testCase: TestCase, base: string, compiled: CompiledPolic
     now,
     maxSourceAgeMs: Number.POSITIVE_INFINITY,
   });
-  const mutated =
-    decision.patch.length === 0
-      ? pod
-      : (fastJsonPatch.applyPatch(
-          structuredClone(pod),
-          structuredClone(decision.patch) as fastJsonPatch.Operation[],
-          false,
-          false,
-        ).newDocument as Pod);
-  return differences(testCase.expect, decision, mutated, compiled.snapshot);
+  return differences(testCase.expect, decision, pod, compiled.snapshot);
 }
 
 async function objectFromFile(file: string): Promise<KubeObject> {
@@ -214,7 +211,25 @@ async function objectFromFile(file: string): Promise<KubeObject> {
   return object;
 }
 
-function differences(expect: Expectation, decision: Decision, mutated: Pod, snapshot: TopologySnapshot): string[] {
+/**
+ * What differs between the expectation and the decision on `object` (a Pod, or a claim), whose `fields` are read
+ * from the object as the decision's patch leaves it. A claim has no nodes: `snapshot` is given for Pods only.
+ */
+function differences(
+  expect: Expectation,
+  decision: Decision,
+  object: KubeObject,
+  snapshot?: TopologySnapshot,
+): string[] {
+  const mutated =
+    decision.patch.length === 0
+      ? object
+      : (fastJsonPatch.applyPatch(
+          structuredClone(object),
+          structuredClone(decision.patch) as fastJsonPatch.Operation[],
+          false,
+          false,
+        ).newDocument as KubeObject);
   const found: string[] = [];
   if (decision.allowed !== expect.allowed) {
     found.push(
@@ -233,8 +248,10 @@ function differences(expect: Expectation, decision: Decision, mutated: Pod, snap
   if (expect.audited !== undefined && !isDeepStrictEqual(expect.audited, audited)) {
     found.push(`audited: expected ${show(expect.audited)}, got ${show(audited)}`);
   }
-  if (expect.nodes !== undefined) {
-    const got = allowedNodes(mutated, snapshot);
+  if (expect.nodes !== undefined && snapshot === undefined)
+    found.push(`nodes: a ${String(object.kind)} is not placed on nodes; expect fields of it instead`);
+  else if (expect.nodes !== undefined && snapshot !== undefined) {
+    const got = allowedNodes(mutated as Pod, snapshot);
     const missing = expect.nodes.filter((node) => !got.includes(node));
     const unexpected = got.filter((node) => !expect.nodes?.includes(node));
     if (missing.length + unexpected.length > 0) {

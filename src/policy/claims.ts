@@ -28,6 +28,13 @@ interface Constraint {
   readonly matchAttribute: string;
 }
 
+/** The claim kind of a resource.k8s.io ResourceClaim or ResourceClaimTemplate (any version); else undefined. */
+export function claimKindOf(object: KubeObject): ClaimKind | undefined {
+  const group = typeof object.apiVersion === 'string' ? object.apiVersion.split('/')[0] : undefined;
+  if (group !== 'resource.k8s.io') return undefined;
+  return object.kind === 'ResourceClaim' || object.kind === 'ResourceClaimTemplate' ? object.kind : undefined;
+}
+
 /** `explain`: also say, per policy, why it did or did not add a constraint (as a DecisionTrace, without nodes). */
 export function decideClaim(
   request: ClaimRequest,

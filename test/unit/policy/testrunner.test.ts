@@ -97,6 +97,35 @@ test('each difference is reported, and the run fails', async () => {
   );
 });
 
+test('a claim is decided by the dra rule: its fields are checked, and nodes are an error', async () => {
+  await mkdir(join(dir, 'claims'), { recursive: true });
+  await writeFile(join(dir, 'claims', 'policy.yaml'), policy('rules:\n  dra: {alignBy: numaNode}', 'align'));
+  const claim =
+    '      apiVersion: resource.k8s.io/v1\n      kind: ResourceClaim\n      metadata: {name: c}\n      spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}';
+  const constraints = '/spec/devices/constraints';
+  await writeFile(
+    join(dir, 'claims', 'topogate-test.yaml'),
+    suite(
+      `  - name: aligned\n    pod:\n${claim}\n    expect:\n      applied: [align]\n      fields: {${constraints}: [{requests: [gpu], matchAttribute: resource.kubernetes.io/numaNode}]}\n` +
+        `  - name: wrong\n    pod:\n${claim}\n    expect:\n      nodes: [n1]\n      fields: {${constraints}: null}\n`,
+    ).replace('[cluster.yaml]', '[../cluster.yaml]'),
+  );
+  const result = await run(dir, 'claims');
+  assert.equal(result.code, 1);
+  assert.equal(
+    result.stdout,
+    [
+      'PASS demo › aligned',
+      'FAIL demo › wrong  (claims/topogate-test.yaml)',
+      '     - nodes: a ResourceClaim is not placed on nodes; expect fields of it instead',
+      `     - ${constraints}: expected null, got [{"requests":["gpu"],"matchAttribute":"resource.kubernetes.io/numaNode"}]`,
+      '',
+      '1 passed, 1 failed (1 suite)',
+      '',
+    ].join('\n'),
+  );
+});
+
 test('an invalid suite is reported with file:line:col', async () => {
   await mkdir(join(dir, 'invalid'), { recursive: true });
   await writeFile(
