@@ -18,7 +18,8 @@ interface Change {
 
 export class PodUsageTable {
   readonly #pods = new Map<string, PodUsage>();
-  readonly #requested = new CowMap<ResourceList>();
+  /** Each bind copies one bucket: at 10,000 nodes, 10 entries rather than 156 (a freeze copies 1,024 slots). */
+  readonly #requested = new CowMap<ResourceList>(1024);
   readonly #workloads = new CowMap<ReadonlyMap<string, number>>();
   /** Nodes whose requested sum changed since the last freeze. */
   #changed = new Set<string>();

@@ -1,32 +1,38 @@
 // A string-keyed map that the builder changes and snapshots share. Entries
 // live in a fixed number of buckets; a snapshot keeps the bucket array it was
 // frozen with, and the first change to a bucket after a freeze copies that
-// bucket only, so an update costs about size / BUCKETS, not size.
+// bucket only, so an update costs about size / buckets, not size.
 
+/** Enough for the model's maps; a map changed far more often than it is frozen (bound Pods per node) takes more. */
 const BUCKETS = 64;
 
 export class CowMap<V> {
-  #buckets: (Map<string, V> | undefined)[] = new Array(BUCKETS).fill(undefined);
+  #buckets: (Map<string, V> | undefined)[];
   #owned = new Set<number>();
   #size = 0;
   #frozen: FrozenMap<V> | undefined;
+
+  /** `buckets`: more make an update cheaper (a smaller bucket to copy) and a freeze dearer (a longer array). */
+  constructor(buckets = BUCKETS) {
+    this.#buckets = new Array(buckets).fill(undefined);
+  }
 
   get size(): number {
     return this.#size;
   }
 
   get(key: string): V | undefined {
-    return this.#buckets[bucketOf(key)]?.get(key);
+    return this.#buckets[bucketOf(key, this.#buckets.length)]?.get(key);
   }
 
   set(key: string, value: V): void {
-    const bucket = this.#writable(bucketOf(key));
+    const bucket = this.#writable(bucketOf(key, this.#buckets.length));
     if (!bucket.has(key)) this.#size++;
     bucket.set(key, value);
   }
 
   delete(key: string): boolean {
-    const index = bucketOf(key);
+    const index = bucketOf(key, this.#buckets.length);
     if (!this.#buckets[index]?.has(key)) return false;
     this.#writable(index).delete(key);
     this.#size--;
@@ -61,11 +67,11 @@ class FrozenMap<V> implements ReadonlyMap<string, V> {
   }
 
   get(key: string): V | undefined {
-    return this.#buckets[bucketOf(key)]?.get(key);
+    return this.#buckets[bucketOf(key, this.#buckets.length)]?.get(key);
   }
 
   has(key: string): boolean {
-    return this.#buckets[bucketOf(key)]?.has(key) ?? false;
+    return this.#buckets[bucketOf(key, this.#buckets.length)]?.has(key) ?? false;
   }
 
   forEach(callback: (value: V, key: string, map: ReadonlyMap<string, V>) => void): void {
@@ -89,8 +95,8 @@ class FrozenMap<V> implements ReadonlyMap<string, V> {
   }
 }
 
-function bucketOf(key: string): number {
+function bucketOf(key: string, buckets: number): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
-  return (hash >>> 0) % BUCKETS;
+  return (hash >>> 0) % buckets;
 }
