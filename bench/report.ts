@@ -7,6 +7,7 @@ import { LATENCY_HISTOGRAM, OVERLOAD_CONNECTIONS, type HttpReport, type SafePath
 import type { Machine } from './machine.ts';
 import type { Hotspot } from './profile.ts';
 import { stacked } from './plot.ts';
+import { renderRulesSection, RULES_HEADING, rulesVerdicts, FLAT_RATIO, type RulesReport } from './rules-report.ts';
 import type { ServeMemory } from './serve-memory.ts';
 import type { Tools } from './tools.ts';
 import type { UpdateReport } from './updates.ts';
@@ -29,6 +30,7 @@ export interface BenchResults {
   readonly tools: Tools | undefined;
   readonly decisions: readonly DecisionReport[] | undefined;
   readonly serveMemory: readonly ServeMemory[] | undefined;
+  readonly rules?: readonly RulesReport[] | undefined;
   readonly updates: UpdateReport | undefined;
   readonly http: HttpReport | undefined;
   readonly workers?: WorkersReport | undefined;
@@ -204,6 +206,19 @@ function verdicts(results: BenchResults): Verdict[] {
         false,
       ),
     );
+  const rules = results.rules;
+  const [smallest, largestRules] = [rules?.[0], rules?.at(-1)];
+  if (rules && smallest && largestRules)
+    for (const flatness of rulesVerdicts(rules).filter((v) => !v.byDesign))
+      list.push(
+        verdict(
+          `${flatness.name}: p50 at ${count(largestRules.nodes)} nodes ≤ ${FLAT_RATIO} × at ${count(smallest.nodes)}`,
+          flatness.ratio,
+          FLAT_RATIO,
+          (value) => `${value.toFixed(2)}×`,
+          true,
+        ),
+      );
   const largestServe = results.serveMemory?.at(-1);
   if (largestServe)
     list.push(
@@ -627,6 +642,7 @@ export function renderReport(
   if (results.updates) parts.push('', '## 4. Topology updates', updatesSection(results.updates));
   if (results.http) parts.push('', '## 5. The latency budget under overload', budgetSection(results.http));
   if (results.workers) parts.push('', '## 6. One process or two', workersSection(results.workers));
+  if (results.rules?.length) parts.push('', RULES_HEADING, renderRulesSection(results.rules));
   if (results.profiles.length > 0) {
     parts.push(
       '',

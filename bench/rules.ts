@@ -1,38 +1,52 @@
-// The rules from measured data and DRA at 1,000 and 10,000 nodes: does a
-// decision cost the same whatever the node count? Pack (racks of 40 nodes,
-// bound Pods on every node), bandwidth and latency (p99, degraded nodes) to a
-// Service, and a gpu rule met by ResourceSlices, decided for Pods of new
-// workloads (each one a first decision) and for replicas (the memo).
-//   node --expose-gc bench/rules.ts [--quick]
+// The rules from measured data and DRA at 100 to 10,000 nodes: does a
+// decision cost the same whatever the node count? Each size runs in a fresh
+// process (a child of `npm run bench`, or of this script alone) on the same
+// synthetic cluster (bench/cluster.ts) with racks of 40 nodes inside a zone,
+// three bound Pods on every node and a GPU ResourceSlice on one node in 13.
+// Timed, per decision: pack for the first Pod of a new workload, a replica
+// (the memo), a replica after a bind of some other Pod (a new occupancy:
+// the memo misses and the rack counts are corrected for one node); bandwidth
+// + latency p99 with avoidDegradedNodes for new Pods; gpu met by
+// ResourceSlices on 8 nodes at every size, and on one node in 13 (whose
+// patch names every one by hostname); the dra rule on a ResourceClaimTemplate.
+//   node bench/rules.ts [--quick]   (alone: writes its section of BENCHMARKS.md; --quick only prints)
 
+import { readFile, writeFile } from 'node:fs/promises';
+import { claimCreate } from '../src/admission/claim.ts';
+import type { AdmissionRequest } from '../src/admission/review.ts';
+import { podRequest } from '../src/kube/podFacts.ts';
+import type { KubeObject, Pod } from '../src/kube/types.ts';
+import { decideClaim } from '../src/policy/claims.ts';
 import { compile } from '../src/policy/compiler.ts';
 import { decide } from '../src/policy/engine.ts';
-import type { SchedulingPolicy } from '../src/policy/types.ts';
-import type { KubeObject, Pod } from '../src/kube/types.ts';
-import { buildSnapshot } from '../src/topology/build.ts';
-import { cluster, networkTopology, serviceName } from './cluster.ts';
+import type { DecisionOptions, SchedulingPolicy } from '../src/policy/types.ts';
+import { TopologyBuilder } from '../src/topology/builder.ts';
+import { sourcesOf, TOPOLOGY_SOURCES } from '../src/topology/kinds.ts';
+import type { SourceName } from '../src/topology/model.ts';
+import { runChild } from './child.ts';
+import { cluster, networkTopology, serviceName, zoneOf } from './cluster.ts';
 import { collectGarbage } from './gc.ts';
+import { renderRulesSection, RULES_HEADING, type RulesJob, type RulesReport } from './rules-report.ts';
+import { withSection } from './sections.ts';
 import { percentiles, type Percentiles } from './stats.ts';
-import { podRequest } from '../src/kube/podFacts.ts';
 
 const NOW = Date.parse('2026-12-02T12:00:00Z');
 const ZONE = 'topology.kubernetes.io/zone';
 const BLOCK = 'topogate.dev/block';
 const RACK = 'topogate.dev/rack';
-const quick = process.argv.includes('--quick');
-const SIZES = process.env.SIZES ? process.env.SIZES.split(',').map(Number) : quick ? [200, 2_000] : [1_000, 10_000];
-const DECISIONS = quick ? 300 : 3_000;
+const RACK_NODES = 40;
+/** Nodes with a B200 slice at every size: the gpu rule's output is the same length whatever the cluster. */
+const FIXED_GPU_NODES = 8;
 
-const policies: SchedulingPolicy[] = [
+const gpu = (products: string[]) => ({ products, resource: 'nvidia.com/gpu', mode: 'Preferred' as const, weight: 50 });
+
+const POLICIES: SchedulingPolicy[] = [
   {
     name: 'gang',
     priority: 20,
     onUnsatisfiable: 'Warn',
     match: { namespaces: ['ml-train'] },
-    rules: {
-      pack: { levels: [ZONE, BLOCK, RACK], level: RACK, mode: 'Required' },
-      gpu: { products: ['NVIDIA-H200*'], resource: 'nvidia.com/gpu', mode: 'Preferred', weight: 50 },
-    },
+    rules: { pack: { levels: [ZONE, BLOCK, RACK], level: RACK, mode: 'Required' } },
   },
   {
     name: 'near-payments',
@@ -50,22 +64,79 @@ const policies: SchedulingPolicy[] = [
       },
     },
   },
+  {
+    name: 'b200',
+    priority: 5,
+    onUnsatisfiable: 'Warn',
+    match: { namespaces: ['gpu-few'] },
+    rules: { gpu: gpu(['NVIDIA-B200*']) },
+  },
+  {
+    name: 'h200',
+    priority: 5,
+    onUnsatisfiable: 'Warn',
+    match: { namespaces: ['gpu-many'] },
+    rules: { gpu: gpu(['NVIDIA-H200*']) },
+  },
+  {
+    name: 'align',
+    priority: 1,
+    onUnsatisfiable: 'Warn',
+    match: { namespaces: ['dra'] },
+    rules: { dra: { alignBy: 'resource.kubernetes.io/pcieRoot' } },
+  },
 ];
+
+function slice(node: string, name: string, product: string): KubeObject {
+  return {
+    apiVersion: 'resource.k8s.io/v1',
+    kind: 'ResourceSlice',
+    metadata: { name: `${node}-${name}` },
+    spec: {
+      driver: 'gpu.nvidia.com',
+      nodeName: node,
+      pool: { name: `${node}-${name}`, generation: 1, resourceSliceCount: 1 },
+      devices: Array.from({ length: 8 }, (_, index) => ({
+        name: `gpu-${index}`,
+        attributes: {
+          productName: { string: product },
+          'resource.kubernetes.io/pcieRoot': { string: `pci0000:${index}` },
+        },
+        capacity: { memory: { value: '143771Mi' } },
+      })),
+    },
+  };
+}
+
+function boundPod(name: string, node: string, owner: string, cpu: string): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      namespace: 'apps',
+      labels: { 'pod-template-hash': 'h1' },
+      ownerReferences: [{ kind: 'ReplicaSet', name: `${owner}-h1`, controller: true, uid: owner }],
+    },
+    spec: { nodeName: node, containers: [{ name: 'c', resources: { requests: { cpu, memory: '4Gi' } } }] },
+    status: { phase: 'Running' },
+  };
+}
 
 function model(nodes: number): KubeObject[] {
   const objects = cluster({ nodes, endpoints: 2_000 }, NOW).filter((object) => object.kind !== 'NetworkTopology');
   const nodeObjects = objects.filter((object) => object.kind === 'Node');
   nodeObjects.forEach((node, index) => {
+    // Zones take nodes in turn (bench/cluster.ts): a rack is 40 nodes of one zone, a block 10 racks.
+    const inZone = Math.floor(index / 6);
     Object.assign(node.metadata!.labels!, {
-      [RACK]: `rack-${Math.floor(index / 40)}`,
-      [BLOCK]: `block-${Math.floor(index / 400)}`,
+      [RACK]: `${zoneOf(index)}-rack-${Math.floor(inZone / RACK_NODES)}`,
+      [BLOCK]: `${zoneOf(index)}-block-${Math.floor(inZone / (10 * RACK_NODES))}`,
     });
   });
   const topology = networkTopology(NOW) as Record<string, any>;
   topology.status.links = topology.spec.links.map((link: { from: string; to: string; rttMs: number }) => ({
-    from: link.from,
-    to: link.to,
-    rttMs: link.rttMs,
+    ...link,
     rttP99Ms: link.rttMs * 3,
     samples: 400,
   }));
@@ -74,41 +145,10 @@ function model(nodes: number): KubeObject[] {
     .map((node) => ({ name: node.metadata!.name, rttMs: 4, zoneRttMs: 0.2 }));
   objects.push(topology);
   nodeObjects.forEach((node, index) => {
-    for (let k = 0; k < 3; k++)
-      objects.push({
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: {
-          name: `svc-${index}-${k}`,
-          namespace: 'apps',
-          labels: { 'pod-template-hash': 'h1' },
-          ownerReferences: [{ kind: 'ReplicaSet', name: `svc-${index % 500}-h1`, controller: true, uid: 'u' }],
-        },
-        spec: {
-          nodeName: node.metadata!.name,
-          containers: [{ name: 'c', resources: { requests: { cpu: '2', memory: '4Gi' } } }],
-        },
-        status: { phase: 'Running' },
-      });
-    if (index % 13 === 0)
-      objects.push({
-        apiVersion: 'resource.k8s.io/v1',
-        kind: 'ResourceSlice',
-        metadata: { name: `${node.metadata!.name}-gpu` },
-        spec: {
-          driver: 'gpu.nvidia.com',
-          nodeName: node.metadata!.name,
-          pool: { name: node.metadata!.name, generation: 1, resourceSliceCount: 1 },
-          devices: Array.from({ length: 8 }, (_, gpu) => ({
-            name: `gpu-${gpu}`,
-            attributes: {
-              productName: { string: 'NVIDIA H200' },
-              'resource.kubernetes.io/pcieRoot': { string: `pci0000:${gpu}` },
-            },
-            capacity: { memory: { value: '143771Mi' } },
-          })),
-        },
-      });
+    const name = node.metadata!.name!;
+    for (let k = 0; k < 3; k++) objects.push(boundPod(`svc-${index}-${k}`, name, `svc-${index % 500}`, '2'));
+    if (index % 13 === 0) objects.push(slice(name, 'h200', 'NVIDIA H200'));
+    if (index % 13 === 6 && index < 13 * FIXED_GPU_NODES) objects.push(slice(name, 'b200', 'NVIDIA B200'));
   });
   return objects;
 }
@@ -127,64 +167,124 @@ function trainer(workload: number, replica: number): Pod {
   };
 }
 
-function web(index: number): Pod {
+/** A Pod of its own kind (a label of its own): never answered from the memo. */
+function single(index: number, extra: Pod['spec'] = {}): Pod {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: `etl-${index}`, labels: { app: `etl-${index}` } },
-    spec: { containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }] },
+    metadata: { name: `one-${index}`, labels: { app: `one-${index}` } },
+    spec: { containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }], ...extra },
   };
 }
 
-interface Row {
-  readonly nodes: number;
-  readonly compileMs: number;
-  readonly newWorkloads: Percentiles;
-  readonly replicas: Percentiles;
-  readonly bandwidthLatency: Percentiles;
+function claimTemplate(index: number): AdmissionRequest {
+  const object = {
+    apiVersion: 'resource.k8s.io/v1',
+    kind: 'ResourceClaimTemplate',
+    metadata: { name: `gpus-${index}`, namespace: 'dra' },
+    spec: {
+      spec: {
+        devices: {
+          requests: [
+            { name: 'gpu', exactly: { deviceClassName: 'gpu.nvidia.com', count: 2 } },
+            { name: 'nic', exactly: { deviceClassName: 'rdma.example.com' } },
+          ],
+        },
+      },
+    },
+  };
+  return {
+    uid: `u${index}`,
+    kind: { group: 'resource.k8s.io', version: 'v1', kind: 'ResourceClaimTemplate' },
+    resource: { group: 'resource.k8s.io', version: 'v1', resource: 'resourceclaimtemplates' },
+    operation: 'CREATE',
+    namespace: 'dra',
+    object,
+  } as AdmissionRequest;
 }
 
 function time(samples: number, run: (index: number) => void): Percentiles {
-  const us: number[] = [];
+  const us = new Float64Array(samples);
   for (let i = 0; i < samples; i++) {
     const start = process.hrtime.bigint();
     run(i);
-    us.push(Number(process.hrtime.bigint() - start) / 1000);
+    us[i] = Number(process.hrtime.bigint() - start) / 1000;
   }
   return percentiles(us);
 }
 
-function measure(nodes: number): Row {
-  const snapshot = buildSnapshot(model(nodes), { now: NOW });
+function measure({ nodes, decisions }: RulesJob): RulesReport {
+  const builder = new TopologyBuilder({ sources: TOPOLOGY_SOURCES });
+  const bySource = new Map<SourceName, KubeObject[]>(TOPOLOGY_SOURCES.map((source) => [source, []]));
+  for (const object of model(nodes)) for (const source of sourcesOf(object)) bySource.get(source)?.push(object);
+  for (const [source, list] of bySource) builder.replace(source, list, NOW);
+  const snapshot = builder.publish();
   collectGarbage();
-  const start = process.hrtime.bigint();
-  const compiled = compile(policies, snapshot);
-  const compileMs = Number(process.hrtime.bigint() - start) / 1e6;
-  const options = { now: NOW, maxSourceAgeMs: 600_000 };
-  // The first pack decision of a request shape counts each rack's room (a pass over the nodes, once per snapshot).
-  decide(podRequest(trainer(-1, 0), 'ml-train'), compiled, options);
-  for (let i = 0; i < 200; i++) decide(podRequest(trainer(1_000_000 + i, 0), 'ml-train'), compiled, options);
-  const newWorkloads = time(DECISIONS, (i) => decide(podRequest(trainer(i, 0), 'ml-train'), compiled, options));
-  const replicas = time(DECISIONS, (i) => decide(podRequest(trainer(7, i), 'ml-train'), compiled, options));
-  const bandwidthLatency = time(DECISIONS, (i) => decide(podRequest(web(i), 'web'), compiled, options));
-  const check = decide(podRequest(trainer(3, 0), 'ml-train'), compiled, options);
+  const compiled = compile(POLICIES, snapshot);
+  const options = (): DecisionOptions => ({ now: NOW, maxSourceAgeMs: 600_000, occupancy: builder.occupancy() });
+  const check = decide(podRequest(trainer(-1, 0), 'ml-train'), compiled, options());
   if (!check.applied.includes('gang')) throw new Error(`the pack policy did not apply: ${check.warnings.join('; ')}`);
-  return { nodes, compileMs, newWorkloads, replicas, bandwidthLatency };
+  let bound = 0;
+  // Another workload's Pod binds somewhere: a new occupancy, one node changed.
+  const bind = () => {
+    const index = bound++;
+    const node = snapshot.nodes.bySlot((index * 7919) % snapshot.nodes.count)!.name;
+    builder.apply('pods', 'ADDED', boundPod(`churn-${index}`, node, `churn-${index % 97}`, '1'), NOW);
+  };
+  const warm = (run: (index: number) => void) => {
+    for (let i = 0; i < Math.min(500, decisions); i++) run(1_000_000 + i);
+  };
+  const cases: [string, (index: number) => void][] = [
+    ['pack: first Pod of a new workload', (i) => decide(podRequest(trainer(i, 0), 'ml-train'), compiled, options())],
+    ['pack: a replica (memo)', (i) => decide(podRequest(trainer(7, i), 'ml-train'), compiled, options())],
+    [
+      'pack: a replica after a bind (the bind included)',
+      (i) => {
+        bind();
+        decide(podRequest(trainer(7, i), 'ml-train'), compiled, options());
+      },
+    ],
+    ['bandwidth + latency p99, avoidDegradedNodes', (i) => decide(podRequest(single(i), 'web'), compiled, options())],
+    [
+      `gpu from ResourceSlices, ${FIXED_GPU_NODES} nodes`,
+      (i) => decide(podRequest(single(i), 'gpu-few'), compiled, options()),
+    ],
+    ['gpu from ResourceSlices, 1 node in 13', (i) => decide(podRequest(single(i), 'gpu-many'), compiled, options())],
+    [
+      'dra: ResourceClaimTemplate',
+      (i) => {
+        const claim = claimCreate(claimTemplate(i));
+        if (!claim || decideClaim(claim, compiled).patch.length === 0) throw new Error('the dra rule added nothing');
+      },
+    ],
+  ];
+  const results = cases.map(([name, run]) => {
+    warm(run);
+    collectGarbage();
+    return { name, us: time(decisions, run) };
+  });
+  return { nodes, domains: new Set(bySource.get('nodes')!.map((n) => n.metadata!.labels![RACK])).size, results };
 }
 
-const rows = SIZES.map(measure);
-const fmt = (value: number) => value.toFixed(1);
-const lines = [
-  '| nodes | compile ms | new workload p50 / p99 µs | replica p50 / p99 µs | bandwidth + latency p50 / p99 µs |',
-  '|---|---|---|---|---|',
-  ...rows.map(
-    (row) =>
-      `| ${row.nodes} | ${fmt(row.compileMs)} | ${fmt(row.newWorkloads.p50)} / ${fmt(row.newWorkloads.p99)} | ${fmt(row.replicas.p50)} / ${fmt(row.replicas.p99)} | ${fmt(row.bandwidthLatency.p50)} / ${fmt(row.bandwidthLatency.p99)} |`,
-  ),
-];
-const [small, large] = rows as [Row, Row];
-lines.push(
-  '',
-  `p50 ratio ${large.nodes} / ${small.nodes} nodes: new workload ${(large.newWorkloads.p50 / small.newWorkloads.p50).toFixed(2)}, replica ${(large.replicas.p50 / small.replicas.p50).toFixed(2)}, bandwidth + latency ${(large.bandwidthLatency.p50 / small.bandwidthLatency.p50).toFixed(2)}`,
-);
-console.log(lines.join('\n'));
+const job = process.argv[2]?.startsWith('{') ? (JSON.parse(process.argv[2]) as RulesJob) : undefined;
+if (job) {
+  const report = measure(job);
+  // Run by hand (no parent), the report is printed: for a profile of one size.
+  if (process.send) process.send(report, () => process.disconnect?.());
+  else console.log(JSON.stringify(report.results.map(({ name, us }) => [name, us.p50])));
+} else {
+  const quick = process.argv.includes('--quick');
+  const reports: RulesReport[] = [];
+  for (const nodes of quick ? [100, 1_000] : [100, 1_000, 10_000])
+    reports.push(await runChild<RulesReport>('./rules.ts', { nodes, decisions: quick ? 300 : 3_000 }, [], 15 * 60_000));
+  const section = renderRulesSection(reports);
+  console.log(section);
+  // Alone, the full run puts its section into BENCHMARKS.md (as `npm run bench` does with the others').
+  if (!quick) {
+    const report = new URL('../BENCHMARKS.md', import.meta.url);
+    await writeFile(
+      report,
+      withSection(await readFile(report, 'utf8'), RULES_HEADING, `${RULES_HEADING}\n\n${section}\n`),
+    );
+  }
+}

@@ -1,7 +1,7 @@
 // `npm run bench`: every benchmark in one bounded run, then BENCHMARKS.md
 // and its plot. `--quick` runs tiny versions of each (for development on a
 // shared machine) and writes to bench/out/ instead.
-//   node bench/run.ts [--quick] [--only core,updates,http]
+//   node bench/run.ts [--quick] [--only core,rules,updates,http]
 
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -17,10 +17,11 @@ import { renderChart, renderReport, type BenchResults, type Failure, type Profil
 import { measureServeMemory, type ServeMemory } from './serve-memory.ts';
 import { ensureTools } from './tools.ts';
 import { benchWorkers } from './workers.ts';
+import type { RulesJob, RulesReport } from './rules-report.ts';
 import type { UpdateJob, UpdateReport } from './updates.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SECTIONS = ['core', 'updates', 'http'] as const;
+const SECTIONS = ['core', 'rules', 'updates', 'http'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** The per-request budget given to `serve` in every HTTP run, ms: its default. */
@@ -32,6 +33,7 @@ const FULL = {
   samples: 20_000,
   batchDecisions: 50_000,
   heapDecisions: 1_000_000,
+  rules: { nodes: [100, 1_000, 10_000], decisions: 3_000 },
   updates: { nodes: 5_000, endpoints: 50_000, events: 2_000 },
   http: { nodes: 1_000, policies: 100, seconds: 3, rounds: 5, fractions: [0.25, 0.5, 0.8] },
   serveMemory: { nodes: [1_000, 10_000], policies: 100, requests: 300 },
@@ -43,6 +45,7 @@ const QUICK: typeof FULL = {
   samples: 1_000,
   batchDecisions: 1_000,
   heapDecisions: 10_000,
+  rules: { nodes: [100, 1_000], decisions: 300 },
   updates: { nodes: 500, endpoints: 5_000, events: 100 },
   http: { nodes: 200, policies: 10, seconds: 1, rounds: 1, fractions: [0.5] },
   serveMemory: { nodes: [100, 1_000], policies: 100, requests: 50 },
@@ -66,6 +69,17 @@ async function decisionSection(config: typeof FULL): Promise<DecisionReport[]> {
     };
     log(`decision core: ${nodes} nodes`);
     reports.push(await runChild<DecisionReport>('./decisions.ts', job, [], 15 * 60_000));
+  }
+  return reports;
+}
+
+/** The rules from measured data and DRA (bench/rules.ts), a fresh process per model size. */
+async function rulesSection(config: typeof FULL): Promise<RulesReport[]> {
+  const reports: RulesReport[] = [];
+  for (const nodes of config.rules.nodes) {
+    log(`rules: ${nodes} nodes`);
+    const job: RulesJob = { nodes, decisions: config.rules.decisions };
+    reports.push(await runChild<RulesReport>('./rules.ts', job, [], 15 * 60_000));
   }
   return reports;
 }
@@ -157,6 +171,7 @@ async function main(): Promise<void> {
   const serveMemory = only.has('core')
     ? await guarded('serve memory', () => serveMemorySection(config, out))
     : undefined;
+  const rules = await attempt('rules', () => rulesSection(config));
   const updates = await attempt('updates', () => {
     log(`topology updates: ${config.updates.nodes} nodes, ${config.updates.endpoints} endpoints`);
     return runChild<UpdateReport>('./updates.ts', config.updates satisfies UpdateJob, [], 15 * 60_000);
@@ -186,6 +201,7 @@ async function main(): Promise<void> {
     tools,
     decisions,
     serveMemory,
+    rules,
     updates,
     http,
     workers,
