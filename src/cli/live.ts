@@ -38,16 +38,20 @@ export async function readLiveCluster(options: {
   const files =
     options.policyPaths.length > 0 ? await loadPolicies(options.policyPaths, { cwd: options.cwd }) : undefined;
   // Loaded only here, as serve does: the watches bring the generated API models.
-  const { createKubeTopology } = await import('../sources/topology/kube.ts');
+  const [{ createKubeTopology }, { listed, watchPolicyObjects }] = await Promise.all([
+    import('../sources/topology/kube.ts'),
+    import('../sources/policies/objects.ts'),
+  ]);
+  const shell = { log: pino({ level: 'silent' }), registry: new Registry() };
   const topology = createKubeTopology({
     ...(options.kubeconfig !== undefined && { kubeconfig: options.kubeconfig }),
     etcdMetrics: [],
-    log: pino({ level: 'silent' }),
-    registry: new Registry(),
+    ...shell,
   });
+  const policyObjects = watchPolicyObjects({ config, ...shell });
   try {
-    await topology.ready(READY_TIMEOUT_MS);
-    const objects = topology.objects().get('schedulingPolicies') ?? [];
+    await Promise.all([topology.ready(READY_TIMEOUT_MS), listed(policyObjects, READY_TIMEOUT_MS)]);
+    const objects = policyObjects.objects();
     const combined = combinePolicies(files?.policies ?? [], readPolicyObjects(objects, new Map()));
     return {
       config,
@@ -55,7 +59,7 @@ export async function readLiveCluster(options: {
       policyErrors: [...(files?.errors ?? []), ...combined.errors].map(formatPolicyError),
     };
   } finally {
-    await topology.stop();
+    await Promise.all([topology.stop(), policyObjects.stop()]);
   }
 }
 

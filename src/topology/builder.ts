@@ -250,9 +250,6 @@ export class TopologyBuilder {
       case 'resourceSlices':
         this.#setResourceSlice(key, readResourceSlice(object));
         break;
-      case 'schedulingPolicies':
-        // Not part of the model: only counted, and published so that subscribers hear of the change.
-        break;
     }
     this.#dirty = true;
   }
@@ -291,9 +288,6 @@ export class TopologyBuilder {
         return;
       case 'resourceSlices':
         this.#setResourceSlice(key, undefined);
-        break;
-      case 'schedulingPolicies':
-        // Not part of the model: only counted, and published so that subscribers hear of the change.
         break;
     }
     this.#dirty = true;

@@ -3,7 +3,7 @@
 import type { KubeObject } from '../kube/types.ts';
 import type { SourceName } from './model.ts';
 
-/** The sources the topology model is built from (SchedulingPolicy objects feed the policy store). */
+/** The sources the topology model is built from (SchedulingPolicy objects feed the policy store, not the model). */
 export const TOPOLOGY_SOURCES: readonly SourceName[] = [
   'nodes',
   'namespaces',
@@ -42,19 +42,12 @@ function sourceOf(object: KubeObject): SourceName | undefined {
       return 'resourceSlices';
     case 'topogate.dev/EtcdCluster':
       return 'etcd';
-    case 'topogate.dev/SchedulingPolicy':
-      return 'schedulingPolicies';
     default:
       return undefined;
   }
 }
 
-const NAMESPACED: ReadonlySet<SourceName> = new Set([
-  'endpointSlices',
-  'controlPlanePods',
-  'pods',
-  'schedulingPolicies',
-]);
+const NAMESPACED: ReadonlySet<SourceName> = new Set(['endpointSlices', 'controlPlanePods', 'pods']);
 
 /** "namespace/name" in namespaced sources, else the name; undefined without a name. */
 export function objectKey(source: SourceName, object: KubeObject): string | undefined {

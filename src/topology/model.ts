@@ -146,8 +146,7 @@ export type SourceName =
   | 'networkTopologies'
   | 'etcd'
   | 'pods'
-  | 'resourceSlices'
-  | 'schedulingPolicies';
+  | 'resourceSlices';
 
 export interface SourceStatus {
   readonly name: SourceName;

@@ -165,7 +165,7 @@ describe('SchedulingPolicy objects behind a real API server', { timeout: 300_000
       (body) => body.includes('[+]policies ok\n') && body.includes('readyz check passed'),
       'topogate ready again',
     );
-    assert.match(topogate.output(), /topology source schedulingPolicies: .*keeping its last objects and listing again/);
+    assert.match(topogate.output(), /SchedulingPolicy objects: .*keeping its last objects and listing again/);
     await applyAll(cluster, [schedulingPolicy('crd-disk', 'crd-team', [disk('hdd')])]);
     await waitFor(async () => diskValues(await create('crd-team', 'probe', '--dry-run=server'))?.[0]?.[0] === 'hdd', {
       what: 'an edit after the restart taking effect',

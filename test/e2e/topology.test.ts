@@ -11,11 +11,14 @@ import { after, before, describe, test, type TestContext } from 'node:test';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import type { TopologySnapshot } from '../../src/topology/model.ts';
+import { KubeConfig } from '@kubernetes/client-node';
+import { watchPolicyObjects } from '../../src/sources/policies/objects.ts';
 import { createKubeTopology, type KubeTopology } from '../../src/sources/topology/kube.ts';
 import type { Cluster } from './harness/cluster.ts';
 import { startCluster } from './harness/cluster.ts';
 import { coreApi, createEtcdPods, createNodes, kubectlOk, metricSamples } from './harness/kube.ts';
 import { repoRoot } from './harness/versions.ts';
+import { waitFor } from './harness/wait.ts';
 
 const ZONE = 'topology.kubernetes.io/zone';
 
@@ -147,21 +150,37 @@ spec:
     assert.equal(snapshot.sources.get('networkTopologies')?.synced, true);
   });
 
-  test('SchedulingPolicy objects are watched once their CRD is installed, for the policy store', async (t) => {
-    assert.match(topology.readiness().reason ?? '', /schedulingPolicies disabled/);
-    await kubectlOk(cluster, ['apply', '-f', join(repoRoot, 'manifests/crds/schedulingpolicies.yaml')]);
-    await kubectlOk(cluster, [
-      'wait',
-      '--for=condition=Established',
-      'crd/schedulingpolicies.topogate.dev',
-      '--timeout=30s',
-    ]);
-    const since = performance.now();
-    await kubectlOk(cluster, ['apply', '-f', join(repoRoot, 'policies/etcd-adjacent.yaml')]);
-    await until(t, 'SchedulingPolicy', (s) => s.sources.get('schedulingPolicies')?.objects === 1, since);
-    const [policy] = topology.objects().get('schedulingPolicies') ?? [];
-    assert.equal(policy?.metadata?.name, 'etcd-adjacent');
-    assert.equal((policy?.spec as { priority?: number } | undefined)?.priority, 20);
+  test('SchedulingPolicy objects have an informer of their own, apart from the model: listed once their CRD is installed', async () => {
+    assert.equal(topology.current().sources.has('schedulingPolicies' as never), false);
+    const config = new KubeConfig();
+    config.loadFromFile(cluster.kubeconfig);
+    const timing = { absentRecheckMs: 500 };
+    const objects = watchPolicyObjects({ config, log: pino({ level: 'silent' }), registry: new Registry(), timing });
+    try {
+      await waitFor(async () => objects.status().disabled !== undefined, {
+        what: 'the CRD missing',
+        timeoutMs: 10_000,
+      });
+      await kubectlOk(cluster, ['apply', '-f', join(repoRoot, 'manifests/crds/schedulingpolicies.yaml')]);
+      await kubectlOk(cluster, [
+        'wait',
+        '--for=condition=Established',
+        'crd/schedulingpolicies.topogate.dev',
+        '--timeout=30s',
+      ]);
+      await kubectlOk(cluster, ['apply', '-f', join(repoRoot, 'policies/etcd-adjacent.yaml')]);
+      await waitFor(async () => objects.objects().length === 1, {
+        what: 'the SchedulingPolicy listed',
+        timeoutMs: 30_000,
+      });
+      assert.deepEqual(objects.status(), { synced: true, inContact: true });
+      const [policy] = objects.objects();
+      assert.equal(policy?.metadata?.name, 'etcd-adjacent');
+      assert.equal((policy?.spec as { priority?: number } | undefined)?.priority, 20);
+      assert.equal(topology.current().sources.has('schedulingPolicies' as never), false, 'not a source of the model');
+    } finally {
+      await objects.stop();
+    }
   });
 
   test('the etcd leader is known, placed on its node, and followed when it stops', async (t) => {

@@ -1,16 +1,23 @@
-// The policies in force: the directory's, joined in a cluster by its SchedulingPolicy objects.
+// The policies in force: the directory's, joined in a cluster (--topology kube) by its SchedulingPolicy
+// objects, watched by an informer of their own.
 
-import { createClusterPolicies } from '../../sources/policies/clusterPolicies.ts';
 import type { PolicyProvider } from '../../ports/policies.ts';
-import type { TopologyProvider } from '../../ports/topology.ts';
-import type { KubeTopology } from '../../sources/topology/kube.ts';
+import type { ServeConfig } from './config.ts';
 import type { Shell } from './shell.ts';
 
-/** The combined provider stops the directory's store with it. */
-export function policiesInForce(
+/** The combined provider stops the directory's store and the objects' informer with it. */
+export async function policiesInForce(
   directory: PolicyProvider,
-  topology: TopologyProvider | KubeTopology,
+  config: ServeConfig,
   shell: Shell,
-): PolicyProvider {
-  return 'objects' in topology ? createClusterPolicies({ directory, cluster: topology, ...shell }) : directory;
+): Promise<PolicyProvider> {
+  if (config.topology !== 'kube') return directory;
+  // Loaded only here, as the live topology is: @kubernetes/client-node is large.
+  const [{ createClusterPolicies }, { watchPolicyObjects }, { kubeConfig }] = await Promise.all([
+    import('../../sources/policies/clusterPolicies.ts'),
+    import('../../sources/policies/objects.ts'),
+    import('../live.ts'),
+  ]);
+  const cluster = watchPolicyObjects({ config: kubeConfig(config.kubeconfig), ...shell });
+  return createClusterPolicies({ directory, cluster, ...shell });
 }

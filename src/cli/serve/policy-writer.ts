@@ -2,6 +2,7 @@
 // SchedulingPolicy status and, with --audit-interval, the background audit's
 // PolicyReports, written by the one replica that holds its Lease.
 
+import { isClusterPolicies } from '../../sources/policies/clusterPolicies.ts';
 import type { ServeComponent } from './component.ts';
 
 const LEASE = 'topogate-policy-writer';
@@ -9,7 +10,7 @@ const LEASE = 'topogate-policy-writer';
 export const policyWriter: ServeComponent = {
   name: 'policy-writer',
   async start({ config, topology, policies, log }) {
-    if (config.topology !== 'kube' || !('objects' in topology)) return undefined;
+    if (config.topology !== 'kube' || !isClusterPolicies(policies)) return undefined;
     // Loaded only here, as the live topology is: @kubernetes/client-node is large.
     const [{ startPolicyWriter }, { elect }, { leaseNamespace }, live, { writePolicyReports }] = await Promise.all([
       import('../../sources/policies/writer.ts'),
@@ -23,12 +24,12 @@ export const policyWriter: ServeComponent = {
     const fromObject = (policy: { source?: { file: string } }) => policy.source?.file.startsWith('SchedulingPolicy/');
     const writer = startPolicyWriter({
       config: kube,
-      objects: () => topology.objects().get('schedulingPolicies') ?? [],
+      objects: () => policies.cluster.objects(),
       files: () => policies.current().policies.filter((policy) => !fromObject(policy)),
       policies: () => policies.current().policies,
       snapshot: () => topology.current(),
       subscribe: (listener) => {
-        const stops = [topology.subscribe(listener), policies.onChange(listener)];
+        const stops = [topology.subscribe(listener), policies.cluster.subscribe(listener), policies.onChange(listener)];
         return () => stops.forEach((stop) => stop());
       },
       elect: (callbacks) =>

@@ -57,7 +57,7 @@ export async function startTopogate(
     await store.stop();
     throw error;
   });
-  const policies = policiesInForce(store, topology, shell);
+  const policies = await policiesInForce(store, config, shell);
   const decider = createDecider({ policies, topology, maxSourceAgeMs: config.maxSourceAgeMs, log: shell.log });
   // The decider has compiled the policies against the topology: what start-up allocates once is all done.
   releaseStartUpGarbage();

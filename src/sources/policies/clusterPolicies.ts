@@ -1,35 +1,32 @@
-// The policies in force in a cluster (shell): the directory's, plus the
-// SchedulingPolicy objects the live topology watches. Recombined whenever
-// either changes; a new version only when the combined set differs.
+// The policies in force in a cluster (shell): the directory's, plus the cluster's SchedulingPolicy
+// objects (their own informer, objects.ts). Recombined whenever either changes; a new version only
+// when the combined set differs.
 
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
-import type { KubeObject } from '../../kube/types.ts';
-import type { SourceName, SourceStatus, TopologySnapshot } from '../../topology/model.ts';
 import type { Readiness } from '../../ports/readiness.ts';
 import { combinePolicies, readPolicyObjects, samePolicies, type ObjectReadings } from '../../policy/combine.ts';
 import { formatPolicyError, summarizePolicyErrors, type PolicyError } from '../../policy/errors.ts';
 import type { PolicyProvider, PolicyVersion } from '../../ports/policies.ts';
-
-const SOURCE: SourceName = 'schedulingPolicies';
-
-/** What of the live topology this needs (a KubeTopology is one). */
-export interface PolicyObjectSource {
-  current(): TopologySnapshot;
-  subscribe(listener: (snapshot: TopologySnapshot) => void): () => void;
-  objects(): ReadonlyMap<SourceName, readonly KubeObject[]>;
-}
+import type { PolicyObjectSource } from './objects.ts';
 
 export interface ClusterPoliciesOptions {
   /** The directory's policies; stopped with this provider. */
   readonly directory: PolicyProvider;
-  /** Not stopped with this provider: the topology is shared. */
+  /** The SchedulingPolicy objects; stopped with this provider. */
   readonly cluster: PolicyObjectSource;
   readonly log: Logger;
   readonly registry: Registry;
 }
 
-export function createClusterPolicies({ directory, cluster, log, registry }: ClusterPoliciesOptions): PolicyProvider {
+/** The policies in force, and the objects they come from (for the status writer). */
+export interface ClusterPolicies extends PolicyProvider {
+  readonly cluster: PolicyObjectSource;
+}
+
+export const isClusterPolicies = (policies: PolicyProvider): policies is ClusterPolicies => 'cluster' in policies;
+
+export function createClusterPolicies({ directory, cluster, log, registry }: ClusterPoliciesOptions): ClusterPolicies {
   const metrics = objectMetrics(registry);
   const listeners = new Set<(set: PolicyVersion) => void>();
   let readings: ObjectReadings = new Map();
@@ -73,12 +70,13 @@ export function createClusterPolicies({ directory, cluster, log, registry }: Clu
   recombine();
 
   return {
+    cluster,
     current: () => current,
     readiness(): Readiness {
       const files = directory.readiness();
       if (!files.ready) return files;
-      const status = cluster.current().sources.get(SOURCE);
-      if (status !== undefined && !status.synced && status.disabled === undefined) {
+      const status = cluster.status();
+      if (!status.synced && status.disabled === undefined) {
         return {
           ready: false,
           reason: `waiting for the first sync of SchedulingPolicy objects${status.error ? ` (${status.error})` : ''}`,
@@ -99,25 +97,22 @@ export function createClusterPolicies({ directory, cluster, log, registry }: Clu
     },
     async stop() {
       unsubscribe.forEach((stop) => stop());
-      await directory.stop();
+      await Promise.all([directory.stop(), cluster.stop()]);
     },
   };
 }
 
 /**
- * The objects' readings now. A source out of contact or not yet synced lists nothing trustworthy
- * (a watch being re-established holds no objects yet): the readings stay as they were. A disabled
- * source (the CRD is gone, and its objects with it) holds none.
+ * The objects' readings now. Out of contact the objects are those seen last, and so are the
+ * readings: the relist after a lost watch is what changes them. A disabled source (the CRD is
+ * gone, and its objects with it) holds none.
  */
 function readObjects(cluster: PolicyObjectSource, previous: ObjectReadings): ObjectReadings {
-  const status = cluster.current().sources.get(SOURCE);
-  if (status?.disabled !== undefined) return previous.size === 0 ? previous : new Map();
-  if (!inContact(status)) return previous;
-  return readPolicyObjects(cluster.objects().get(SOURCE) ?? [], previous);
+  const status = cluster.status();
+  if (status.disabled !== undefined) return previous.size === 0 ? previous : new Map();
+  if (!status.inContact) return previous;
+  return readPolicyObjects(cluster.objects(), previous);
 }
-
-const inContact = (status: SourceStatus | undefined): boolean =>
-  status !== undefined && status.synced && status.staleSince === undefined;
 
 function objectMetrics(registry: Registry) {
   const registers = [registry];

@@ -36,11 +36,7 @@ export interface KubeTopologyOptions {
 export interface KubeTopology extends TopologyProvider {
   /** Resolves once ready (every source synced or disabled), or rejects after timeoutMs. */
   ready(timeoutMs: number): Promise<void>;
-  /**
-   * Every source's objects as the API server (or etcd) gave them, by source; `schedulingPolicies` holds
-   * the SchedulingPolicy objects (for the policy store: the model does not read them). Subscribers are
-   * told of their changes too.
-   */
+  /** Every source's objects as the API server (or etcd) gave them, by source. */
   objects(): ReadonlyMap<SourceName, readonly KubeObject[]>;
 }
 
@@ -55,7 +51,8 @@ export function createKubeTopology(options: KubeTopologyOptions): KubeTopology {
 
   const log = options.log.child({ component: 'topology' });
   const metrics = createTopologyMetrics(options.registry);
-  const model = new LiveModel([...TOPOLOGY_SOURCES, 'schedulingPolicies'], metrics, log);
+  // SchedulingPolicy objects have a watch of their own (src/sources/policies/objects.ts).
+  const model = new LiveModel(TOPOLOGY_SOURCES, metrics, log);
   const timing = { ...DEFAULT_TIMING, ...options.timing };
   const scrapeEtcd = options.etcdMetrics.length > 0;
   const watches = new Map(

@@ -4,13 +4,13 @@
 // would otherwise hold hundreds of megabytes of it.
 
 import type { KubeObject } from '../../kube/types.ts';
-import type { SourceName } from '../../topology/model.ts';
 import { isRecord } from '../../topology/read/fields.ts';
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 const NODE_STATUS_DROPPED = ['images', 'volumesInUse', 'volumesAttached'];
 
-export function slim(source: SourceName, object: KubeObject): KubeObject {
+/** `source` names a watch (watches.ts); any other source keeps its objects but for metadata bulk. */
+export function slim(source: string, object: KubeObject): KubeObject {
   const out: KubeObject = { ...object };
   if (isRecord(object.metadata)) {
     const { managedFields: _, annotations, ...metadata } = object.metadata;

@@ -14,11 +14,19 @@ import {
 } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { KubeObject } from '../../kube/types.ts';
-import type { LiveModel } from './live-model.ts';
+import type { WatchEventType } from '../../topology/builder.ts';
 import type { TopologyMetrics } from './metrics.ts';
 import { describeKubeError, statusOf } from './errors.ts';
 import { slim } from './slim.ts';
-import type { WatchSpec } from './watches.ts';
+import type { WatchedSource, WatchSpec } from './watches.ts';
+
+/** Where a watch delivers what it lists and sees: the live topology model, or the SchedulingPolicy objects. */
+export interface WatchSink {
+  apply(source: WatchedSource, type: WatchEventType, object: KubeObject): void;
+  replace(source: WatchedSource, objects: readonly KubeObject[]): void;
+  disable(source: WatchedSource, reason: string): void;
+  fail(source: WatchedSource, error: string): void;
+}
 
 export interface WatchTiming {
   /** First delay after a failure; doubles up to maxBackoffMs. */
@@ -54,8 +62,8 @@ export class SlimWatch extends Watch {
 export class SourceWatch {
   readonly #spec: WatchSpec;
   readonly #config: KubeConfig;
-  readonly #model: LiveModel;
-  readonly #metrics: TopologyMetrics;
+  readonly #model: WatchSink;
+  readonly #metrics: Pick<TopologyMetrics, 'relists'>;
   readonly #log: Logger;
   readonly #timing: WatchTiming;
   #informer: Informer | undefined;
@@ -69,8 +77,8 @@ export class SourceWatch {
   constructor(
     spec: WatchSpec,
     config: KubeConfig,
-    model: LiveModel,
-    metrics: TopologyMetrics,
+    model: WatchSink,
+    metrics: Pick<TopologyMetrics, 'relists'>,
     log: Logger,
     timing: WatchTiming,
   ) {
@@ -124,7 +132,7 @@ export class SourceWatch {
     if (this.#lists++ > 0) this.#metrics.relists.inc({ source: this.#spec.source });
     this.#model.replace(this.#spec.source, list.items);
     if (this.#absent || this.#lastError !== undefined)
-      this.#log.info({ objects: list.items.length }, `topology source ${this.#spec.source} is back`);
+      this.#log.info({ objects: list.items.length }, `${this.#title} is back`);
     this.#absent = false;
     this.#lastError = undefined;
     this.#failures = 0;
@@ -144,7 +152,7 @@ export class SourceWatch {
     if (this.#spec.crd && status === 404) {
       if (!this.#absent) {
         this.#log.warn(
-          `topology source ${this.#spec.source} disabled: ${this.#spec.apiVersion} ${this.#spec.kind} is not served (CRD ${this.#spec.crd} not installed); looking again every ${Math.round(this.#timing.absentRecheckMs / 1000)}s`,
+          `${this.#title} disabled: ${this.#spec.apiVersion} ${this.#spec.kind} is not served (CRD ${this.#spec.crd} not installed); looking again every ${Math.round(this.#timing.absentRecheckMs / 1000)}s`,
         );
         this.#model.disable(this.#spec.source, `CRD ${this.#spec.crd} not installed`);
       }
@@ -157,13 +165,14 @@ export class SourceWatch {
     const delay = Math.min(this.#timing.backoffMs * 2 ** this.#failures++, this.#timing.maxBackoffMs);
     // One line per kind of failure, not one per retry.
     if (message !== this.#lastError)
-      this.#log.warn(
-        { retryInMs: delay },
-        `topology source ${this.#spec.source}: ${message}; keeping its last objects and listing again`,
-      );
-    else this.#log.debug({ retryInMs: delay }, `topology source ${this.#spec.source}: ${message}`);
+      this.#log.warn({ retryInMs: delay }, `${this.#title}: ${message}; keeping its last objects and listing again`);
+    else this.#log.debug({ retryInMs: delay }, `${this.#title}: ${message}`);
     this.#lastError = message;
     this.#later(delay);
+  }
+
+  get #title(): string {
+    return this.#spec.title ?? `topology source ${this.#spec.source}`;
   }
 
   #later(delayMs: number): void {

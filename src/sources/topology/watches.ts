@@ -13,8 +13,13 @@ export interface ObjectList {
   readonly metadata?: { readonly resourceVersion?: string };
 }
 
+/** The topology's sources, and the SchedulingPolicy objects the policy store watches on its own. */
+export type WatchedSource = SourceName | 'schedulingPolicies';
+
 export interface WatchSpec {
-  readonly source: SourceName;
+  readonly source: WatchedSource;
+  /** How logs name the watch (default: topology source <source>). */
+  readonly title?: string;
   readonly apiVersion: string;
   readonly kind: string;
   /** The collection's path, for the watch. */
@@ -27,7 +32,7 @@ export interface WatchSpec {
 
 const CONTROL_PLANE_SELECTOR = 'tier=control-plane';
 
-export const WATCHES: readonly WatchSpec[] = [
+export const WATCHES: readonly (WatchSpec & { readonly source: SourceName })[] = [
   builtin('nodes', 'v1', 'Node', '/api/v1/nodes', (c) => c.makeApiClient(CoreV1Api).listNode()),
   builtin('namespaces', 'v1', 'Namespace', '/api/v1/namespaces', (c) => c.makeApiClient(CoreV1Api).listNamespace()),
   builtin('endpointSlices', 'discovery.k8s.io/v1', 'EndpointSlice', '/apis/discovery.k8s.io/v1/endpointslices', (c) =>
@@ -60,16 +65,21 @@ export const WATCHES: readonly WatchSpec[] = [
   ),
   custom('networkTopologies', 'topogate.dev', 'v1alpha1', 'NetworkTopology', 'networktopologies'),
   custom('etcd', 'topogate.dev', 'v1alpha1', 'EtcdCluster', 'etcdclusters'),
-  custom('schedulingPolicies', 'topogate.dev', 'v1alpha1', 'SchedulingPolicy', 'schedulingpolicies'),
 ];
 
-function builtin(
-  source: SourceName,
+/** The SchedulingPolicy objects, for the policy store (src/sources/policies/objects.ts), not the model. */
+export const POLICY_WATCH: WatchSpec = {
+  ...custom('schedulingPolicies', 'topogate.dev', 'v1alpha1', 'SchedulingPolicy', 'schedulingpolicies'),
+  title: 'SchedulingPolicy objects',
+};
+
+function builtin<Source extends WatchedSource>(
+  source: Source,
   apiVersion: string,
   kind: string,
   path: string,
   list: (config: KubeConfig) => Promise<{ items: object[]; metadata?: { resourceVersion?: string } }>,
-): WatchSpec {
+): WatchSpec & { readonly source: Source } {
   return {
     source,
     apiVersion,
@@ -79,7 +89,13 @@ function builtin(
   };
 }
 
-function custom(source: SourceName, group: string, version: string, kind: string, plural: string): WatchSpec {
+function custom<Source extends WatchedSource>(
+  source: Source,
+  group: string,
+  version: string,
+  kind: string,
+  plural: string,
+): WatchSpec & { readonly source: Source } {
   const apiVersion = `${group}/${version}`;
   return {
     source,
@@ -98,7 +114,7 @@ function custom(source: SourceName, group: string, version: string, kind: string
 }
 
 function plainList(
-  source: SourceName,
+  source: WatchedSource,
   list: { items?: unknown; metadata?: { resourceVersion?: string } },
   apiVersion: string,
   kind: string,

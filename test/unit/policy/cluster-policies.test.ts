@@ -7,8 +7,7 @@ import { createClusterPolicies } from '../../../src/sources/policies/clusterPoli
 import { parsePolicies } from '../../../src/policy/parse.ts';
 import type { PolicyVersion } from '../../../src/ports/policies.ts';
 import type { SchedulingPolicy } from '../../../src/policy/types.ts';
-import { TopologyBuilder } from '../../../src/topology/builder.ts';
-import type { TopologySnapshot } from '../../../src/topology/model.ts';
+import { PolicyObjects } from '../../../src/sources/policies/objects.ts';
 import { nvme, policyObject, ssd, tooBig, tooBigError } from './cluster-policies-cases.ts';
 import { policy } from './loader-cases.ts';
 
@@ -17,45 +16,34 @@ const fromFile = parsePolicies(
   'policies/p.yaml',
 ).policies;
 
-/** The SchedulingPolicy source as the live topology shows it: real snapshots from the builder, objects as the informer holds them. */
+/** The SchedulingPolicy objects as their informer delivers them to the real sink; each step awaits its notice. */
 function clusterSource() {
-  const builder = new TopologyBuilder({ sources: ['schedulingPolicies'] });
-  const listeners = new Set<(snapshot: TopologySnapshot) => void>();
-  let snapshot = builder.publish();
-  let objects: KubeObject[] = [];
-  const publish = () => {
-    snapshot = builder.publish();
-    for (const listener of listeners) listener(snapshot);
-  };
+  const sink = new PolicyObjects(pino({ level: 'silent' }));
+  const noticed = () => new Promise((resolve) => setImmediate(resolve));
+  let stopped = false;
   return {
-    current: () => snapshot,
-    subscribe(listener: (snapshot: TopologySnapshot) => void) {
-      listeners.add(listener);
-      return () => void listeners.delete(listener);
+    objects: () => sink.objects(),
+    status: () => sink.status(),
+    subscribe: (listener: () => void) => sink.subscribe(listener),
+    async stop() {
+      stopped = true;
+      await sink.stop();
     },
-    objects: () => new Map([['schedulingPolicies' as const, objects]]),
-    listeners: () => listeners.size,
-    /** A full list: the source is synced and holds these. */
-    list(next: KubeObject[]) {
-      objects = next;
-      builder.replace('schedulingPolicies', next, Date.now());
-      publish();
+    stopped: () => stopped,
+    /** A full list (the first, or the relist after a lost watch). */
+    async list(next: KubeObject[]) {
+      sink.replace('schedulingPolicies', next);
+      await noticed();
     },
-    /** The watch broke: the informer being set up again holds nothing yet. */
-    fail(error: string) {
-      objects = [];
-      builder.fail('schedulingPolicies', error, Date.now());
-      publish();
+    /** The watch broke: its objects are those seen last. */
+    async fail(error: string) {
+      sink.fail('schedulingPolicies', error);
+      await noticed();
     },
     /** The CRD was deleted. */
-    disable() {
-      objects = [];
-      builder.disable('schedulingPolicies', 'CRD schedulingpolicies.topogate.dev not installed', Date.now());
-      publish();
-    },
-    refresh() {
-      builder.refresh(Date.now());
-      publish();
+    async disable() {
+      sink.disable('schedulingPolicies', 'CRD schedulingpolicies.topogate.dev not installed');
+      await noticed();
     },
   };
 }
@@ -97,7 +85,7 @@ function open(files: readonly SchedulingPolicy[] = fromFile) {
   return { provider, cluster, directory, lines, versions, names, metric };
 }
 
-test('not ready until the SchedulingPolicy objects are first listed; then their policies join the files', () => {
+test('not ready until the SchedulingPolicy objects are first listed; then their policies join the files', async () => {
   const { provider, cluster, names, versions } = open();
   assert.deepEqual(provider.readiness(), {
     ready: false,
@@ -106,33 +94,31 @@ test('not ready until the SchedulingPolicy objects are first listed; then their 
   assert.deepEqual(names(), ['from-file policies/p.yaml']);
   const before = provider.current().version;
 
-  cluster.list([policyObject('alpha', nvme, '1')]);
+  await cluster.list([policyObject('alpha', nvme, '1')]);
   assert.deepEqual(provider.readiness(), { ready: true });
   assert.deepEqual(names(), ['from-file policies/p.yaml', 'alpha SchedulingPolicy/alpha']);
   assert.deepEqual(versions, [before + 1]);
 });
 
-test('a new version only when the combined set changes: a refresh or a relabelled object keeps it', () => {
+test('a new version only when the combined set changes: a relist or a relabelled object keeps it', async () => {
   const { provider, cluster, versions } = open();
-  cluster.list([policyObject('alpha', nvme, '1')]);
+  await cluster.list([policyObject('alpha', nvme, '1')]);
   const version = provider.current().version;
-  cluster.refresh();
-  cluster.list([policyObject('alpha', nvme, '2')]);
+  await cluster.list([policyObject('alpha', nvme, '2')]);
   assert.equal(provider.current().version, version);
   assert.equal(versions.length, 1);
 
-  cluster.list([policyObject('alpha', ssd, '3')]);
+  await cluster.list([policyObject('alpha', ssd, '3')]);
   assert.equal(provider.current().version, version + 1);
   assert.deepEqual(provider.current().policies[1]?.rules.nodeLabels?.required, ssd.rules.nodeLabels.required);
 });
 
 test('an object edited into an invalid spec: logged once, said in readiness, and its last good version stays', async () => {
   const { provider, cluster, lines, names, metric } = open();
-  cluster.list([policyObject('alpha', nvme, '1'), policyObject('beta', ssd, '1')]);
+  await cluster.list([policyObject('alpha', nvme, '1'), policyObject('beta', ssd, '1')]);
   const version = provider.current().version;
 
-  cluster.list([policyObject('alpha', tooBig, '2'), policyObject('beta', ssd, '1')]);
-  cluster.refresh();
+  await cluster.list([policyObject('alpha', tooBig, '2'), policyObject('beta', ssd, '1')]);
   const error = `SchedulingPolicy/alpha: ${tooBigError}`;
   assert.deepEqual(provider.readiness(), {
     ready: true,
@@ -152,34 +138,34 @@ test('an object edited into an invalid spec: logged once, said in readiness, and
   assert.equal(await metric('topogate_policy_objects_invalid'), 1);
   assert.equal(await metric('topogate_policy_objects_loaded'), 2);
 
-  cluster.list([policyObject('alpha', ssd, '3'), policyObject('beta', ssd, '1')]);
+  await cluster.list([policyObject('alpha', ssd, '3'), policyObject('beta', ssd, '1')]);
   assert.deepEqual(provider.readiness(), { ready: true });
   assert.ok(lines.some((line) => line.msg === 'no SchedulingPolicy object is refused any more'));
   assert.equal(await metric('topogate_policy_objects_invalid'), 0);
 });
 
-test('an object that was never valid is absent; deleting an object removes its policy', () => {
+test('an object that was never valid is absent; deleting an object removes its policy', async () => {
   const { cluster, names } = open([]);
-  cluster.list([policyObject('alpha', nvme, '1'), policyObject('big', tooBig, '1')]);
+  await cluster.list([policyObject('alpha', nvme, '1'), policyObject('big', tooBig, '1')]);
   assert.deepEqual(names(), ['alpha SchedulingPolicy/alpha']);
-  cluster.list([policyObject('big', tooBig, '1')]);
+  await cluster.list([policyObject('big', tooBig, '1')]);
   assert.deepEqual(names(), []);
 });
 
-test('out of contact the objects seen last stay in force; when the CRD is removed they go', () => {
+test('out of contact the objects seen last stay in force; when the CRD is removed they go', async () => {
   const { provider, cluster, names } = open([]);
-  cluster.list([policyObject('alpha', nvme, '1')]);
-  cluster.fail('connect ECONNREFUSED 127.0.0.1:6443');
+  await cluster.list([policyObject('alpha', nvme, '1')]);
+  await cluster.fail('connect ECONNREFUSED 127.0.0.1:6443');
   assert.deepEqual(names(), ['alpha SchedulingPolicy/alpha']);
   assert.equal(provider.readiness().ready, true);
-  cluster.disable();
+  await cluster.disable();
   assert.deepEqual(names(), []);
   assert.equal(provider.readiness().ready, true);
 });
 
-test('a file policy and an object of the same name: the file wins, the object is reported', () => {
+test('a file policy and an object of the same name: the file wins, the object is reported', async () => {
   const { provider, cluster, names } = open();
-  cluster.list([policyObject('from-file', nvme, '1')]);
+  await cluster.list([policyObject('from-file', nvme, '1')]);
   assert.deepEqual(names(), ['from-file policies/p.yaml']);
   assert.match(
     provider.readiness().reason ?? '',
@@ -189,20 +175,20 @@ test('a file policy and an object of the same name: the file wins, the object is
 
 test('a new directory set is combined with the objects; stop stops the directory and listens no more', async () => {
   const { provider, cluster, directory, names, versions } = open();
-  cluster.list([policyObject('alpha', nvme, '1')]);
+  await cluster.list([policyObject('alpha', nvme, '1')]);
   directory.set([]);
   assert.deepEqual(names(), ['alpha SchedulingPolicy/alpha']);
   assert.equal(versions.length, 2);
   await provider.stop();
   assert.ok(directory.stopped());
-  assert.equal(cluster.listeners(), 0);
-  cluster.list([]);
+  assert.ok(cluster.stopped(), 'the informer stops with the provider');
+  await cluster.list([]);
   assert.deepEqual(names(), ['alpha SchedulingPolicy/alpha']);
 });
 
-test('without the CRD the files alone are in force, and ready', () => {
+test('without the CRD the files alone are in force, and ready', async () => {
   const { provider, cluster, names } = open();
-  cluster.disable();
+  await cluster.disable();
   assert.deepEqual(provider.readiness(), { ready: true });
   assert.deepEqual(names(), ['from-file policies/p.yaml']);
 });

@@ -203,23 +203,6 @@ describe('TopologyBuilder', () => {
     assert.equal(after.nodes, before.nodes, 'the model itself is shared');
   });
 
-  it('counts SchedulingPolicy objects and publishes their changes, without putting them in the model', () => {
-    const builder = new TopologyBuilder({ sources: ['schedulingPolicies'] });
-    builder.replace('schedulingPolicies', [], 0);
-    const before = builder.publish();
-    builder.apply(
-      'schedulingPolicies',
-      'ADDED',
-      { apiVersion: 'topogate.dev/v1alpha1', kind: 'SchedulingPolicy', metadata: { name: 'p' } },
-      1,
-    );
-    assert.equal(builder.changed, true);
-    const after = builder.publish();
-    assert.ok(after.version > before.version);
-    assert.equal(after.sources.get('schedulingPolicies')?.objects, 1);
-    assert.equal(after.nodes, before.nodes);
-  });
-
   it('moves a Service’s zones when the node of an endpoint changes zone or goes', () => {
     const builder = new TopologyBuilder({ sources: TOPOLOGY_SOURCES });
     builder.replace('nodes', [node('a', { [ZONE]: 'z1' }), node('b', { [ZONE]: 'z2' })], 0);
