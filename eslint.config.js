@@ -25,6 +25,33 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
+  // The decision core reads a Pod only as PodFacts (src/kube/podFacts.ts), which is the decision memo's key:
+  // a rule that imported the raw Pod could read a field the key leaves out (test/unit/architecture/pod-facts.test.ts).
+  {
+    files: [
+      'src/policy/rules/**',
+      'src/policy/{engine,context,compiler,match,merge,memo,deferral,explain,rollout,satisfiability}.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/kube/types.ts'],
+              importNames: ['Pod', 'PodSpec', 'Container', 'KubeObject'],
+              message: 'decisions read PodFacts (kube/podFacts.ts), the memo key; add the field there',
+            },
+            {
+              group: ['**/kube/podFacts.ts'],
+              importNames: ['podFacts', 'podRequest'],
+              message: 'the Pod is parsed at the boundary (admission, CLI), not in the decision core',
+            },
+          ],
+        },
+      ],
+    },
+  },
   // TypeScript knows the globals; no-undef would only repeat it, wrongly for types.
   { files: ['**/*.ts'], rules: { 'no-undef': 'off' } },
   { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs', globals: nodeCommonJs } },
