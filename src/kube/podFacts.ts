@@ -148,7 +148,7 @@ export function podFacts(pod: unknown, namespace: string, workload?: WorkloadIde
     nodeName: typeof spec?.nodeName === 'string' && spec.nodeName !== '' ? spec.nodeName : undefined,
     decidedBy:
       isRecord(annotations) && Object.hasOwn(annotations, POLICIES_ANNOTATION)
-        ? String(annotations[POLICIES_ANNOTATION])
+        ? text(annotations[POLICIES_ANNOTATION])
         : undefined,
     placement: {
       nodeSelector: isRecord(spec?.nodeSelector) ? stringified(spec.nodeSelector) : undefined,
@@ -221,7 +221,7 @@ function requirement(value: unknown): RequirementFacts[] {
   const values = Array.isArray(value.values)
     ? value.values.filter((item): item is string => typeof item === 'string')
     : [];
-  return [{ key: value.key, operator: String(value.operator), values }];
+  return [{ key: value.key, operator: text(value.operator), values }];
 }
 
 /** A toleration with a field of the wrong type tolerates nothing. */
@@ -261,7 +261,15 @@ function strings(value: unknown): Labels {
 
 /** A nodeSelector value that is not a string is compared as its text, as the label index would see it. */
 function stringified(value: Record<string, unknown>): Labels {
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, String(item)]));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, text(item)]));
+}
+
+/**
+ * Any JSON value as text. String() would call an object's toString, and JSON.parse makes objects whose
+ * own "toString" is a number: String({"toString": 1}) throws (test/unit/fuzz/pod-facts.test.ts).
+ */
+function text(value: unknown): string {
+  return typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
 }
 
 function records(value: unknown): Record<string, unknown>[] {
