@@ -32,6 +32,16 @@ interface Domain {
   readonly set: NodeSet;
 }
 
+/** The rule's domains in one snapshot, built on first use. */
+interface Layout {
+  /** Sorted by key. */
+  readonly domains: readonly Domain[];
+  /** Each domain's hash by index: what ranking the domains for a workload reads, in one typed array. */
+  readonly hashes: Uint32Array;
+  /** Node name → its domain, to place a workload's bound Pods and a bind without a pass over the nodes. */
+  readonly domainOf: ReadonlyMap<string, Domain>;
+}
+
 /** No allowed node in the domain: it is no candidate at all. */
 const OUTSIDE = -1;
 
@@ -44,10 +54,10 @@ class Room {
   readonly occupancy: Occupancy;
   /** Some domain has an allowed node (which binds do not change). */
   readonly anyAllowed: boolean;
-  readonly #domains: readonly Domain[];
+  readonly layout: Layout;
 
-  constructor(domains: readonly Domain[], counts: Int32Array, occupancy: Occupancy, anyAllowed: boolean) {
-    this.#domains = domains;
+  constructor(layout: Layout, counts: Int32Array, occupancy: Occupancy, anyAllowed: boolean) {
+    this.layout = layout;
     this.counts = counts;
     this.occupancy = occupancy;
     this.anyAllowed = anyAllowed;
@@ -62,16 +72,12 @@ class Room {
   roomiest(): Domain {
     let best = this.counts.findIndex((count) => count > OUTSIDE);
     for (let i = best + 1; i < this.counts.length; i++) if (this.counts[i]! > this.counts[best]!) best = i;
-    return this.#domains[best]!;
+    return this.layout.domains[best]!;
   }
 }
 
 export function compilePack(rule: PackRule, snapshot: TopologySnapshot): CompiledRule {
-  let domains: readonly Domain[] | undefined;
-  /** Each domain's hash by index: what ranking the domains for a workload reads, in one typed array. */
-  let hashes: Uint32Array | undefined;
-  /** Node name → its domain, to place a workload's bound Pods and a bind without a pass over the nodes. */
-  let domainOf: ReadonlyMap<string, Domain> | undefined;
+  let layout: Layout | undefined;
   // Per allowed set and request shape: replicas of a workload, and workloads of one shape, ask again. A room
   // counted at an older occupancy is brought up to date by the nodes whose Pods changed since, not counted anew.
   const rooms = new WeakMap<NodeSet, LRUCache<string, Room>>();
@@ -81,20 +87,11 @@ export function compilePack(rule: PackRule, snapshot: TopologySnapshot): Compile
     if (byShape === undefined) rooms.set(allowed, (byShape = lruMap()));
     const kept = byShape.get(shape);
     if (kept?.occupancy === occupancy) return kept;
-    if (domains === undefined) {
-      domains = domainsOf(rule, snapshot);
-      hashes = Uint32Array.from(domains, (domain) => domain.hash);
-      domainOf = new Map(domains.flatMap((domain) => domain.nodes.map((node) => [node.name, domain] as const)));
-    }
+    layout ??= layoutOf(rule, snapshot);
     const changed = kept && occupancy.changedSince(kept.occupancy);
     const room = changed
-      ? new Room(
-          domains,
-          countsAfter(kept, changed, domainOf!, snapshot, allowed, request, occupancy),
-          occupancy,
-          kept.anyAllowed,
-        )
-      : fresh(domains, countsIn(domains, allowed, request, occupancy), occupancy);
+      ? new Room(layout, countsAfter(kept, changed, snapshot, allowed, request, occupancy), occupancy, kept.anyAllowed)
+      : fresh(layout, countsIn(layout.domains, allowed, request, occupancy), occupancy);
     byShape.set(shape, room);
     return room;
   };
@@ -112,7 +109,7 @@ export function compilePack(rule: PackRule, snapshot: TopologySnapshot): Compile
         const modelHolds = `no allowed node carries the label ${rule.level}`;
         return rule.mode === 'Required' ? output({ nodes: NodeSet.EMPTY, modelHolds }) : { dropped: modelHolds };
       }
-      const bound = boundIn(room, domainOf!, occupancy, workload);
+      const bound = boundIn(room, occupancy, workload);
       const fits = (domain: Domain) => room.of(domain) >= Math.max(1, replicas - (bound.get(domain) ?? 0));
       let home: Domain | undefined;
       for (const [domain, count] of bound) {
@@ -123,7 +120,7 @@ export function compilePack(rule: PackRule, snapshot: TopologySnapshot): Compile
       if (!chosen) {
         // Domains without the workload's Pods need room for all of it; those with some, for the rest.
         const partly = [...bound.keys()].filter((domain) => fits(domain) && room.of(domain) < replicas);
-        chosen = rendezvous(workload, domains!, hashes!, room, Math.max(1, replicas), partly);
+        chosen = rendezvous(workload, room, Math.max(1, replicas), partly);
       }
       const shape = describeRequest(request);
       if (!chosen) {
@@ -194,9 +191,18 @@ function domainsOf(rule: PackRule, snapshot: TopologySnapshot): Domain[] {
     });
 }
 
-function fresh(domains: readonly Domain[], counts: Int32Array, occupancy: Occupancy): Room {
-  return new Room(
+function layoutOf(rule: PackRule, snapshot: TopologySnapshot): Layout {
+  const domains = domainsOf(rule, snapshot);
+  return {
     domains,
+    hashes: Uint32Array.from(domains, (domain) => domain.hash),
+    domainOf: new Map(domains.flatMap((domain) => domain.nodes.map((node) => [node.name, domain] as const))),
+  };
+}
+
+function fresh(layout: Layout, counts: Int32Array, occupancy: Occupancy): Room {
+  return new Room(
+    layout,
     counts,
     occupancy,
     counts.some((count) => count !== OUTSIDE),
@@ -224,7 +230,6 @@ function countsIn(
 function countsAfter(
   before: Room,
   changed: ReadonlySet<string>,
-  domainOf: ReadonlyMap<string, Domain>,
   snapshot: TopologySnapshot,
   allowed: NodeSet,
   request: ResourceList,
@@ -232,7 +237,7 @@ function countsAfter(
 ): Int32Array {
   const counts = before.counts.slice();
   for (const name of changed) {
-    const domain = domainOf.get(name);
+    const domain = before.layout.domainOf.get(name);
     const node = snapshot.nodes.get(name);
     if (!domain || !node || !allowed.has(node.slot)) continue;
     counts[domain.index] =
@@ -253,15 +258,10 @@ function podsFitting(node: NodeInfo, request: ResourceList, occupancy: Occupancy
 }
 
 /** The workload's bound Pods per domain. */
-function boundIn(
-  room: Room,
-  domainOf: ReadonlyMap<string, Domain>,
-  occupancy: Occupancy,
-  workload: string,
-): Map<Domain, number> {
+function boundIn(room: Room, occupancy: Occupancy, workload: string): Map<Domain, number> {
   const bound = new Map<Domain, number>();
   for (const [node, count] of occupancy.workloadNodes(workload) ?? []) {
-    const domain = domainOf.get(node);
+    const domain = room.layout.domainOf.get(node);
     if (domain && room.of(domain) !== OUTSIDE) bound.set(domain, (bound.get(domain) ?? 0) + count);
   }
   return bound;
@@ -272,14 +272,8 @@ function boundIn(
  * fitting moves only its own. One pass over the domains' counts and hashes (typed arrays), an integer mix each:
  * about a microsecond for 250 racks, and nothing allocated.
  */
-function rendezvous(
-  workload: string,
-  domains: readonly Domain[],
-  hashes: Uint32Array,
-  room: Room,
-  need: number,
-  partly: readonly Domain[],
-): Domain | undefined {
+function rendezvous(workload: string, room: Room, need: number, partly: readonly Domain[]): Domain | undefined {
+  const { domains, hashes } = room.layout;
   const seed = fnv1a(workload);
   let best = -1;
   let bestScore = -1;
