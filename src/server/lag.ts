@@ -12,8 +12,8 @@ export interface LoopLag {
 
 /**
  * A timer every `intervalMs` notes how late it fires. Timers run before the loop reads sockets, so a request read
- * right after a block finds that block in the last tick's lateness; one read later in the same turn as the
- * block finds it in the time since the last tick.
+ * right after a block finds that block in the last tick's lateness, until the next tick, however long the process
+ * then waited for a CPU; one read later in the same turn as the block finds it in the time since the last tick.
  */
 export function watchLoopLag(intervalMs = 10): LoopLag {
   let lastTick = performance.now();
@@ -24,10 +24,7 @@ export function watchLoopLag(intervalMs = 10): LoopLag {
     lastTick = now;
   }, intervalMs).unref();
   return {
-    recentMs() {
-      const sinceTick = performance.now() - lastTick;
-      return Math.max(sinceTick - intervalMs, sinceTick < intervalMs ? lastLateMs : 0, 0);
-    },
+    recentMs: () => Math.max(lastLateMs, performance.now() - lastTick - intervalMs),
     stop: () => clearInterval(timer),
   };
 }
