@@ -24,6 +24,7 @@ import { defaultLimits, type ServerLimits } from './limits.ts';
 import type { ReadinessChecks } from './readiness.ts';
 import { answerClientError, refuseExpectation } from './refusals.ts';
 import { keyPairProblem, readKeyPair, tlsSettings } from './tls.ts';
+import { trimAfterFloods, type FloodTrimOptions } from './trim.ts';
 import { warmUp, warmUpHeader } from './warmup.ts';
 
 export interface WebhookServerOptions {
@@ -48,6 +49,8 @@ export interface WebhookServerOptions {
   readonly maxInFlight?: number;
   /** PEM CA bundle: /mutate then answers only clients presenting a certificate it signed (serve --client-ca). */
   readonly clientCa?: string;
+  /** When memory freed by a connection flood goes back to the system (trim.ts defaults). */
+  readonly floodTrim?: Pick<FloodTrimOptions, 'intervalMs' | 'minClosed'>;
 }
 
 export interface WebhookServer {
@@ -114,6 +117,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     log,
     registry,
   });
+  const trim = trimAfterFloods(server, { ...options.floodTrim, log, registry });
   server.on('clientError', answerClientError(connections, log));
   server.on('checkExpectation', refuseExpectation);
   // During the drain every answer closes its connection, so no client sends another request into the shutdown.
@@ -131,6 +135,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   } catch (error) {
     certificates.stop();
     lag.stop();
+    trim.stop();
     throw error;
   }
   const address = server.address();
@@ -150,6 +155,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     close: () => {
       certificates.stop();
       lag.stop();
+      trim.stop();
       connections.closeAfterAnswers();
       return new Promise<void>((resolve) => {
         const cut = setTimeout(() => connections.destroyAll(), limits.shutdownGraceMs).unref();

@@ -1,0 +1,84 @@
+// Memory back to the system after a connection flood. The TLS state of
+// thousands of connections lives in glibc's malloc, not in V8's heap; when they
+// close it is free but stays resident, since glibc gives back on its own only
+// the top of each arena (10,000 idle TLS connections left +130-190 MB of RSS
+// for good). malloc_trim(0) gives back every free page. Node has no binding for
+// it, so it is called through node:ffi (experimental in Node 26, loaded only
+// once a flood has closed); where that or the symbol is missing (another
+// libc, another Node), nothing is trimmed and MALLOC_ARENA_MAX=2 in the
+// shipped environments still bounds the waste (docs/reliability.md).
+
+import type { Server } from 'node:https';
+import type { Socket } from 'node:net';
+import type { Logger } from 'pino';
+import { Counter, type Registry } from 'prom-client';
+
+export interface FloodTrimOptions {
+  /** How often closed connections are counted (default 10 s). */
+  readonly intervalMs?: number;
+  /** Connections closed within one interval that make a flood (default 256): an API server's few reconnects do not. */
+  readonly minClosed?: number;
+  readonly log: Logger;
+  readonly registry: Registry;
+}
+
+type MallocTrim = (pad: bigint) => number;
+
+/** glibc's malloc_trim through node:ffi, or undefined where either is missing. */
+export function loadMallocTrim(): MallocTrim | undefined {
+  // node:ffi warns once that it is experimental: the operator did not ask for it, and the trim's own log says
+  // what it does (bin/installed.mjs silences type stripping's warning the same way).
+  const emitWarning = process.emitWarning;
+  process.emitWarning = () => {};
+  try {
+    const ffi = process.getBuiltinModule('node:ffi');
+    const library = ffi?.dlopen(null, { malloc_trim: { arguments: ['u64'], return: 'i32' } });
+    return library?.functions.malloc_trim;
+  } catch {
+    return undefined;
+  } finally {
+    process.emitWarning = emitWarning;
+  }
+}
+
+export function trimAfterFloods(server: Server, options: FloodTrimOptions): { stop(): void } {
+  const { log, registry, intervalMs = 10_000, minClosed = 256 } = options;
+  const trims = new Counter({
+    name: 'topogate_memory_trims_total',
+    help: `Times freed native memory was given back to the system after ${minClosed} or more connections closed within ${intervalMs / 1000} s.`,
+    registers: [registry],
+  });
+  let closed = 0;
+  let mallocTrim: MallocTrim | null | undefined = null;
+  const countClose = (socket: Socket) => socket.once('close', () => closed++);
+  server.on('connection', countClose);
+  const timer = setInterval(() => {
+    if (closed < minClosed) return void (closed = 0);
+    const closedNow = closed;
+    closed = 0;
+    if (mallocTrim === null) {
+      mallocTrim = loadMallocTrim();
+      if (mallocTrim === undefined) log.warn('freed memory cannot be given back after floods: no malloc_trim here');
+    }
+    if (mallocTrim === undefined) return;
+    const rssBefore = process.memoryUsage.rss();
+    const started = performance.now();
+    mallocTrim(0n);
+    trims.inc();
+    log.info(
+      {
+        closed: closedNow,
+        rssMbBefore: Math.round(rssBefore / 2 ** 20),
+        rssMbAfter: Math.round(process.memoryUsage.rss() / 2 ** 20),
+        ms: Math.round(performance.now() - started),
+      },
+      'connections closed in a flood: freed memory given back to the system',
+    );
+  }, intervalMs).unref();
+  return {
+    stop() {
+      clearInterval(timer);
+      server.off('connection', countClose);
+    },
+  };
+}

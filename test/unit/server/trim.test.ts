@@ -1,0 +1,55 @@
+// After a flood of connections closes, the server gives the freed native
+// memory back (malloc_trim through node:ffi); a few closed connections do not
+// make a flood. How much comes back is the soak's figure (bench/soak.ts).
+
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { after, before, test } from 'node:test';
+import { connect } from 'node:tls';
+import { loadMallocTrim } from '../../../src/server/trim.ts';
+import { metricValue, startTestServer, until, type Running } from './https.ts';
+
+const intervalMs = 100;
+const minClosed = 50;
+let running: Running;
+before(async () => {
+  running = await startTestServer({ floodTrim: { intervalMs, minClosed } });
+});
+after(() => running.stop());
+
+async function openAndClose(count: number): Promise<void> {
+  const sockets = await Promise.all(
+    Array.from({ length: count }, async () => {
+      const socket = connect({
+        host: '127.0.0.1',
+        port: running.server.port,
+        ca: running.certificates.caCert,
+        servername: 'localhost',
+      });
+      await once(socket, 'secureConnect');
+      return socket;
+    }),
+  );
+  await Promise.all(sockets.map((socket) => (socket.destroy(), once(socket, 'close'))));
+}
+
+const trims = () => metricValue(running, 'topogate_memory_trims_total');
+
+test('the pinned Node on glibc can call malloc_trim', () => {
+  const mallocTrim = loadMallocTrim();
+  assert.equal(typeof mallocTrim, 'function');
+  assert.ok([0, 1].includes(mallocTrim!(0n)), 'malloc_trim answers whether it released memory');
+});
+
+test('a few closed connections are no flood: nothing is trimmed', async () => {
+  await openAndClose(10);
+  await new Promise((done) => setTimeout(done, 3 * intervalMs));
+  assert.equal(await trims(), 0);
+});
+
+test('once a flood of connections has closed, the freed memory is given back, once', async () => {
+  await openAndClose(minClosed + 10);
+  await until(async () => (await trims()) === 1, 'a trim after the flood');
+  await new Promise((done) => setTimeout(done, 3 * intervalMs));
+  assert.equal(await trims(), 1, 'no trim while nothing more closes');
+});
