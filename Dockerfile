@@ -24,6 +24,9 @@ RUN ["node", "-e", "const fs = require('node:fs'); for (const f of fs.globSync('
 FROM ${BASE}
 WORKDIR /app
 ENV NODE_ENV=production
+# Two malloc arenas instead of eight per core: a flood of TLS connections then leaves far less free memory spread
+# over arenas, and serve gives it back with malloc_trim (docs/reliability.md, "Memory after a flood").
+ENV MALLOC_ARENA_MAX=2
 COPY --from=dependencies /app/node_modules ./node_modules
 COPY package.json ./
 COPY bin ./bin

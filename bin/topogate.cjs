@@ -44,7 +44,9 @@ function missingRuntime() {
 }
 
 function run(runtime) {
-  const child = spawn(runtime, [entry, ...process.argv.slice(2)], { stdio: 'inherit' });
+  // As in the image: fewer malloc arenas, so less memory stays held after a connection flood (docs/reliability.md).
+  const env = { MALLOC_ARENA_MAX: '2', ...process.env };
+  const child = spawn(runtime, [entry, ...process.argv.slice(2)], { stdio: 'inherit', env });
   // A terminal's Ctrl-C reaches the child itself (same process group); a second SIGINT would cut its
   // graceful stop short. Signals sent to this process alone are passed on.
   const ignore = () => {};

@@ -91,3 +91,16 @@ test('.dockerignore admits exactly what the Dockerfile copies from the context',
     .flatMap((args) => args.split(/\s+/).slice(0, -1));
   assert.deepEqual(admitted, [...new Set(copied)].sort());
 });
+
+test('the image, the Deployment, the chart and the npm launcher all run with two malloc arenas', async () => {
+  assert.ok(all('ENV').includes('MALLOC_ARENA_MAX=2'), 'ENV MALLOC_ARENA_MAX=2');
+  const env = deployment.spec.template.spec.containers[0].env as { name: string; value: string }[];
+  assert.deepEqual(
+    env.filter((variable) => variable.name === 'MALLOC_ARENA_MAX'),
+    [{ name: 'MALLOC_ARENA_MAX', value: '2' }],
+  );
+  const chartDeployment = await readFile(new URL('charts/topogate/templates/deployment.yaml', root), 'utf8');
+  assert.match(chartDeployment, /^ {12}- \{ name: MALLOC_ARENA_MAX, value: "2" \}$/m);
+  const launcher = await readFile(new URL('bin/topogate.cjs', root), 'utf8');
+  assert.match(launcher, /const env = \{ MALLOC_ARENA_MAX: '2', \.\.\.process\.env \};/);
+});
