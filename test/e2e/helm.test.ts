@@ -117,6 +117,19 @@ describe('the Helm chart, with a real helm and API server', { timeout: 1_200_000
     assert.match(ran.stderr, /failurePolicy/);
   });
 
+  test("webhook.defer and webhook.deferMax are serve's --defer and --defer-max; the schema refuses other modes", async () => {
+    const args = async (...sets: string[]) =>
+      (await render(...sets)).find((o) => o.kind === 'Deployment')!.spec.template.spec.containers[0].args as string[];
+    const flag = (all: string[], name: string) => all[all.indexOf(name) + 1];
+    const defaults = await args();
+    assert.deepEqual([flag(defaults, '--defer'), flag(defaults, '--defer-max')], ['overrun', '60s']);
+    const set = await args('webhook.defer=always', 'webhook.deferMax=2m30s');
+    assert.deepEqual([flag(set, '--defer'), flag(set, '--defer-max')], ['always', '2m30s']);
+    const ran = await helm(['template', release, chart, '--set', 'webhook.defer=sometimes']);
+    assert.notEqual(ran.code, 0);
+    assert.match(ran.stderr, /webhook\/defer/);
+  });
+
   test('the CRDs, RBAC rules and webhook are those of manifests/', async () => {
     const rendered = await render();
     const manifests = readdirSync(join(repoRoot, 'manifests'))
