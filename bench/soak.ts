@@ -1,37 +1,50 @@
 // The soak: a real `topogate serve` (the demo cluster) answers a steady
-// stream of legitimate reviews while an attacker on loopback holds what it can:
-// connections that never send a ClientHello, TLS connections left idle, and
-// requests whose body never ends, reconnecting as the server drops them.
-// Reported: the legitimate reviews' latency and failures before, during and
-// after, and serve's descriptors and RSS. Bounded in connections and time.
+// stream of legitimate reviews while an attacker on loopback (a process of its
+// own, bench/soak-attacker.ts) holds what it can:
+// connections that never send a ClientHello, TLS connections left idle before
+// or after one request (as a pooling client leaves them), and requests whose
+// body never ends, reconnecting as the server drops them. Reported: the
+// legitimate reviews' latency and failures before, during and after; serve's
+// descriptors and RSS; and whether its memory returns once the flood is over
+// (RSS 80 s after it against the baseline before it). Bounded in connections
+// and time.
 //
-//   node bench/soak.ts [--seconds 20] [--half-open 3000] [--idle 1000] [--slow 100] [--out bench/results]
+//   node bench/soak.ts [--seconds 20] [--half-open 1000] [--idle 900] [--kept-alive 2000] [--slow 100]
+//                      [--out bench/results]
 
-import { spawn } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:https';
-import { connect as tcpConnect, type Socket } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { connect as tlsConnect } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { metricSum } from './metrics.ts';
+import type { AttackTarget } from './soak-attacker.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '20' },
-    'half-open': { type: 'string', default: '3000' },
-    idle: { type: 'string', default: '1000' },
+    'half-open': { type: 'string', default: '1000' },
+    idle: { type: 'string', default: '900' },
+    'kept-alive': { type: 'string', default: '2000' },
     slow: { type: 'string', default: '100' },
     out: { type: 'string', default: join(root, 'bench', 'results') },
   },
 });
 const floodSeconds = Number(values.seconds);
-const target = { halfOpen: Number(values['half-open']), idle: Number(values.idle), slow: Number(values.slow) };
-/** The attacker opens at most this many connections in all, however fast the server drops them. */
-const maxAttackConnections = 50_000;
+const target: AttackTarget = {
+  halfOpen: Number(values['half-open']),
+  idle: Number(values.idle),
+  keptAlive: Number(values['kept-alive']),
+  slow: Number(values.slow),
+};
+/** When the memory is read after the flood, and how far above its baseline RSS may then be for "memory returns". */
+const settleSeconds = [30, 80] as const;
+const returnedRatio = 1.25;
 
 interface Phase {
   readonly name: string;
@@ -62,6 +75,31 @@ async function processFigures(pid: number): Promise<{ fds: number; rssMb: number
   const [fds, status] = await Promise.all([readdir(`/proc/${pid}/fd`), readFile(`/proc/${pid}/status`, 'utf8')]);
   const rssKb = Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1] ?? 0);
   return { fds: fds.length, rssMb: rssKb / 1024 };
+}
+
+/** V8's heap in use, from serve's /metrics: what the JavaScript side holds, beside RSS. */
+function heapUsedMb(url: string, ca: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    request(new URL('/metrics', url), { ca }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve(metricSum(text, 'nodejs_heap_size_used_bytes') / 2 ** 20));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+interface Memory {
+  readonly fds: number;
+  readonly rssMb: number;
+  readonly heapUsedMb: number;
+}
+
+async function memory(pid: number, url: string, ca: string): Promise<Memory> {
+  const [{ fds, rssMb }, heap] = await Promise.all([processFigures(pid), heapUsedMb(url, ca)]);
+  return { fds, rssMb: Math.round(rssMb), heapUsedMb: Math.round(heap) };
 }
 
 function review(url: string, ca: string, agent: Agent, body: string): Promise<number | undefined> {
@@ -119,38 +157,15 @@ async function phase(
   };
 }
 
-/** Keeps `count` sockets of one kind open, replacing each the server drops, within the attack's bound. */
-function hold(count: number, open: () => Socket, budget: { opened: number }): { stop(): void } {
-  const sockets = new Set<Socket>();
-  let stopped = false;
-  const one = () => {
-    if (stopped || budget.opened >= maxAttackConnections) return;
-    budget.opened++;
-    const socket = open();
-    sockets.add(socket);
-    socket.on('error', () => {});
-    // A half-open socket sees the server's FIN as 'end' only; the attacker then lets go and reconnects.
-    socket.once('end', () => socket.destroy());
-    socket.once('close', () => {
-      sockets.delete(socket);
-      setTimeout(one, 50);
-    });
-  };
-  for (let i = 0; i < count; i++) one();
-  return {
-    stop() {
-      stopped = true;
-      for (const socket of sockets) socket.destroy();
-    },
-  };
-}
-
 const certDir = await mkdtemp(join(tmpdir(), 'topogate-soak-'));
+/** serve as the image and the Deployments run it, unless the caller's environment says otherwise. */
+const arenas = process.env['MALLOC_ARENA_MAX'] ?? '2';
 const child = spawn(
   process.execPath,
   [join(root, 'bin', 'topogate.ts'), 'serve', '--port', '0', '--cert-dir', certDir],
   {
     stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, MALLOC_ARENA_MAX: arenas },
   },
 );
 try {
@@ -168,54 +183,61 @@ try {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const send = () => review(url, ca, agent, body);
   const before = await phase('before', 5, send, pid);
+  const baseline = await memory(pid, url, ca);
 
-  const budget = { opened: 0 };
-  const tls = () => tlsConnect({ host: '127.0.0.1', port, ca, servername: 'localhost' });
-  const attack = [
-    hold(target.halfOpen, () => tcpConnect({ host: '127.0.0.1', port, allowHalfOpen: true }), budget),
-    hold(target.idle, tls, budget),
-    hold(
-      target.slow,
-      () => {
-        const socket = tls();
-        socket.once('secureConnect', () =>
-          socket.write(
-            'POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 9000\r\n\r\n{',
-          ),
-        );
-        return socket;
-      },
-      budget,
-    ),
-  ];
+  const attacker = fork(join(root, 'bench', 'soak-attacker.ts'), [
+    JSON.stringify({ port, caFile: join(certDir, 'ca.crt'), target }),
+  ]);
   const during = await phase('during the flood', floodSeconds, send, pid);
-  for (const part of attack) part.stop();
+  attacker.send('stop');
+  const [{ opened }] = (await once(attacker, 'message')) as [{ opened: number }];
+  const stopped = performance.now();
   await new Promise((done) => setTimeout(done, 3_000));
   const after = await phase('after', 5, send, pid);
-  const settled = await processFigures(pid);
+  const settled = await memory(pid, url, ca);
   agent.destroy();
+  const later: (Memory & { seconds: number })[] = [];
+  for (const seconds of settleSeconds) {
+    await new Promise((done) => setTimeout(done, stopped + seconds * 1000 - performance.now()));
+    later.push({ seconds, ...(await memory(pid, url, ca)) });
+  }
 
   const phases = [before, during, after];
+  const peakRssMb = Math.round(Math.max(...phases.map((p) => p.peakRssMb)));
+  const last = later.at(-1)!;
+  const ratio = last.rssMb / baseline.rssMb;
+  const verdict = `${ratio <= returnedRatio ? 'memory returns' : 'memory is held'}: RSS ${last.seconds} s after the flood is ${ratio.toFixed(2)}× its baseline (returned: at most ${returnedRatio}×)`;
   const report = {
     floodSeconds,
-    attack: { ...target, connectionsOpened: budget.opened },
+    attack: { ...target, connectionsOpened: opened },
     phases,
-    afterFlood: { fds: settled.fds, rssMb: Math.round(settled.rssMb) },
+    memory: { baseline, peakRssMb, afterFlood: [{ seconds: 8, ...settled }, ...later] },
+    verdict: { returns: ratio <= returnedRatio, ratio, limit: returnedRatio },
   };
   const rows = phases.map(
     (p) =>
       `| ${p.name} | ${p.answered} | ${p.failed} | ${p.p50Ms.toFixed(2)} | ${p.p99Ms.toFixed(2)} | ${p.maxMs.toFixed(1)} | ${p.peakFds} | ${Math.round(p.peakRssMb)} |`,
   );
+  const flags = process.argv.slice(2);
+  const command = ['npm run bench:soak', ...(flags.length > 0 ? ['--', ...flags] : [])].join(' ');
   const markdown = [
     heading,
     '',
-    `\`npm run bench:soak\` (bench/soak.ts), ${new Date().toISOString().slice(0, 16)}Z, on ${cpus().length} cores with a load average of ${loadavg()[0]?.toFixed(1)} when it ended. Flood of ${floodSeconds} s on loopback: ${target.halfOpen} connections that never send a ClientHello, ${target.idle} idle TLS connections and ${target.slow} requests whose body never ends, each replaced as the server drops it (${budget.opened} connections opened in all), beside one client sending reviews one after another on a kept-alive connection.`,
+    `\`${command}\` (bench/soak.ts; serve with MALLOC_ARENA_MAX=${arenas}), ${new Date().toISOString().slice(0, 16)}Z, on ${cpus().length} cores with a load average of ${loadavg()[0]?.toFixed(1)} when it ended. Flood of ${floodSeconds} s on loopback: ${target.halfOpen} connections that never send a ClientHello, ${target.idle} idle TLS connections, ${target.keptAlive} TLS connections left idle after one request and ${target.slow} requests whose body never ends, each replaced as the server drops it (${opened} connections opened in all), beside one client sending reviews one after another on a kept-alive connection.`,
     '',
     '| phase | reviews answered | failed | p50 ms | p99 ms | max ms | peak descriptors | peak RSS MB |',
     '|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
-    `3 s after the flood stopped and 5 s of reviews later: ${settled.fds} descriptors, ${Math.round(settled.rssMb)} MB RSS.`,
+    '| serve | descriptors | RSS MB | V8 heap used MB |',
+    '|---|---|---|---|',
+    `| before the flood | ${baseline.fds} | ${baseline.rssMb} | ${baseline.heapUsedMb} |`,
+    `| peak | ${Math.max(...phases.map((p) => p.peakFds))} | ${peakRssMb} | |`,
+    ...[{ seconds: 8, ...settled }, ...later].map(
+      (m) => `| ${m.seconds} s after it | ${m.fds} | ${m.rssMb} | ${m.heapUsedMb} |`,
+    ),
+    '',
+    `Verdict: ${verdict}.`,
     '',
   ].join('\n');
   await writeFile(join(values.out, 'soak.json'), `${JSON.stringify(report, null, 2)}\n`);
