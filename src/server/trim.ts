@@ -16,7 +16,10 @@ import { Counter, type Registry } from 'prom-client';
 export interface FloodTrimOptions {
   /** How often closed connections are counted (default 10 s). */
   readonly intervalMs?: number;
-  /** Connections closed within one interval that make a flood (default 256): an API server's few reconnects do not. */
+  /**
+   * Connections closed since the last trim that make a flood (default 256): an API server's few reconnects do not.
+   * The flood is over, and the trim done, once fewer than this many are open.
+   */
   readonly minClosed?: number;
   readonly log: Logger;
   readonly registry: Registry;
@@ -45,15 +48,20 @@ export function trimAfterFloods(server: Server, options: FloodTrimOptions): { st
   const { log, registry, intervalMs = 10_000, minClosed = 256 } = options;
   const trims = new Counter({
     name: 'topogate_memory_trims_total',
-    help: `Times freed native memory was given back to the system after ${minClosed} or more connections closed within ${intervalMs / 1000} s.`,
+    help: `Times freed native memory was given back to the system after a flood of ${minClosed} or more connections closed.`,
     registers: [registry],
   });
+  let open = 0;
   let closed = 0;
   let mallocTrim: MallocTrim | null | undefined = null;
-  const countClose = (socket: Socket) => socket.once('close', () => closed++);
-  server.on('connection', countClose);
+  const count = (socket: Socket) => {
+    open++;
+    socket.once('close', () => (open--, closed++));
+  };
+  server.on('connection', count);
   const timer = setInterval(() => {
-    if (closed < minClosed) return void (closed = 0);
+    // A trim stalls the loop (~400 ms after 4,000 connections): not while a flood goes on, only once it is over.
+    if (closed < minClosed || open >= minClosed) return;
     const closedNow = closed;
     closed = 0;
     if (mallocTrim === null) {
@@ -78,7 +86,7 @@ export function trimAfterFloods(server: Server, options: FloodTrimOptions): { st
   return {
     stop() {
       clearInterval(timer);
-      server.off('connection', countClose);
+      server.off('connection', count);
     },
   };
 }
