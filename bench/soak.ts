@@ -22,6 +22,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { metricSum } from './metrics.ts';
+import { withSection } from './sections.ts';
 import type { AttackTarget } from './soak-attacker.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -58,15 +59,6 @@ interface Phase {
 }
 
 const heading = '## Soak: a connection flood beside real traffic';
-
-/** BENCHMARKS.md with this section in place of its last run's, or at the end. */
-async function replaceSection(file: string, section: string): Promise<void> {
-  const text = await readFile(file, 'utf8');
-  const start = text.indexOf(heading);
-  if (start === -1) return writeFile(file, `${text.trimEnd()}\n\n${section}`);
-  const next = text.indexOf('\n## ', start + heading.length);
-  await writeFile(file, `${text.slice(0, start)}${section}${next === -1 ? '' : text.slice(next + 1)}`);
-}
 
 const quantile = (sorted: readonly number[], q: number) =>
   sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0);
@@ -168,11 +160,14 @@ const child = spawn(
     env: { ...process.env, MALLOC_ARENA_MAX: arenas },
   },
 );
+/** How long each of serve's trims after a flood stalled its loop (src/server/trim.ts logs them). */
+const trimMs: number[] = [];
 try {
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
-      const entry = JSON.parse(line) as { msg?: string; url?: string };
+      const entry = JSON.parse(line) as { msg?: string; url?: string; ms?: number };
       if (entry.msg === 'webhook serving' && entry.url) resolve(entry.url);
+      if (entry.msg?.includes('freed memory given back') && entry.ms !== undefined) trimMs.push(entry.ms);
     });
     child.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
   });
@@ -213,6 +208,7 @@ try {
     phases,
     memory: { baseline, peakRssMb, afterFlood: [{ seconds: 8, ...settled }, ...later] },
     verdict: { returns: ratio <= returnedRatio, ratio, limit: returnedRatio },
+    trimMs,
   };
   const rows = phases.map(
     (p) =>
@@ -237,12 +233,13 @@ try {
       (m) => `| ${m.seconds} s after it | ${m.fds} | ${m.rssMb} | ${m.heapUsedMb} |`,
     ),
     '',
-    `Verdict: ${verdict}.`,
+    `Verdict: ${verdict}. serve gave freed memory back ${trimMs.length} time(s)${trimMs.length > 0 ? `, its loop stalled ${trimMs.join(', ')} ms` : ''}.`,
     '',
   ].join('\n');
   await writeFile(join(values.out, 'soak.json'), `${JSON.stringify(report, null, 2)}\n`);
   await writeFile(join(values.out, 'soak.md'), markdown);
-  await replaceSection(join(root, 'BENCHMARKS.md'), markdown);
+  const benchmarks = join(root, 'BENCHMARKS.md');
+  await writeFile(benchmarks, withSection(await readFile(benchmarks, 'utf8'), heading, markdown));
   process.stdout.write(markdown);
 } finally {
   child.kill('SIGTERM');
