@@ -145,9 +145,18 @@ test('Pods of a DaemonSet get no placement outputs, and explain says why', () =>
   // The decision memo tells a DaemonSet's Pod from an otherwise equal Pod, however often both are seen.
   const compiled = compile([zoneA()], buildSnapshot(clusterObjects(), { now: NOW }));
   const alone = pod({}, { name: 'node-exporter-x1' });
+  const zoneAffinity = {
+    nodeAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: {
+        nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE, operator: 'In', values: ['zone-a'] }] }],
+      },
+    },
+  };
   for (let round = 0; round < 3; round++) {
     assert.deepEqual(decide(podRequest(daemon, 'default'), compiled, OPTIONS).patch, []);
-    assert.notDeepEqual(decide(podRequest(alone, 'default'), compiled, OPTIONS).patch, []);
+    const placed = decide(podRequest(alone, 'default'), compiled, OPTIONS);
+    assert.deepEqual(placed.applied, ['zone-a']);
+    assert.deepEqual(placed.patch[0], { op: 'add', path: '/spec/affinity', value: zoneAffinity });
   }
 });
 
