@@ -286,7 +286,7 @@ function httpSection(http: HttpReport): string {
     safe(run.topogateSafePath),
   ];
   return [
-    `topogate (\`serve\`, ${count(http.nodes)}-node model from files, ${http.policies} policies, \`--budget-ms ${http.budgetMs}\`) against the`,
+    `topogate (\`serve\`, ${count(http.nodes)}-node model from files, ${http.policies} policies, \`--budget-ms ${http.decidingBudgetMs}\` so that every request is decided on this shared machine; section 5 runs the default ${http.budgetMs} ms) against the`,
     'no-op webhook (`bench/noop-webhook.ts`: `node:https`, parse, echo the uid, allow), each one Node process on',
     `127.0.0.1 with the same certificate (made by \`topogate certs\`) and the same ${count(http.bodyBytes)}-byte AdmissionReview of a`,
     `Pod CREATE, which topogate answers with a ${http.patchOps}-operation JSON Patch (checked before the runs; the freshly`,
