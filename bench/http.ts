@@ -296,15 +296,9 @@ async function budget(setup: HttpSetup, options: HttpOptions, rate: number): Pro
   return { rate, latency, safePath: measured.safePath, ...(slowest === undefined ? {} : { serverSlowest: slowest }) };
 }
 
-export async function startTopogate(
-  setup: HttpSetup,
-  extraNodeArgs: readonly string[] = [],
-  port = TOPOGATE_PORT,
-): Promise<Server> {
-  const server = startServer('topogate', port, [
-    ...extraNodeArgs,
-    TOPOGATE,
-    'serve',
+/** `serve`'s flags for the bench's model, policies and certificate on 127.0.0.1:port. */
+export function serveArgs(setup: HttpSetup, port: number): string[] {
+  return [
     '--policies',
     setup.policiesDir,
     '--topology',
@@ -317,7 +311,15 @@ export async function startTopogate(
     setup.certDir,
     '--budget-ms',
     String(setup.budgetMs),
-  ]);
+  ];
+}
+
+export async function startTopogate(
+  setup: HttpSetup,
+  extraNodeArgs: readonly string[] = [],
+  port = TOPOGATE_PORT,
+): Promise<Server> {
+  const server = startServer('topogate', port, [...extraNodeArgs, TOPOGATE, 'serve', ...serveArgs(setup, port)]);
   await waitReady(server, '/readyz');
   return server;
 }

@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { cpuMicros } from './cpu.ts';
-import { startTopogate, type HttpSetup } from './http.ts';
+import { serveArgs, startTopogate, type HttpSetup } from './http.ts';
 import { wrk } from './load.ts';
 import { startServer, waitReady, type Server } from './processes.ts';
 import { median } from './stats.ts';
@@ -52,23 +52,6 @@ async function run(server: Server, setup: HttpSetup, seconds: number): Promise<W
   const result = await wrk({ port: server.port, bodyFile: setup.bodyFile, seconds, uniquePods: true });
   if (result.errors > 0) throw new Error(`${server.name}: ${result.errors} errors under wrk`);
   return { requestsPerSecond: result.requestsPerSecond, cpuMicrosPerRequest: (cpu() - before) / result.requests };
-}
-
-function serveArgs(setup: HttpSetup, port: number): string[] {
-  return [
-    '--policies',
-    setup.policiesDir,
-    '--topology',
-    setup.topologyFile,
-    '--port',
-    String(port),
-    '--host',
-    '127.0.0.1',
-    '--cert-dir',
-    setup.certDir,
-    '--budget-ms',
-    String(setup.budgetMs),
-  ];
 }
 
 async function startWorkers(setup: HttpSetup, count: number, port: number): Promise<Server> {

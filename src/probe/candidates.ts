@@ -71,8 +71,12 @@ export function bandwidthPlan<P extends { readonly node: string; readonly zone: 
   const own = [self.node, ...peers.filter((peer) => peer.zone === self.zone).map((peer) => peer.node)];
   if (!candidateNodes(`bandwidth/${period}/${self.zone}`, own, BANDWIDTH_SENDERS).has(self.node)) return [];
   const byZone = new Map<string, P[]>();
-  for (const peer of peers)
-    if (peer.zone !== self.zone) byZone.set(peer.zone, [...(byZone.get(peer.zone) ?? []), peer]);
+  for (const peer of peers) {
+    if (peer.zone === self.zone) continue;
+    const members = byZone.get(peer.zone);
+    if (members) members.push(peer);
+    else byZone.set(peer.zone, [peer]);
+  }
   return [...byZone].flatMap(([zone, members]) => {
     const [target] = candidateNodes(
       `bandwidth/${period}/${self.node}/${zone}`,

@@ -18,7 +18,13 @@ import type { Cluster } from './harness/cluster.ts';
 import { startCluster } from './harness/cluster.ts';
 import { coreApi, createEtcdPods, createNodes, kubectlOk, metricSamples, type FakeNode } from './harness/kube.ts';
 import type { Topogate } from './harness/topogate.ts';
-import { applyAll, installTopogateCrds, registerWebhook, startTopogate, topogateCli } from './harness/topogate.ts';
+import {
+  applyAll,
+  installTopogateCrds,
+  issueServingCertificate,
+  registerWebhook,
+  startTopogate,
+} from './harness/topogate.ts';
 import { httpsGet } from './harness/wait.ts';
 
 const namespace = 'team-faults';
@@ -434,16 +440,7 @@ describe('topogate under faults of a real control plane', { timeout: 900_000 }, 
   // Last: the harness restarts topogate trusting only the first CA.
   test('the serving certificate rotated under load (to a new CA the webhook already trusts): no request fails or goes unplaced', async () => {
     const staged = join(cluster.dir, 'rotated-certs');
-    await topogateCli([
-      'certs',
-      '--service',
-      'topogate',
-      '--namespace',
-      'topogate-system',
-      '--localhost',
-      '--out',
-      staged,
-    ]);
+    await issueServingCertificate(staged);
     const nextCa = readFileSync(join(staged, 'ca.crt'), 'utf8');
     // First the API server trusts both CAs (and skips Pods labelled rotation=trusting, so we can tell when it has the change)…
     const bundle = Buffer.from(`${topogate.caPem}${nextCa}`).toString('base64');

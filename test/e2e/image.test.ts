@@ -17,7 +17,7 @@ import { startCluster } from './harness/cluster.ts';
 import { fleet } from './fixtures/fleet.ts';
 import { coreApi, createNodes, kubectl } from './harness/kube.ts';
 import { freePort } from './harness/ports.ts';
-import { applyAll, installTopogateCrds, topogateCli } from './harness/topogate.ts';
+import { applyAll, installTopogateCrds, issueServingCertificate, topogateCli } from './harness/topogate.ts';
 import { httpsGet, waitFor } from './harness/wait.ts';
 
 const policies = fileURLToPath(new URL('./fixtures/policies/', import.meta.url));
@@ -54,16 +54,7 @@ describe('the image, run by podman as the webhook the real API server calls', { 
 
     // What the container reads, readable to its non-root user.
     const config = join(cluster.dir, 'image-config');
-    await topogateCli([
-      'certs',
-      '--service',
-      'topogate',
-      '--namespace',
-      'topogate-system',
-      '--localhost',
-      '--out',
-      join(config, 'certs'),
-    ]);
+    await issueServingCertificate(join(config, 'certs'));
     cpSync(policies, join(config, 'policies'), { recursive: true });
     copyFileSync(cluster.kubeconfig, join(config, 'kubeconfig'));
     for (const file of ['kubeconfig', ...readdirSync(join(config, 'certs')).map((f) => join('certs', f))])

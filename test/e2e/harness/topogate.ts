@@ -54,19 +54,15 @@ export interface Topogate {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
+/** `topogate certs` for the Service topogate-system/topogate and localhost, written to `out`. */
+export async function issueServingCertificate(out: string): Promise<void> {
+  await topogateCli(['certs', '--service', 'topogate', '--namespace', 'topogate-system', '--localhost', '--out', out]);
+}
+
 export async function startTopogate(options: TopogateOptions): Promise<Topogate> {
   const certDir = join(options.cluster.dir, 'topogate-certs');
   mkdirSync(certDir, { recursive: true });
-  await topogateCli([
-    'certs',
-    '--service',
-    'topogate',
-    '--namespace',
-    'topogate-system',
-    '--localhost',
-    '--out',
-    certDir,
-  ]);
+  await issueServingCertificate(certDir);
   const caPem = readFileSync(join(certDir, 'ca.crt'), 'utf8');
   // Beside the control plane's logs, so TOPOGATE_E2E_KEEP=1 keeps it too.
   const logFile = join(options.cluster.dir, 'topogate.log');
