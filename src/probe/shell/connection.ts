@@ -26,7 +26,10 @@ export class PeerConnection {
     const deadline = performance.now() + timeoutMs;
     try {
       const socket = this.#socket ?? (await this.#connect(timeoutMs));
-      return { rttMs: await this.#roundTrip(socket, deadline - performance.now()) };
+      const left = deadline - performance.now();
+      // Connecting can use up the whole timeout; a negative delay would make Node warn and wait 1 ms.
+      if (left <= 0) return { lost: `connected, but no time left of ${Math.round(timeoutMs)}ms for an answer` };
+      return { rttMs: await this.#roundTrip(socket, left) };
     } catch (error) {
       this.close();
       return { lost: (error as Error).message };

@@ -42,6 +42,26 @@ describe('probe wire: one port for probe frames and HTTP', () => {
     }
   });
 
+  it('a probe whose timeout is used up before it can send counts as loss, without a negative timer', async () => {
+    const listener = await listen('127.0.0.1', 0, (_request, response) => response.end());
+    const connection = new PeerConnection('127.0.0.1', listener.port, undefined);
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      assert.ok('rttMs' in (await connection.probe(1000)), 'the connection is made and kept');
+      const spent = await connection.probe(0);
+      assert.ok('lost' in spent, JSON.stringify(spent));
+      assert.match(spent.lost, /no time left of 0ms/);
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(warnings, []);
+    } finally {
+      process.off('warning', onWarning);
+      connection.close();
+      await listener.close();
+    }
+  });
+
   it('reports a peer that does not answer as loss, not as a round trip', async () => {
     // Accepts connections and never answers.
     const silent = createServer(() => {});
