@@ -26,11 +26,12 @@ export function watchContention(): () => Promise<Contention> {
   const entries: PerformanceEntry[] = [];
   const observer = new PerformanceObserver((list) => entries.push(...list.getEntries()));
   observer.observe({ entryTypes: ['gc'] });
-  const waitedBefore = waitedNs();
+  // The wait is read inside the timed window, so a wait between the two readings can never exceed it.
   const start = performance.now();
+  const waitedBefore = waitedNs();
   return async () => {
-    const end = performance.now();
     const waitedAfter = waitedNs();
+    const end = performance.now();
     // GC entries are delivered asynchronously: give them a moment, then keep those of the window.
     await sleep(20);
     observer.disconnect();
