@@ -27,6 +27,8 @@ const everything = [
   'metrics.serviceMonitor.enabled=true',
   'metrics.prometheusRule.enabled=true',
   'ui.enabled=true',
+  'probe.enabled=true',
+  'probe.bandwidth.period=10m',
 ];
 
 /** The Prometheus Operator's two kinds, as far as the API server needs to store what the chart makes. */
@@ -128,6 +130,32 @@ describe('the Helm chart, with a real helm and API server', { timeout: 1_200_000
     const ran = await helm(['template', release, chart, '--set', 'webhook.defer=sometimes']);
     assert.notEqual(ran.code, 0);
     assert.match(ran.stderr, /webhook\/defer/);
+  });
+
+  test('probe.bandwidth and probe.extraArgs are the agents’ flags; with metrics on, a PodMonitor scrapes them', async () => {
+    const probe = async (...sets: string[]) => {
+      const rendered = await render('probe.enabled=true', ...sets);
+      const daemonSet = rendered.find((o) => o.kind === 'DaemonSet')!;
+      return { args: daemonSet.spec.template.spec.containers[0].args as string[], rendered, daemonSet };
+    };
+    const off = await probe();
+    assert.deepEqual(off.args, ['probe', '--namespace=$(POD_NAMESPACE)', '--listen=$(POD_IP):9471']);
+    assert.equal(off.rendered.filter((o) => o.kind === 'PodMonitor').length, 0, 'no PodMonitor without metrics');
+    const on = await probe(
+      'probe.bandwidth.period=10m',
+      'probe.bandwidth.bytes=64Mi',
+      'probe.extraArgs[0]=--interval=2s',
+      'metrics.serviceMonitor.enabled=true',
+    );
+    assert.deepEqual(on.args.slice(3), ['--bandwidth-period', '10m', '--bandwidth-bytes', '64Mi', '--interval=2s']);
+    const monitor = on.rendered.find((o) => o.kind === 'PodMonitor')!;
+    assert.deepEqual(monitor.spec.selector.matchLabels, on.daemonSet.spec.selector.matchLabels);
+    assert.deepEqual(monitor.spec.namespaceSelector.matchNames, [namespace]);
+    const port = monitor.spec.podMetricsEndpoints[0].port;
+    assert.ok(on.daemonSet.spec.template.spec.containers[0].ports.some((p: Json) => p.name === port));
+    const ran = await helm(['template', release, chart, '--set', 'probe.bandwidth.period=often']);
+    assert.notEqual(ran.code, 0);
+    assert.match(ran.stderr, /probe\/bandwidth\/period/);
   });
 
   test('the CRDs, RBAC rules and webhook are those of manifests/', async () => {

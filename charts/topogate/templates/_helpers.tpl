@@ -89,6 +89,12 @@ workload gets the chart's image (and, for the probe, its resources and toleratio
 {{- $_ := set . "image" (include "topogate.image" $root) -}}
 {{- $_ := set . "imagePullPolicy" $root.Values.image.pullPolicy -}}
 {{- $_ := set . "resources" $root.Values.probe.resources -}}
+{{- $bandwidth := $root.Values.probe.bandwidth -}}
+{{- $args := .args -}}
+{{- if ne (toString $bandwidth.period) "0" -}}
+{{- $args = concat $args (list "--bandwidth-period" (toString $bandwidth.period) "--bandwidth-bytes" (toString $bandwidth.bytes)) -}}
+{{- end -}}
+{{- $_ := set . "args" (concat $args $root.Values.probe.extraArgs) -}}
 {{- end -}}
 {{- end -}}
 {{- toYaml $o -}}
