@@ -7,19 +7,19 @@ import type { KubeObject } from '../kube/types.ts';
 import { isRecord, recordsOf } from '../kube/json.ts';
 import { combinePolicies, objectOrigin, readPolicyObjects } from './combine.ts';
 import { formatPolicyError } from './errors.ts';
+import type { StatusCondition, StoredPolicyStatus } from './schema/status.ts';
 import type { SchedulingPolicy } from './types.ts';
 
-export interface ReadyCondition {
+/** The one condition topogate writes: the CRD's condition (schema/status.ts), narrowed. */
+export interface ReadyCondition extends StatusCondition {
   readonly type: 'Ready';
   readonly status: 'True' | 'False';
   readonly reason: 'Valid' | 'Invalid';
   readonly message: string;
-  readonly observedGeneration?: number;
   readonly lastTransitionTime: string;
 }
 
-export interface PolicyStatus {
-  readonly observedGeneration?: number;
+export interface PolicyStatus extends StoredPolicyStatus {
   readonly conditions: readonly ReadyCondition[];
 }
 
