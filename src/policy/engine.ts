@@ -24,6 +24,7 @@ import { freshUntil } from './rules/latency.ts';
 import { describeRequirement, type RuleOutput } from './rules/rule.ts';
 import type { DecisionMemo } from './memo.ts';
 import { DECISION_ANNOTATION, recordText, type RecordedPolicy, type RuleResultName } from './record.ts';
+import { jsonText } from './jsonText.ts';
 import { inRollout, rolloutBucket } from './rollout.ts';
 import type { AuditOutcome, Decision, DecisionOptions, PodRequest } from './types.ts';
 
@@ -253,7 +254,7 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
   const annotations: Record<string, string> = {};
   if (applied.length > 0) {
     annotations[POLICIES_ANNOTATION] = applied.join(',');
-    if (changes.numaHint) annotations[NUMA_HINT_ANNOTATION] = JSON.stringify(changes.numaHint);
+    if (changes.numaHint) annotations[NUMA_HINT_ANNOTATION] = jsonText(changes.numaHint);
     annotations[DECISION_ANNOTATION] = recordText(compiled.snapshotId, recorded, changes);
   }
   const patch = applied.length > 0 ? buildPatch(facts, changes, annotations) : [];

@@ -2,7 +2,10 @@
 // leave it, so that each operation sees the parents earlier ones created:
 // missing parents are created by one `add` of the nested value, arrays are
 // appended to with `/-`. The view copies only the containers on the paths
-// it changes (never the whole Pod): the hot path stays cheap.
+// it changes (never the whole Pod): the hot path stays cheap. Operation
+// values are the objects given (the rules' outputs, shared by every decision
+// that writes them, as the decision memo shares whole decisions): the writer
+// never changes them, and neither may whoever reads the patch (clone first).
 
 import { isRecord } from '../kube/json.ts';
 import type { PatchOperation } from '../kube/types.ts';
@@ -15,7 +18,7 @@ export class PatchWriter {
   readonly operations: PatchOperation[] = [];
   readonly #root: Container;
   /** Containers of the view that are its own copies, safe to change. */
-  readonly #owned = new WeakSet<object>();
+  readonly #owned = new Set<object>();
 
   constructor(document: object) {
     this.#root = { ...(document as Container) };
@@ -52,18 +55,17 @@ export class PatchWriter {
     }
     let array: Container = this.#root;
     for (const segment of path) array = this.#own(array, segment);
-    for (const item of items) {
-      const value = copy(item);
-      this.operations.push({ op: 'add', path: `${pointer(path)}/-`, value });
+    const end = `${pointer(path)}/-`;
+    for (const value of items) {
+      this.operations.push({ op: 'add', path: end, value });
       (array as unknown as unknown[]).push(value);
     }
   }
 
   #add(parent: Container, path: Path, value: unknown): void {
-    const written = copy(value);
-    this.operations.push({ op: 'add', path: pointer(path), value: written });
+    this.operations.push({ op: 'add', path: pointer(path), value });
     // The view shares the operation's value; #own copies it before any later change.
-    parent[path[path.length - 1]!] = written;
+    parent[path[path.length - 1]!] = value;
   }
 
   /** parent[segment], replaced by a shallow copy the view owns if it is not one yet. */
@@ -77,10 +79,12 @@ export class PatchWriter {
   }
 }
 
+const ESCAPED = /[~/]/;
+
 export function pointer(path: Path): string {
   let result = '';
   for (const segment of path)
-    result += `/${typeof segment === 'number' ? segment : segment.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    result += `/${typeof segment === 'number' || !ESCAPED.test(segment) ? segment : segment.replaceAll('~', '~0').replaceAll('/', '~1')}`;
   return result;
 }
 
@@ -88,15 +92,6 @@ function nest(path: Path, value: unknown): unknown {
   let nested = value;
   for (let depth = path.length - 1; depth >= 0; depth--) nested = { [path[depth]!]: nested };
   return nested;
-}
-
-/** Operation values are the caller's to keep or change: never shared with the engine's tables. */
-function copy<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(copy) as T;
-  if (typeof value !== 'object' || value === null) return value;
-  const copied: Record<string, unknown> = {};
-  for (const key in value) if (Object.hasOwn(value, key) && value[key] !== undefined) copied[key] = copy(value[key]);
-  return copied as T;
 }
 
 /** An object member needs an object, an array index an array: anything else is replaced, never walked into. */

@@ -7,6 +7,7 @@
 
 import { isRecord, recordsOf } from '../kube/json.ts';
 import type { NodeSelectorRequirement, Pod, PreferredSchedulingTerm, TopologySpreadConstraint } from '../kube/types.ts';
+import { jsonList } from './jsonText.ts';
 import type { PodChanges } from './merge.ts';
 
 export const DECISION_ANNOTATION = 'topogate.dev/decision';
@@ -30,19 +31,15 @@ export interface DecisionRecord {
   };
 }
 
+/** JSON.stringify of the DecisionRecord, with what was added joined from each output's kept text (jsonText.ts). */
 export function recordText(snapshot: string, policies: readonly RecordedPolicy[], changes: PodChanges): string {
   const { requirements, preferred, spreads, schedulerName } = changes;
-  const record: DecisionRecord = {
-    snapshot,
-    policies,
-    added: {
-      ...(requirements.length > 0 && { required: requirements }),
-      ...(preferred.length > 0 && { preferred }),
-      ...(spreads.length > 0 && { spread: spreads }),
-      ...(schedulerName !== undefined && { schedulerName }),
-    },
-  };
-  return JSON.stringify(record);
+  const added: string[] = [];
+  if (requirements.length > 0) added.push(`"required":${jsonList(requirements)}`);
+  if (preferred.length > 0) added.push(`"preferred":${jsonList(preferred)}`);
+  if (spreads.length > 0) added.push(`"spread":${jsonList(spreads)}`);
+  if (schedulerName !== undefined) added.push(`"schedulerName":${JSON.stringify(schedulerName)}`);
+  return `{"snapshot":${JSON.stringify(snapshot)},"policies":${JSON.stringify(policies)},"added":{${added.join(',')}}}`;
 }
 
 /** The Pod's decision record; undefined when it has none, or one that is not a record (said in `problem`). */

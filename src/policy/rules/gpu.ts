@@ -55,6 +55,28 @@ export function compileGpu(rule: GpuRule, snapshot: TopologySnapshot): CompiledR
     return qualified;
   };
 
+  // One result per qualified set, so that Pods asking for the same count get the same output object (jsonText.ts).
+  const results = new WeakMap<Qualified, RuleResult>();
+  const resultFor = (qualified: Qualified): RuleResult => {
+    let result = results.get(qualified);
+    if (result === undefined) results.set(qualified, (result = outputFor(qualified)));
+    return result;
+  };
+  const outputFor = ({ requirements, nodes, notes }: Qualified): RuleResult => {
+    if (!required) {
+      if (missing) return { dropped: missing };
+      return output({
+        preferred: [{ weight: rule.weight, preference: { matchExpressions: [...requirements] } }],
+        notes,
+      });
+    }
+    // An empty In list is invalid in the API: the rule is then unsatisfiable and never written.
+    const modelHolds =
+      missing ??
+      `${nodes.size} of ${snapshot.nodes.count} nodes match ${requirements.map(describeRequirement).join(', ')}`;
+    return output({ requirements, nodes, modelHolds, notes });
+  };
+
   return {
     name: 'gpu',
     hard: required,
@@ -62,19 +84,7 @@ export function compileGpu(rule: GpuRule, snapshot: TopologySnapshot): CompiledR
       const requested = Math.ceil((pod.requests[rule.resource] ?? 0) / 1000);
       if (staticRequirements.length === 0 && requested === 0)
         return { dropped: 'gives no product, memory or count to require' };
-      const { requirements, nodes, notes } = qualifiedFor(requested);
-      if (!required) {
-        if (missing) return { dropped: missing };
-        return output({
-          preferred: [{ weight: rule.weight, preference: { matchExpressions: [...requirements] } }],
-          notes,
-        });
-      }
-      // An empty In list is invalid in the API: the rule is then unsatisfiable and never written.
-      const modelHolds =
-        missing ??
-        `${nodes.size} of ${snapshot.nodes.count} nodes match ${requirements.map(describeRequirement).join(', ')}`;
-      return output({ requirements, nodes, modelHolds, notes });
+      return resultFor(qualifiedFor(requested));
     },
   };
 }

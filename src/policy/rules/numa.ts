@@ -5,7 +5,7 @@
 
 import type { LRUCache } from 'lru-cache';
 import { formatQuantity } from '../../kube/quantity.ts';
-import type { NodeSelectorRequirement } from '../../kube/types.ts';
+import type { NodeSelectorRequirement, PreferredSchedulingTerm } from '../../kube/types.ts';
 import type { NodeIndex, NumaFit, ResourceList } from '../../topology/model.ts';
 import { NodeSet } from '../../topology/nodeset.ts';
 import type { PodContext } from '../context.ts';
@@ -32,19 +32,15 @@ export function compileNuma(rule: NumaRule): CompiledRule {
     evaluate({ pod, allowed }: RuleInput): RuleResult {
       const request = numaAlignedRequest(pod.requests);
       const fit = pod.snapshot.numa.fit(request);
-      const { hint, hostnames, nodes } = pickFor(pod.snapshot.nodes, fit, allowed);
+      const { hint, hostnames, nodes, requirement, preferred } = pickFor(pod.snapshot.nodes, fit, allowed);
       const shape = describeRequest(request);
       const modelHolds = `${fit.nodes.size} nodes have a NUMA zone with ${shape} available (${pod.snapshot.numa.known().size} report NodeResourceTopology), ${hostnames.length} of them allowed by the rest of the placement`;
       if (hostnames.length === 0 && rule.mode === 'Preferred') return { dropped: `no candidate: ${modelHolds}` };
-      const requirement: NodeSelectorRequirement = { key: HOSTNAME_LABEL, operator: 'In', values: [...hostnames] };
       const warnings = alignmentWarning(pod);
       const common = { numaHint: hint, warnings, ...(rule.schedulerName ? { schedulerName: rule.schedulerName } : {}) };
       return rule.mode === 'Required'
         ? output({ requirements: [requirement], nodes, modelHolds, ...common })
-        : output({
-            preferred: [{ weight: PREFERRED_WEIGHT, preference: { matchExpressions: [requirement] } }],
-            ...common,
-          });
+        : output({ preferred, ...common });
     },
   };
 }
@@ -55,6 +51,9 @@ interface Candidates {
   readonly hostnames: readonly string[];
   /** The candidates' slots (hostname labels are unique per node, so the nodes a hostname requirement allows). */
   readonly nodes: NodeSet;
+  /** What the rule writes for them, made once per candidates so that replicas share the objects (jsonText.ts). */
+  readonly requirement: NodeSelectorRequirement;
+  readonly preferred: readonly PreferredSchedulingTerm[];
 }
 
 /** The best-fitting nodes in `allowed`, up to `max` of them. */
@@ -71,7 +70,9 @@ function pick(nodes: NodeIndex, fit: NumaFit, allowed: NodeSet, max: number): Ca
     hint[node.name] = candidate.zone;
     slots.push(node.slot);
   }
-  return { hint, hostnames, nodes: NodeSet.of(slots) };
+  const requirement: NodeSelectorRequirement = { key: HOSTNAME_LABEL, operator: 'In', values: [...hostnames] };
+  const preferred = [{ weight: PREFERRED_WEIGHT, preference: { matchExpressions: [requirement] } }];
+  return { hint, hostnames, nodes: NodeSet.of(slots), requirement, preferred };
 }
 
 /** Resources a NUMA cell accounts for: cpu, memory, hugepages and devices; not storage or pod counts. */

@@ -4,6 +4,7 @@
 import type { TopologySpreadConstraint } from '../../kube/types.ts';
 import type { TopologySnapshot } from '../../topology/model.ts';
 import type { SpreadRule } from '../types.ts';
+import { lruMap } from '../memo.ts';
 import { output, type CompiledRule, type RuleInput, type RuleResult } from './rule.ts';
 
 export const DEFAULT_SELECTOR_KEYS = ['app.kubernetes.io/name', 'app.kubernetes.io/instance', 'app'] as const;
@@ -17,27 +18,38 @@ export function compileSpread(rule: SpreadRule, index: number, snapshot: Topolog
   const nodes = hard ? snapshot.nodes.withLabel(rule.topologyKey) : undefined;
   const modelHolds = `${nodes?.size ?? 0} of ${snapshot.nodes.count} nodes carry the label ${rule.topologyKey}`;
 
+  // A workload's Pods repeat its selector labels: one result per set of their values, so that the output is the
+  // same object for all of them (its JSON text is then made once, jsonText.ts).
+  const byValues = lruMap<string, RuleResult>();
+
   return {
     name: `spread[${index}]`,
     hard,
     evaluate({ pod }: RuleInput): RuleResult {
-      const matchLabels: Record<string, string> = {};
-      for (const key of selectorKeys) {
-        const value = pod.labels[key];
-        if (value !== undefined) matchLabels[key] = value;
-      }
-      if (Object.keys(matchLabels).length === 0) {
-        return { dropped: `the Pod has none of the selector labels [${selectorKeys.join(', ')}]` };
-      }
-      const spread: TopologySpreadConstraint = {
-        maxSkew: rule.maxSkew,
-        topologyKey: rule.topologyKey,
-        whenUnsatisfiable: rule.whenUnsatisfiable,
-        labelSelector: { matchLabels },
-        ...(rule.minDomains !== undefined ? { minDomains: rule.minDomains } : {}),
-        ...(rule.matchLabelKeys?.length ? { matchLabelKeys: [...rule.matchLabelKeys] } : {}),
-      };
-      return output(nodes ? { spread, nodes, modelHolds } : { spread });
+      const values = JSON.stringify(selectorKeys.map((key) => pod.labels[key] ?? null));
+      let result = byValues.get(values);
+      if (result === undefined) byValues.set(values, (result = evaluateFor(pod.labels)));
+      return result;
     },
   };
+
+  function evaluateFor(labels: Readonly<Record<string, string>>): RuleResult {
+    const matchLabels: Record<string, string> = {};
+    for (const key of selectorKeys) {
+      const value = labels[key];
+      if (value !== undefined) matchLabels[key] = value;
+    }
+    if (Object.keys(matchLabels).length === 0) {
+      return { dropped: `the Pod has none of the selector labels [${selectorKeys.join(', ')}]` };
+    }
+    const spread: TopologySpreadConstraint = {
+      maxSkew: rule.maxSkew,
+      topologyKey: rule.topologyKey,
+      whenUnsatisfiable: rule.whenUnsatisfiable,
+      labelSelector: { matchLabels },
+      ...(rule.minDomains !== undefined ? { minDomains: rule.minDomains } : {}),
+      ...(rule.matchLabelKeys?.length ? { matchLabelKeys: [...rule.matchLabelKeys] } : {}),
+    };
+    return output(nodes ? { spread, nodes, modelHolds } : { spread });
+  }
 }

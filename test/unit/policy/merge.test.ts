@@ -56,12 +56,23 @@ test('values of the wrong type are replaced, never walked into', () => {
   });
 });
 
-test('operation values are copies: changing them changes nothing else', () => {
-  const shared = { weight: 1, preference: { matchExpressions: [{ key: 'a', operator: 'Exists' }] } };
+test('values given are shared, never changed: later operations copy what they extend', () => {
+  const shared = [{ weight: 1, preference: { matchExpressions: [{ key: 'a', operator: 'Exists' }] } }];
   const writer = new PatchWriter({});
-  writer.append(['preferred'], [shared]);
-  (writer.operations[0] as { value: any[] }).value[0].weight = 99;
-  assert.equal(shared.weight, 1);
+  writer.set(['spec', 'preferred'], shared);
+  writer.append(['spec', 'preferred'], [{ weight: 2 }]);
+  writer.set(['spec', 'preferred', 0, 'weight'], 3);
+  assert.deepEqual(shared, [{ weight: 1, preference: { matchExpressions: [{ key: 'a', operator: 'Exists' }] } }]);
+  assert.equal(
+    (writer.operations[0] as { value: { preferred: unknown } }).value.preferred,
+    shared,
+    'the value itself, not a copy',
+  );
+  assert.deepEqual(apply({}, writer.operations), {
+    spec: {
+      preferred: [{ weight: 3, preference: { matchExpressions: [{ key: 'a', operator: 'Exists' }] } }, { weight: 2 }],
+    },
+  });
 });
 
 test('merge: requirements go into every live term; empty terms and lists stay as written', () => {
