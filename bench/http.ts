@@ -318,8 +318,9 @@ export async function startTopogate(
   setup: HttpSetup,
   extraNodeArgs: readonly string[] = [],
   port = TOPOGATE_PORT,
+  env: NodeJS.ProcessEnv = {},
 ): Promise<Server> {
-  const server = startServer('topogate', port, [...extraNodeArgs, TOPOGATE, 'serve', ...serveArgs(setup, port)]);
+  const server = startServer('topogate', port, [...extraNodeArgs, TOPOGATE, 'serve', ...serveArgs(setup, port)], env);
   await waitReady(server, '/readyz');
   return server;
 }

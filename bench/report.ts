@@ -466,7 +466,7 @@ function decisionSection(decisions: readonly DecisionReport[], chartPath: string
 function serveMemoryTable(serve: readonly ServeMemory[]): string {
   const first = serve[0]!;
   return [
-    `RSS of \`topogate serve\`, its own process (\`--topology FILE\`, ${first.policies} policies), after ${count(first.requests)} \`/mutate\` requests one`,
+    `RSS of \`topogate serve\`, its own process (\`--topology FILE\`, ${first.policies} policies, with MALLOC_ARENA_MAX=2 as the manifests run it), after ${count(first.requests)} \`/mutate\` requests one`,
     'after another and 2 s of rest, from `/proc/PID/status`: VmRSS, and VmHWM for the peak (start-up included). Heap used is from its `/metrics`.',
     '',
     table(

@@ -1,6 +1,7 @@
 // The webhook's own memory: `topogate serve` as its own process with a file
 // topology, after it has answered a few hundred Pods, read from
-// /proc/PID/status (Linux).
+// /proc/PID/status (Linux). Run as the manifests and the chart run it: with
+// MALLOC_ARENA_MAX=2 (glibc's arenas otherwise multiply per thread).
 
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -24,6 +25,8 @@ export interface ServeMemory {
 /** Mutations sent one after another (each on a new connection), so that the request path's memory is in the figure. */
 export const SERVE_MEMORY_REQUESTS = 300;
 const SETTLE_MS = 2_000;
+/** manifests/deployment.yaml and the chart set it for the container. */
+export const SHIPPED_ENV = { MALLOC_ARENA_MAX: '2' } as const;
 
 /** A free loopback port: the HTTP benchmark's fixed ports may be in use by a run beside this one. */
 function freePort(): Promise<number> {
@@ -49,7 +52,7 @@ async function statusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): Promise<numbe
 export async function measureServeMemory(setup: HttpSetup, requests = SERVE_MEMORY_REQUESTS): Promise<ServeMemory> {
   const body = await readFile(setup.bodyFile, 'utf8');
   const topologyFileBytes = (await readFile(setup.topologyFile)).byteLength;
-  const server = await startTopogate(setup, [], await freePort());
+  const server = await startTopogate(setup, [], await freePort(), SHIPPED_ENV);
   try {
     const pid = server.child.pid;
     if (pid === undefined) throw new Error('topogate serve has no pid');

@@ -38,3 +38,28 @@ test('equals ignores trailing empty words', () => {
   assert.ok(!NodeSet.of([3]).equals(NodeSet.of([4])));
   assert.ok(NodeSet.EMPTY.equals(NodeSet.of([])));
 });
+
+test('sets that start far from slot 0 agree with a plain Set on has, equals, with, without and wordsFor', () => {
+  const far = fc.array(fc.nat({ max: 2_000 }), { maxLength: 20 });
+  fc.assert(
+    fc.property(far, far, fc.nat({ max: 2_100 }), (a, b, slot) => {
+      const x = NodeSet.of(a);
+      const sa = new Set(a);
+      for (let probe = 0; probe <= 2_100; probe += 7) assert.equal(x.has(probe), sa.has(probe));
+      assert.equal(x.has(slot), sa.has(slot));
+      assert.equal(x.equals(NodeSet.of(b)), sa.size === new Set(b).size && [...sa].every((v) => b.includes(v)));
+      assert.ok(
+        x
+          .with(slot)
+          .without(slot)
+          .equals(NodeSet.of([...sa].filter((v) => v !== slot))),
+      );
+      assert.ok(NodeSet.fromWords(x.wordsFor(slot)).equals(x));
+      assert.deepEqual(
+        [...NodeSet.fromWords(x.wordsFor(slot)).slots()],
+        [...sa].sort((p, q) => p - q),
+      );
+    }),
+    { numRuns: 200 },
+  );
+});
