@@ -8,7 +8,7 @@
 
 import type { LRUCache } from 'lru-cache';
 import { formatQuantity } from '../../kube/quantity.ts';
-import type { Labels, NodeSelectorRequirement } from '../../kube/types.ts';
+import type { Labels, NodeSelectorRequirement, PreferredSchedulingTerm } from '../../kube/types.ts';
 import { workloadKey } from '../../kube/workload-identity.ts';
 import type { NodeInfo, Occupancy, ResourceList, TopologySnapshot } from '../../topology/model.ts';
 import { NodeSet } from '../../topology/nodeset.ts';
@@ -96,6 +96,17 @@ export function compilePack(rule: PackRule, snapshot: TopologySnapshot): Compile
     return room;
   };
 
+  // One preferred term per domain, so that the decisions preferring it share the object (jsonText.ts).
+  const preferredTerms = new WeakMap<Domain, readonly PreferredSchedulingTerm[]>();
+  const preferredIn = (domain: Domain): readonly PreferredSchedulingTerm[] => {
+    let preferred = preferredTerms.get(domain);
+    if (preferred === undefined) {
+      preferred = [{ weight: PREFERRED_WEIGHT, preference: { matchExpressions: [...domain.requirements] } }];
+      preferredTerms.set(domain, preferred);
+    }
+    return preferred;
+  };
+
   return {
     name: 'pack',
     hard: rule.mode === 'Required',
@@ -128,7 +139,7 @@ export function compilePack(rule: PackRule, snapshot: TopologySnapshot): Compile
         const modelHolds = `no ${rule.level} domain has room for ${replicas} × (${shape}); the roomiest, ${best.key}, has room for ${room.of(best)}`;
         if (rule.mode === 'Required') return output({ nodes: NodeSet.EMPTY, modelHolds });
         return output({
-          preferred: [{ weight: PREFERRED_WEIGHT, preference: { matchExpressions: [...best.requirements] } }],
+          preferred: preferredIn(best),
           warnings: [`pack: ${modelHolds}; the roomiest is preferred`],
         });
       }
@@ -141,7 +152,7 @@ export function compilePack(rule: PackRule, snapshot: TopologySnapshot): Compile
       ];
       if (rule.mode === 'Preferred')
         return output({
-          preferred: [{ weight: PREFERRED_WEIGHT, preference: { matchExpressions: [...chosen.requirements] } }],
+          preferred: preferredIn(chosen),
           notes,
         });
       const modelHolds = `${chosen.set.size} nodes match ${chosen.requirements.map(describeRequirement).join(', ')}`;
