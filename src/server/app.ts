@@ -1,47 +1,45 @@
-// The webhook's routes, as a Hono app: independent of the transport, so the
-// same app serves HTTPS in production and anything else a benchmark needs.
+// Every route but POST /mutate, as a Hono app: /healthz, /readyz, /metrics,
+// 404 and 405. POST /mutate is answered before Hono by a plain node:http
+// listener (listener.ts); a spelling of its path that only Hono's URL parsing
+// makes /mutate (percent-encoded, absolute-form, dot segments) is handed back
+// to that listener, so every POST to /mutate meets the same code.
 
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { markArrival, type WebhookEnv } from './arrival.ts';
-import type { LoopLag } from './lag.ts';
-import { requireClientCertificate } from './clientAuth.ts';
-import { mutateHandler, type MutateOptions } from './mutate.ts';
-import { defaultMaxInFlight, limitInFlight } from './overload.ts';
+import type { ClientCertificateCheck } from './clientAuth.ts';
+import type { RequestListener } from './mutateRoute.ts';
 import { checkReadiness, readinessText, type ReadinessChecks } from './readiness.ts';
 import { failure } from './status.ts';
 
+/** Set by @hono/node-server. */
+export interface WebhookEnv {
+  Bindings: { incoming: IncomingMessage; outgoing: ServerResponse };
+}
+
 export interface AppOptions {
-  readonly mutate: Omit<MutateOptions, 'log'>;
+  /** POST /mutate (mutateRoute.ts). */
+  readonly mutate: RequestListener;
   readonly checks: ReadinessChecks;
   readonly registry: Registry;
   readonly log: Logger;
-  /** AdmissionReviews held at once; more are refused with 429 (default 128). */
-  readonly maxInFlight?: number;
-  /** The event loop's lag, counted into each request's budget (none: the budget starts at the headers). */
-  readonly lag?: LoopLag;
-  /** /mutate only for clients whose certificate the TLS handshake verified (serve --client-ca). */
-  readonly requireClientCertificate?: boolean;
+  /** Given, /mutate by any other method also needs a verified client certificate (serve --client-ca). */
+  readonly clientCertificate?: ClientCertificateCheck;
 }
 
-export function createApp({
-  mutate,
-  checks,
-  registry,
-  log,
-  maxInFlight = defaultMaxInFlight,
-  requireClientCertificate: clientCertificateRequired = false,
-  lag,
-}: AppOptions): Hono<WebhookEnv> {
+export function createApp({ mutate, checks, registry, log, clientCertificate }: AppOptions): Hono<WebhookEnv> {
   const app = new Hono<WebhookEnv>();
-  if (clientCertificateRequired) app.use('/mutate', requireClientCertificate({ registry, log }));
-  app.post(
-    '/mutate',
-    limitInFlight({ max: maxInFlight, registry }),
-    markArrival(lag),
-    mutateHandler({ ...mutate, log }),
-  );
+  app.post('/mutate', (c) => {
+    mutate(c.env.incoming, c.env.outgoing);
+    return RESPONSE_ALREADY_SENT;
+  });
+  if (clientCertificate)
+    app.use('/mutate', async (c, next) =>
+      clientCertificate(c.env.incoming.socket as Partial<TLSSocket>, c.env.outgoing) ? next() : RESPONSE_ALREADY_SENT,
+    );
   app.all('/mutate', (c) =>
     c.json(failure(405, `${c.req.method} is not allowed: POST an AdmissionReview to /mutate`), 405, { Allow: 'POST' }),
   );

@@ -21,31 +21,7 @@ export function declaredTooLarge(contentLength: string | undefined, maxBytes: nu
   return tooLarge(`${contentLength} bytes`, maxBytes);
 }
 
-export async function readBody(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<BodyResult> {
-  if (body === null) return { ok: true, text: '' };
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = body.getReader();
-  try {
-    for (let read = await reader.read(); !read.done; read = await reader.read()) {
-      size += read.value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel();
-        return tooLarge(`more than ${maxBytes} bytes`, maxBytes);
-      }
-      chunks.push(read.value);
-    }
-  } catch (error) {
-    // The client went away mid-body: nobody will read the answer, but it is no server error.
-    return { ok: false, code: 400, message: `the body could not be read: ${(error as Error).message}` };
-  }
-  return decode(chunks);
-}
-
-/**
- * The same from Node's request itself, when the server exposes it: a web
- * ReadableStream around it costs more per request than the rest of the read.
- */
+/** The body of Node's request, read as it arrives (no web ReadableStream around it: that costs more than the read). */
 export function readIncoming(incoming: Readable, maxBytes: number): Promise<BodyResult> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];

@@ -8,10 +8,10 @@
 import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { TLSSocket } from 'node:tls';
-import type { MiddlewareHandler } from 'hono';
+import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
-import { failure } from './status.ts';
+import { replyFailure } from './reply.ts';
 
 /** The TLS settings that make a client present its certificate and check it against `caPem`. */
 export function clientCertificateSettings(caPem: string) {
@@ -44,15 +44,17 @@ export interface ClientCertificateOptions {
   readonly log: Logger;
 }
 
-export function requireClientCertificate({ registry, log }: ClientCertificateOptions): MiddlewareHandler {
+/** Says whether the TLS handshake verified the client's certificate, and otherwise answers 401 and counts it. */
+export type ClientCertificateCheck = (socket: Partial<TLSSocket> | undefined, response: ServerResponse) => boolean;
+
+export function requireClientCertificate({ registry, log }: ClientCertificateOptions): ClientCertificateCheck {
   const refused = new Counter({
     name: 'topogate_client_certificate_refused_total',
     help: 'Requests to /mutate refused with 401: no client certificate, or one not signed by --client-ca.',
     registers: [registry],
   });
-  return async (c, next) => {
-    const socket = (c.env as { incoming?: { socket?: Partial<TLSSocket> } } | undefined)?.incoming?.socket;
-    if (socket?.authorized === true) return next();
+  return (socket, response) => {
+    if (socket?.authorized === true) return true;
     // Without a certificate the handshake still reports an authorizationError (no issuer to check).
     const presented = Object.keys(socket?.getPeerCertificate?.() ?? {}).length > 0;
     const why = presented
@@ -64,8 +66,7 @@ export function requireClientCertificate({ registry, log }: ClientCertificateOpt
       'request without a valid client certificate refused',
     );
     // Its body is left unread, and a caller without a certificate gets no second try on this connection.
-    return c.json(failure(401, `${why}; /mutate needs a certificate signed by the --client-ca of this webhook`), 401, {
-      Connection: 'close',
-    });
+    replyFailure(response, 401, `${why}; /mutate needs a certificate signed by the --client-ca of this webhook`, true);
+    return false;
   };
 }

@@ -7,9 +7,9 @@
 // Requests within the cap that have waited too long are shed by queue age in
 // mutate.ts (the budget check made before deciding).
 
-import type { MiddlewareHandler } from 'hono';
+import type { ServerResponse } from 'node:http';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { failure } from './status.ts';
+import { replyFailure } from './reply.ts';
 
 /** 128 bodies of a real Pod (10–50 KB) are a few MB; even at the 3 MiB body limit the cap keeps them under 400 MB. */
 export const defaultMaxInFlight = 128;
@@ -19,7 +19,13 @@ export interface InFlightLimitOptions {
   readonly registry: Registry;
 }
 
-export function limitInFlight({ max, registry }: InFlightLimitOptions): MiddlewareHandler {
+export interface InFlightLimit {
+  /** Takes a slot, or answers 429 and says false. A slot taken must be given back with `leave`. */
+  enter(response: ServerResponse): boolean;
+  leave(): void;
+}
+
+export function limitInFlight({ max, registry }: InFlightLimitOptions): InFlightLimit {
   let inFlight = 0;
   new Gauge({
     name: 'topogate_in_flight_requests',
@@ -34,25 +40,18 @@ export function limitInFlight({ max, registry }: InFlightLimitOptions): Middlewa
     help: `Requests to /mutate refused with 429 because ${max} were already in flight.`,
     registers: [registry],
   });
+  const message = `topogate is overloaded: ${max} AdmissionReviews are already in flight; the API server applies the webhook's failurePolicy`;
 
-  return async (c, next) => {
-    if (inFlight >= max) {
+  return {
+    enter(response) {
+      if (inFlight < max) return (inFlight++, true);
       refused.inc();
       // The body is left unread, so the connection cannot carry another request.
-      return c.json(
-        failure(
-          429,
-          `topogate is overloaded: ${max} AdmissionReviews are already in flight; the API server applies the webhook's failurePolicy`,
-        ),
-        429,
-        { Connection: 'close' },
-      );
-    }
-    inFlight++;
-    try {
-      await next();
-    } finally {
+      replyFailure(response, 429, message, true);
+      return false;
+    },
+    leave() {
       inFlight--;
-    }
+    },
   };
 }

@@ -1,10 +1,9 @@
-// The webhook over HTTPS: the Hono app on node:https, its certificate kept in
+// The webhook over HTTPS: its request listener (listener.ts) on node:https, its certificate kept in
 // step with --cert-dir, timeouts chosen against slow clients and for the API
 // server's connection reuse (limits.ts), every connection tracked so none
 // outlives its use, and a shutdown that lets in-flight requests end and then
 // always ends.
 
-import { createAdaptorServer } from '@hono/node-server';
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:https';
 import type { ServerResponse } from 'node:http';
@@ -12,7 +11,6 @@ import { createServer } from 'node:https';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import type { ClaimDecider, PodDecider, PodDeferrer } from '../admission/handler.ts';
-import { createApp } from './app.ts';
 import { trackConnections } from './connections.ts';
 import { defaultMaxBodyBytes } from './body.ts';
 import { createDecisionCost } from './budget.ts';
@@ -23,6 +21,7 @@ import { watchLoopLag } from './lag.ts';
 import { defaultLimits, type ServerLimits } from './limits.ts';
 import type { ReadinessChecks } from './readiness.ts';
 import { answerClientError, refuseExpectation } from './refusals.ts';
+import { createRequestListener } from './listener.ts';
 import { keyPairProblem, readKeyPair, tlsSettings } from './tls.ts';
 import { trimAfterFloods, type FloodTrimOptions } from './trim.ts';
 import { warmUp, warmUpHeader } from './warmup.ts';
@@ -74,8 +73,8 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   if (problem !== undefined) throw new Error(`the certificate in ${certDir} cannot serve: ${problem}`);
 
   const lag = watchLoopLag();
-  const appFor = (metricsRegistry: Registry, appLog: Logger, budgetMs: number, requireClientCertificate = false) =>
-    createApp({
+  const listenerFor = (metricsRegistry: Registry, appLog: Logger, budgetMs: number, requireClientCertificate = false) =>
+    createRequestListener({
       mutate: {
         decide: options.decide,
         ...(options.defer && { defer: options.defer }),
@@ -92,15 +91,12 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       lag,
       ...(options.maxInFlight !== undefined && { maxInFlight: options.maxInFlight }),
     });
-  const app = appFor(registry, log, options.budgetMs, options.clientCa !== undefined);
-  const twin = appFor(new Registry(), log.child({}, { level: 'silent' }), Number.POSITIVE_INFINITY);
+  const listener = listenerFor(registry, log, options.budgetMs, options.clientCa !== undefined);
+  const twin = listenerFor(new Registry(), log.child({}, { level: 'silent' }), Number.POSITIVE_INFINITY);
   let warmUpToken: string | undefined = randomUUID();
   const clientAuth = options.clientCa === undefined ? {} : clientCertificateSettings(options.clientCa);
-  const server = createAdaptorServer({
-    fetch: (request, env) =>
-      (warmUpToken !== undefined && request.headers.get(warmUpHeader) === warmUpToken ? twin : app).fetch(request, env),
-    createServer,
-    serverOptions: {
+  const server = createServer(
+    {
       ...tlsSettings,
       ...clientAuth,
       ...pair,
@@ -110,7 +106,9 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       keepAliveTimeout: limits.keepAliveTimeoutMs,
       connectionsCheckingInterval: connectionsCheckingIntervalMs,
     },
-  }) as Server;
+    (request, response) =>
+      (warmUpToken !== undefined && request.headers[warmUpHeader] === warmUpToken ? twin : listener)(request, response),
+  );
   const connections = trackConnections(server, {
     maxConnections: limits.maxConnections,
     lingerMs: limits.refusalLingerMs,

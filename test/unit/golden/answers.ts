@@ -5,14 +5,17 @@
 // digests of the response bodies, byte for byte (record.ts).
 
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { admissionReview, trainerPod } from '../../../bench/workload.ts';
 import type { CompiledPolicySet } from '../../../src/policy/compiler.ts';
 import { decide } from '../../../src/policy/engine.ts';
 import type { DecisionOptions } from '../../../src/policy/types.ts';
-import { createApp } from '../../../src/server/app.ts';
 import { createDecisionCost } from '../../../src/server/budget.ts';
+import { createRequestListener } from '../../../src/server/listener.ts';
 import { createWebhookMetrics } from '../../../src/server/metrics.ts';
 import { basePods, baseReviews, podCreateReview } from '../fuzz/corpus.ts';
 import { benchCompiled, benchOptions } from './cases.ts';
@@ -24,11 +27,15 @@ export interface AnswerCase {
   answer(): Promise<string>;
 }
 
-function answerer(compiled: CompiledPolicySet, options: DecisionOptions): (body: string) => Promise<string> {
+/** The webhook's own request listener on a loopback node:http server (the TLS around it changes no byte). */
+async function answerer(
+  compiled: CompiledPolicySet,
+  options: DecisionOptions,
+): Promise<(body: string) => Promise<string>> {
   const registry = new Registry();
-  const app = createApp({
+  const listener = createRequestListener({
     mutate: {
-      decide: (request) => decide(request, compiled, options),
+      decide: (podRequest) => decide(podRequest, compiled, options),
       budgetMs: Number.POSITIVE_INFINITY,
       maxBodyBytes: 3 * 1024 * 1024,
       cost: createDecisionCost(),
@@ -38,14 +45,27 @@ function answerer(compiled: CompiledPolicySet, options: DecisionOptions): (body:
     registry,
     log: pino({ level: 'silent' }),
   });
-  return async (body) => {
-    const response = await app.request('/mutate?timeout=10s', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body,
+  const server = createServer(listener).listen(0, '127.0.0.1').unref();
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return (body) =>
+    new Promise((resolve, reject) => {
+      const posted = request(
+        { host: '127.0.0.1', port, path: '/mutate?timeout=10s', method: 'POST', agent: false },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () =>
+            resolve(
+              `${response.statusCode} ${withoutSnapshotId(Buffer.concat(chunks).toString('utf8'), compiled.snapshotId)}`,
+            ),
+          );
+        },
+      );
+      posted.on('error', reject);
+      posted.setHeader('content-type', 'application/json');
+      posted.end(body);
     });
-    return `${response.status} ${withoutSnapshotId(await response.text(), compiled.snapshotId)}`;
-  };
 }
 
 /** The body with the snapshot's id (random per process) replaced, in the base64 patch too, all else as sent. */
@@ -57,8 +77,8 @@ function withoutSnapshotId(body: string, snapshotId: string): string {
 
 export async function answerCases(): Promise<AnswerCase[]> {
   const installs = {
-    demo: answerer(await demoCompiled(), demoOptions),
-    bench: answerer(benchCompiled(), benchOptions),
+    demo: await answerer(await demoCompiled(), demoOptions),
+    bench: await answerer(benchCompiled(), benchOptions),
   };
   const cases: AnswerCase[] = [];
   for (const [install, answer] of Object.entries(installs)) {

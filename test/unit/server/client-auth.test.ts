@@ -60,7 +60,9 @@ test('no client certificate, or one from another CA: 401 on /mutate, counted; th
   const foreign = await mutate(stranger.client);
   assert.equal(foreign.status, 401);
   assert.match(foreign.json().message, /the client certificate was refused/);
-  assert.equal(await metricValue(running, 'topogate_client_certificate_refused_total'), before + 2);
+  const other = await send(running.server.url, '/mutate', serverCa, { method: 'GET' });
+  assert.equal(other.status, 401, 'another method on /mutate: the certificate is checked first');
+  assert.equal(await metricValue(running, 'topogate_client_certificate_refused_total'), before + 3);
   for (const path of ['/healthz', '/readyz', '/metrics'])
     assert.equal((await send(running.server.url, path, serverCa)).status, 200, path);
 });

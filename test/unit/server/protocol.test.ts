@@ -277,6 +277,30 @@ test('404 and 405 name the routes there are', async () => {
   assert.equal(reply.headers.allow, 'POST');
 });
 
+test('POST /mutate spelled another way (percent-encoded, dot segments) reaches the same handler as the plain path', async () => {
+  const before = seen.length;
+  for (const path of ['/%6Dutate?timeout=10s', '/healthz/../mutate']) {
+    const reply = await send(
+      url,
+      '/',
+      ca,
+      { path, method: 'POST', headers: { 'content-type': 'application/json' } },
+      JSON.stringify(podReview(pod)),
+    );
+    assert.equal(reply.status, 200, `${path}: ${reply.text}`);
+    assert.equal(reply.json().response.uid, 'u-1', path);
+    assert.equal(reply.json().response.patchType, 'JSONPatch', path);
+  }
+  assert.equal(seen.length, before + 2, 'both decided');
+});
+
+test('an answer is JSON with its exact length', async () => {
+  const reply = await postJson(url, ca, podReview(pod));
+  assert.equal(reply.status, 200);
+  assert.equal(reply.headers['content-type'], 'application/json');
+  assert.equal(reply.headers['content-length'], String(Buffer.byteLength(reply.text)));
+});
+
 test('a request Node cannot parse gets 400 and the server goes on', async () => {
   const socket = connect({ host: '127.0.0.1', port: running.server.port, ca, servername: 'localhost' });
   socket.end('POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n');
