@@ -108,7 +108,7 @@ export function mutateHandler({
       count('error', dryRun, arrival);
       log.error({ err: error, uid: request.uid, ...describe(request) }, 'deciding failed');
       const warning = `topogate could not decide on this Pod and admitted it unchanged: ${(error as Error).message}`;
-      return replyJson(response, 200, JSON.stringify(encodeReview(decoded.review, allowed({ warnings: [warning] }))));
+      return replyJson(response, 200, encodeReview(decoded.review, allowed({ warnings: [warning] })));
     }
 
     const elapsedMs = count(handled.outcome, dryRun, arrival);
@@ -132,13 +132,14 @@ export function mutateHandler({
         'admission request',
       );
     }
-    replyJson(response, 200, JSON.stringify(encodeReview(decoded.review, handled.answer)));
+    replyJson(response, 200, encodeReview(decoded.review, handled.answer));
   };
 
   function count(outcome: RequestOutcome, dryRun: boolean, arrival: number): number {
     const elapsedMs = performance.now() - arrival;
-    metrics.requests.inc({ outcome, dry_run: String(dryRun) });
-    metrics.latency.observe({ outcome }, elapsedMs / 1000);
+    const series = metrics.answered[outcome][dryRun ? 1 : 0];
+    series.requests.inc();
+    series.latency.observe(elapsedMs / 1000);
     return elapsedMs;
   }
 }

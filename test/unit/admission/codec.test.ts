@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import { allowed, denied, patched } from '../../../src/admission/answer.ts';
 import { decodeReview } from '../../../src/admission/decode.ts';
 import { encodeReview } from '../../../src/admission/encode.ts';
-import type { AdmissionReviewRequest } from '../../../src/admission/review.ts';
+import type { AdmissionReviewRequest, AdmissionReviewResponse } from '../../../src/admission/review.ts';
 
 const fixtures = new URL('../../../../shared/fixtures/real-world/admission/', import.meta.url);
 const fixture = (name: string): unknown => JSON.parse(readFileSync(new URL(name, fixtures), 'utf8'));
@@ -110,20 +111,22 @@ const decoded = (apiVersion: 'admission.k8s.io/v1' | 'admission.k8s.io/v1beta1')
 });
 
 test("encodes in the request's version with its uid, and no patch when nothing changed", () => {
-  assert.deepEqual(encodeReview(decoded('admission.k8s.io/v1beta1'), allowed()), {
+  assert.deepEqual(JSON.parse(encodeReview(decoded('admission.k8s.io/v1beta1'), allowed())), {
     apiVersion: 'admission.k8s.io/v1beta1',
     kind: 'AdmissionReview',
     response: { uid: 'u-7', allowed: true },
   });
-  assert.deepEqual(encodeReview(decoded('admission.k8s.io/v1'), patched([])).response, { uid: 'u-7', allowed: true });
+  assert.deepEqual(JSON.parse(encodeReview(decoded('admission.k8s.io/v1'), patched([]))).response, {
+    uid: 'u-7',
+    allowed: true,
+  });
 });
 
 test('encodes a patch as base64 JSON with patchType, and warnings and audit annotations', () => {
   const ops = [{ op: 'add' as const, path: '/metadata/labels', value: { a: 'b' } }];
-  const { response } = encodeReview(
-    decoded('admission.k8s.io/v1'),
-    patched(ops, { warnings: ['w'], auditAnnotations: { k: 'v' } }),
-  );
+  const { response } = JSON.parse(
+    encodeReview(decoded('admission.k8s.io/v1'), patched(ops, { warnings: ['w'], auditAnnotations: { k: 'v' } })),
+  ) as AdmissionReviewResponse;
   assert.equal(response.patchType, 'JSONPatch');
   assert.deepEqual(JSON.parse(Buffer.from(response.patch ?? '', 'base64').toString('utf8')), ops);
   assert.deepEqual(response.warnings, ['w']);
@@ -131,10 +134,47 @@ test('encodes a patch as base64 JSON with patchType, and warnings and audit anno
 });
 
 test('encodes a denial with a status and no patch', () => {
-  const { response } = encodeReview(decoded('admission.k8s.io/v1'), denied('no GPU node in zone a'));
+  const { response } = JSON.parse(
+    encodeReview(decoded('admission.k8s.io/v1'), denied('no GPU node in zone a')),
+  ) as AdmissionReviewResponse;
   assert.deepEqual(response, {
     uid: 'u-7',
     allowed: false,
     status: { code: 403, reason: 'Forbidden', message: 'no GPU node in zone a' },
   });
+});
+
+test('the JSON text is, byte for byte, JSON.stringify of the AdmissionReview it stands for, whatever the strings hold', () => {
+  const text = fc.string({ unit: 'binary' });
+  fc.assert(
+    fc.property(
+      fc.constantFrom('admission.k8s.io/v1', 'admission.k8s.io/v1beta1'),
+      text,
+      fc.boolean(),
+      text,
+      fc.array(fc.record({ op: fc.constant('add' as const), path: text, value: fc.jsonValue() }), { maxLength: 3 }),
+      fc.array(text, { maxLength: 3 }),
+      fc.dictionary(text, text, { maxKeys: 3 }),
+      (apiVersion, uid, isAllowed, message, patch, warnings, auditAnnotations) => {
+        const details = { warnings, auditAnnotations };
+        const answer = isAllowed ? patched(patch, details) : denied(message, details);
+        const response: AdmissionReviewResponse['response'] = {
+          uid,
+          allowed: isAllowed,
+          ...(!isAllowed && { status: { code: 403, reason: 'Forbidden', message } }),
+          ...(isAllowed &&
+            patch.length > 0 && {
+              patchType: 'JSONPatch' as const,
+              patch: Buffer.from(JSON.stringify(patch)).toString('base64'),
+            }),
+          ...(warnings.length > 0 && { warnings }),
+          ...(Object.keys(auditAnnotations).length > 0 && { auditAnnotations }),
+        };
+        assert.equal(
+          encodeReview({ apiVersion, request: { uid, operation: 'CREATE' } }, answer),
+          JSON.stringify({ apiVersion, kind: 'AdmissionReview', response }),
+        );
+      },
+    ),
+  );
 });

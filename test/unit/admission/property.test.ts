@@ -20,7 +20,7 @@ const decide = (): Decision => ({
 function answer(value: unknown): string | Record<string, any> {
   const decoded = decodeReview(value);
   if (!decoded.ok) return decoded.message;
-  return encodeReview(decoded.review, handleAdmission(decoded.review.request, { decide }).answer);
+  return JSON.parse(encodeReview(decoded.review, handleAdmission(decoded.review.request, { decide }).answer));
 }
 
 function checkAnswer(value: unknown): void {
