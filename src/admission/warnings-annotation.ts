@@ -18,9 +18,23 @@ export function controllerMade(pod: PodFacts): boolean {
 /** The decision, with its warnings also written on the Pod when a controller made it and it is admitted. */
 export function warningsOnPod(pod: PodFacts, decision: Decision): Decision {
   if (!decision.allowed || decision.warnings.length === 0 || !controllerMade(pod)) return decision;
+  const annotated = pod.shape.annotations;
+  const known = written.get(decision);
+  const cached = annotated ? known?.annotated : known?.bare;
+  if (cached !== undefined) return cached;
+  const result = withWarnings(decision, annotated);
+  written.set(decision, { ...known, [annotated ? 'annotated' : 'bare']: result });
+  return result;
+}
+
+// Replicas share one memoised decision, never changed (DecisionMemo): the same one on a Pod of the same shape gets
+// the same patch array back, so that its encoding (encode.ts) is made once too, not once a replica.
+const written = new WeakMap<Decision, { readonly annotated?: Decision; readonly bare?: Decision }>();
+
+function withWarnings(decision: Decision, podHasAnnotations: boolean): Decision {
   const value = decision.warnings.join('\n');
   const annotationsExist =
-    pod.shape.annotations ||
+    podHasAnnotations ||
     decision.patch.some((operation) => operation.op === 'add' && operation.path === '/metadata/annotations');
   const operation: PatchOperation = annotationsExist
     ? { op: 'add', path: `/metadata/annotations/${WARNINGS_ANNOTATION.replace('/', '~1')}`, value }

@@ -73,4 +73,18 @@ describe('warnings of controller-made Pods', () => {
     const notController: Pod = { ...owned(), metadata: { ownerReferences: [{ kind: 'ConfigMap', name: 'x' }] } };
     assert.equal(controllerMade(notController), false);
   });
+
+  it('give replicas (one decision, Pods of one shape) the same patch array, and each shape its own', () => {
+    const shared = decision({ patch: [{ op: 'add', path: '/spec/priority', value: 1 }] });
+    const first = warningsOnPod(owned(), shared);
+    const again = warningsOnPod(owned(), shared);
+    assert.equal(again.patch, first.patch, 'one array for both replicas');
+    const annotated = warningsOnPod(owned({ team: 'a' }), shared);
+    assert.notEqual(annotated.patch, first.patch);
+    assert.equal(annotated.patch.at(-1)?.path, `/metadata/annotations/${WARNINGS_ANNOTATION.replace('/', '~1')}`);
+    assert.equal(first.patch.at(-1)?.path, '/metadata/annotations');
+    assert.equal(warningsOnPod(owned({ team: 'b' }), shared).patch, annotated.patch);
+    assert.equal(warningsOnPod(owned(), shared).patch, first.patch, 'the first shape is still remembered');
+    assert.deepEqual(shared.patch, [{ op: 'add', path: '/spec/priority', value: 1 }], 'the decision is left as it was');
+  });
 });
