@@ -21,6 +21,13 @@ export interface WebhookMetrics {
   readonly rejected: Counter<'code'>;
   readonly policyMatches: Counter<'policy' | 'enforcement'>;
   readonly policyApplied: Counter<'policy' | 'enforcement'>;
+  /** The series an answer counts in, bound once: by outcome, then [not a dry run, a dry run]. */
+  readonly answered: Readonly<Record<RequestOutcome, readonly [AnsweredSeries, AnsweredSeries]>>;
+}
+
+export interface AnsweredSeries {
+  readonly requests: Counter.Internal;
+  readonly latency: Histogram.Internal<'outcome'>;
 }
 
 const outcomes: readonly RequestOutcome[] = ['allowed', 'patched', 'denied', 'skipped', 'deferred', 'error'];
@@ -28,16 +35,22 @@ const outcomes: readonly RequestOutcome[] = ['allowed', 'patched', 'denied', 'sk
 export function createWebhookMetrics(registry: Registry): WebhookMetrics {
   const metrics = registerMetrics(registry);
   // Every series from zero, so that rate() and alerts see them before the first event.
+  const series = (outcome: RequestOutcome, dryRun: boolean): AnsweredSeries => {
+    const requests = metrics.requests.labels({ outcome, dry_run: String(dryRun) });
+    requests.inc(0);
+    return { requests, latency: metrics.latency.labels({ outcome }) };
+  };
+  const answered = {} as Record<RequestOutcome, readonly [AnsweredSeries, AnsweredSeries]>;
   for (const outcome of outcomes) {
-    for (const dryRun of ['true', 'false']) metrics.requests.inc({ outcome, dry_run: dryRun }, 0);
     metrics.latency.zero({ outcome });
+    answered[outcome] = [series(outcome, false), series(outcome, true)];
   }
   for (const stage of ['before_decision', 'decision']) metrics.budgetExceeded.inc({ stage }, 0);
   for (const code of [400, 413, 415]) metrics.rejected.inc({ code }, 0);
-  return metrics;
+  return { ...metrics, answered };
 }
 
-function registerMetrics(registry: Registry): WebhookMetrics {
+function registerMetrics(registry: Registry): Omit<WebhookMetrics, 'answered'> {
   const registers = [registry];
   return {
     requests: new Counter({
