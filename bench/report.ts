@@ -590,7 +590,7 @@ function workersSection(workers: WorkersReport): string {
       ],
     ),
     '',
-    `Two workers over one: **${workers.gain.toFixed(2)}×** the requests per second (kept only at ≥ ${TARGETS.workerGain}×). The load`,
+    `Two workers over one: **${workers.gain.toFixed(2)}×** the requests per second (a flag would be worth having only at ≥ ${TARGETS.workerGain}×; serve stays one process per replica, docs/benchmarks.md says why). The load`,
     'tool itself holds most of a core of this 2-core machine, and each worker holds the whole model, so the second',
     'process costs its full RSS again.',
   ].join('\n');
