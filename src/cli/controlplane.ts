@@ -2,7 +2,7 @@
 // window, and prints ControlPlane's status (collection.md §2): the figures
 // serve keeps writing, taken here by one process in one go.
 
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { stringify } from 'yaml';
@@ -13,6 +13,7 @@ import { parseDuration } from '../server/duration.ts';
 import { createKubeTopology } from '../sources/topology/kube.ts';
 import type { Command } from './command.ts';
 import { EXIT, parseFlags } from './command.ts';
+import { loadKubeConfig } from '../sources/kubeconfig.ts';
 
 const usage = `Usage: topogate controlplane [--kubeconfig F] [--etcd-metrics URL…] [--scheduler-metrics URL] [--output json]
 
@@ -78,11 +79,10 @@ export const controlplane: Command = {
     if (badUrl !== undefined) return bad(`"${badUrl}" is not an http(s) URL`);
 
     const log = pino({ level: 'warn' }, io.stderr);
-    const kubeConfig = new KubeConfig();
+    let kubeConfig: KubeConfig;
     let topology;
     try {
-      if (values.kubeconfig !== undefined) kubeConfig.loadFromFile(values.kubeconfig);
-      else kubeConfig.loadFromDefault();
+      kubeConfig = loadKubeConfig(values.kubeconfig);
       topology = createKubeTopology({
         ...(values.kubeconfig !== undefined && { kubeconfig: values.kubeconfig }),
         etcdMetrics: values['etcd-metrics'] ?? [],

@@ -2,7 +2,8 @@
 // of a live cluster: the topology model and the policies in force, as serve
 // would have them (shell). The model is watched until ready, then stopped.
 
-import { AppsV1Api, BatchV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { AppsV1Api, BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import type { KubeObject, Pod } from '../kube/types.ts';
@@ -10,6 +11,7 @@ import { combinePolicies, readPolicyObjects } from '../policy/combine.ts';
 import { compile, type CompiledPolicySet } from '../policy/compiler.ts';
 import { formatPolicyError } from '../policy/errors.ts';
 import { loadPolicies } from '../sources/policies/files.ts';
+import { loadKubeConfig } from '../sources/kubeconfig.ts';
 
 const READY_TIMEOUT_MS = 30_000;
 
@@ -21,9 +23,7 @@ export interface LiveCluster {
 }
 
 export function kubeConfig(kubeconfig: string | undefined): KubeConfig {
-  const config = new KubeConfig();
-  if (kubeconfig !== undefined) config.loadFromFile(kubeconfig);
-  else config.loadFromDefault();
+  const config = loadKubeConfig(kubeconfig);
   if (!config.getCurrentCluster()?.server) throw new Error(`no cluster in ${kubeconfig ?? 'the default kubeconfig'}`);
   return config;
 }

@@ -1,7 +1,7 @@
 // `topogate probe`: the per-node network probe agent (docs/probe.md). Flags as
 // in the collection spec §1; the rest bound its rates and its failover.
 
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { DEFAULT_WRITE_POLICY } from '../probe/write-policy.ts';
@@ -10,6 +10,7 @@ import { startAgent } from '../probe/shell/agent.ts';
 import { MAX_BULK_BYTES } from '../probe/shell/bulk.ts';
 import { parseDuration } from '../server/duration.ts';
 import { type Command, EXIT, parseFlags } from './command.ts';
+import { loadKubeConfig } from '../sources/kubeconfig.ts';
 
 const usage = `Usage: topogate probe [flags]
 
@@ -98,10 +99,9 @@ export const probe: Command = {
     if (!Number.isInteger(bandwidthBytes) || bandwidthBytes < 1 || bandwidthBytes > MAX_BULK_BYTES)
       return problem(`--bandwidth-bytes ${values['bandwidth-bytes']}: want a quantity from 1 to 256Mi`);
 
-    const config = new KubeConfig();
+    let config: KubeConfig;
     try {
-      if (values.kubeconfig) config.loadFromFile(values.kubeconfig);
-      else config.loadFromDefault();
+      config = loadKubeConfig(values.kubeconfig);
     } catch (error) {
       io.stderr.write(`topogate probe: kubeconfig: ${(error as Error).message}\n`);
       return EXIT.failed;

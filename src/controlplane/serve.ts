@@ -3,7 +3,6 @@
 // watch heartbeat, writes ControlPlane/default from one replica, and serves the
 // figures as topogate_controlplane_… metrics.
 
-import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { TopologySnapshot } from '../topology/model.ts';
@@ -13,6 +12,7 @@ import { processIdentity } from './identity.ts';
 import { registerControlPlaneMetrics } from './metrics.ts';
 import type { ControlPlaneStatus } from './status.ts';
 import { StatusWriter } from './writer.ts';
+import { loadKubeConfig } from '../sources/kubeconfig.ts';
 
 /** How often the elected replica may write ControlPlane/default. */
 const WRITE_INTERVAL_MS = 5_000;
@@ -36,9 +36,7 @@ export function startControlPlane({ config, topology, log, registry }: ControlPl
   controlPlaneStatus(): ControlPlaneStatus;
   stop(): Promise<void>;
 } {
-  const kubeConfig = new KubeConfig();
-  if (config.kubeconfig) kubeConfig.loadFromFile(config.kubeconfig);
-  else kubeConfig.loadFromDefault();
+  const kubeConfig = loadKubeConfig(config.kubeconfig);
   const identity = processIdentity(Boolean(process.env.KUBERNETES_SERVICE_HOST));
   const collector = new ControlPlaneCollector({
     config: kubeConfig,

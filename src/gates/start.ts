@@ -3,9 +3,11 @@
 // --defer-max with nobody to release it), with the Lease in serve's own namespace.
 
 import { readFile } from 'node:fs/promises';
-import { AuthorizationV1Api, KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { AuthorizationV1Api } from '@kubernetes/client-node';
 import { describeKubeError } from '../sources/topology/errors.ts';
 import { startPlacementController, type PlacementController, type PlacementControllerOptions } from './controller.ts';
+import { loadKubeConfig } from '../sources/kubeconfig.ts';
 
 const serviceAccountNamespace = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
@@ -15,9 +17,7 @@ export async function startPlacement(
   kubeconfig: string | undefined,
   options: Omit<PlacementControllerOptions, 'config' | 'leaseNamespace'>,
 ): Promise<PlacementStart> {
-  const config = new KubeConfig();
-  if (kubeconfig !== undefined) config.loadFromFile(kubeconfig);
-  else config.loadFromDefault();
+  const config = loadKubeConfig(kubeconfig);
   const problem = await cannotRelease(config);
   if (problem !== undefined) return { problem };
   return { controller: startPlacementController({ ...options, config, leaseNamespace: await leaseNamespace() }) };

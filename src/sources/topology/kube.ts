@@ -2,7 +2,6 @@
 // config, KUBECONFIG, or a kubeconfig file), etcd members scraped, and one
 // model that decisions read without waiting.
 
-import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { KubeObject } from '../../kube/types.ts';
@@ -16,6 +15,7 @@ import { createTopologyMetrics } from './metrics.ts';
 import { sourceReadiness } from './readiness.ts';
 import { DEFAULT_TIMING, SourceWatch, type WatchTiming } from './watch.ts';
 import { WATCHES } from './watches.ts';
+import { loadKubeConfig } from '../kubeconfig.ts';
 
 export interface KubeTopologyOptions {
   /** A kubeconfig file; else KUBECONFIG, ~/.kube/config or the in-cluster service account. */
@@ -43,9 +43,7 @@ export interface KubeTopology extends TopologyProvider {
 const DEFAULT_MAX_AGE_MS = 60_000;
 
 export function createKubeTopology(options: KubeTopologyOptions): KubeTopology {
-  const config = new KubeConfig();
-  if (options.kubeconfig) config.loadFromFile(options.kubeconfig);
-  else config.loadFromDefault();
+  const config = loadKubeConfig(options.kubeconfig);
   const server = config.getCurrentCluster()?.server;
   if (!server) throw new Error(`no cluster in ${options.kubeconfig ?? 'the default kubeconfig'}`);
 
