@@ -21,16 +21,14 @@ class ConnectionReusingKubeConfig extends KubeConfig {
     if (made === undefined) return;
     const key = JSON.stringify([this.getCurrentCluster(), this.getCurrentUser()]);
     const kept = this.#dispatchers.get(key);
-    if (kept !== undefined) {
-      context.setDispatcher(kept);
-      void made.close();
-      return;
-    }
+    // The Agent just made has opened nothing yet: unused, it is garbage like any object.
+    if (kept !== undefined) return context.setDispatcher(kept);
     this.#dispatchers.set(key, made);
     if (this.#dispatchers.size > KEPT) {
       const [oldest, dispatcher] = this.#dispatchers.entries().next().value!;
       this.#dispatchers.delete(oldest);
-      void dispatcher.close();
+      // Its kept-alive sockets close; a failure to close them must not become an unhandled rejection.
+      dispatcher.close().catch(() => undefined);
     }
   }
 }
