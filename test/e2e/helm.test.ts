@@ -22,6 +22,12 @@ const chart = join(repoRoot, 'charts', 'topogate');
 const namespace = 'topogate-system';
 const release = 'topogate';
 const helmHome = mkdtempSync(join(tmpdir(), 'topogate-helm-'));
+const topogateCrds = [
+  'schedulingpolicies.topogate.dev',
+  'networktopologies.topogate.dev',
+  'etcdclusters.topogate.dev',
+  'controlplanes.topogate.dev',
+];
 const everything = [
   'certificates.certManager.enabled=true',
   'metrics.serviceMonitor.enabled=true',
@@ -92,6 +98,18 @@ describe('the Helm chart, with a real helm and API server', { timeout: 1_200_000
       .split('\n')
       .filter((name) => name !== '')
       .sort();
+  };
+
+  /** What each of topogate's CRDs still waits for, when one is left: its Terminating condition. */
+  const terminatingCrds = async () => {
+    const crds = (await getJson('crd')).items as Json[];
+    return crds
+      .filter((crd) => topogateCrds.includes(crd.metadata.name))
+      .map((crd) => {
+        const terminating = crd.status?.conditions?.find((c: Json) => c.type === 'Terminating');
+        return `${crd.metadata.name} left: ${terminating?.reason ?? 'no Terminating condition'} ${terminating?.message ?? ''}`;
+      })
+      .join('\n');
   };
 
   before(async () => {
@@ -255,12 +273,13 @@ describe('the Helm chart, with a real helm and API server', { timeout: 1_200_000
     const hook = await getJson('mutatingwebhookconfiguration', release);
     assert.equal(hook.webhooks[0].clientConfig.caBundle, secret.data['ca.crt'], 'the caBundle is the Secret’s CA');
     assert.deepEqual(hook.webhooks[0].clientConfig.service, { name: release, namespace, path: '/mutate', port: 443 });
-    for (const crd of [
-      'schedulingpolicies.topogate.dev',
-      'networktopologies.topogate.dev',
-      'etcdclusters.topogate.dev',
-    ])
+    for (const crd of topogateCrds)
       await kubectlOk(cluster, ['wait', '--for=condition=Established', '--timeout=60s', `crd/${crd}`]);
+    // In a real cluster topogate's informers list these kinds at once, which starts the API server's
+    // cache for each. Nothing runs the Pods here, so list them as topogate would: a CRD deleted before
+    // its cache ever started waits for it, behind the CRD finalizer's growing backoff ("storage is
+    // (re)initializing"), and uninstall then took minutes in CI.
+    await kubectlOk(cluster, ['get', topogateCrds.map((crd) => crd.split('.')[0]).join(','), '-A']);
     const deployment = await getJson('deployment', '-n', namespace, release);
     assert.equal(deployment.spec.replicas, 2);
     assert.equal(deployment.spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem, true);
@@ -289,8 +308,9 @@ describe('the Helm chart, with a real helm and API server', { timeout: 1_200_000
     assert.equal(JSON.parse(await helmOk(['status', release, '-n', namespace, '-o', 'json'])).version, 2);
 
     // --wait=legacy polls with GETs: helm 4's default kstatus watcher can miss a deletion event and then
-    // report a deleted CRD as Terminating until the timeout (helm/helm#31766, seen once in CI).
-    await helmOk(['uninstall', release, '-n', namespace, '--wait=legacy', '--timeout', '2m']);
+    // report a deleted CRD as Terminating until the timeout (helm/helm#31766).
+    const uninstalled = await helm(['uninstall', release, '-n', namespace, '--wait=legacy', '--timeout', '3m']);
+    assert.equal(uninstalled.code, 0, `helm uninstall: ${uninstalled.stderr}\n${await terminatingCrds()}`);
     assert.deepEqual(await snapshot(), before);
   });
 });
