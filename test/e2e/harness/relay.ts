@@ -50,7 +50,7 @@ function forward(from: Socket, to: Socket, delayMs: () => number): void {
   from.on('data', (chunk: Buffer) => {
     const at = Math.max(performance.now() + delayMs(), last);
     last = at;
-    setTimeout(() => to.destroyed || to.write(chunk), at - performance.now());
+    setTimeout(() => to.destroyed || to.write(chunk), Math.max(0, at - performance.now()));
   });
   from.once('close', () => setTimeout(() => to.destroy(), Math.max(0, last - performance.now())));
   from.on('error', () => to.destroy());
