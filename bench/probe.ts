@@ -39,7 +39,7 @@ import { parseDuration } from '../src/server/duration.ts';
 import { withSection } from './sections.ts';
 
 const ZONES = ['zone-0', 'zone-1', 'zone-2'];
-const HEADING = '## 6. `topogate probe`: cost per agent and for the writer';
+const HEADING = '## 7. `topogate probe`: cost per agent and for the writer';
 const WARMUP_MS = 5_000;
 
 interface Cost {

@@ -58,7 +58,7 @@ interface Phase {
   readonly peakRssMb: number;
 }
 
-const heading = '## Soak: a connection flood beside real traffic';
+const heading = '## 8. Soak: a connection flood beside real traffic';
 
 const quantile = (sorted: readonly number[], q: number) =>
   sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0);

@@ -4,7 +4,7 @@ import { barChart, stackedSvg } from '../plot.ts';
 import type { ModeSummary, PlacementResults, Spread, TopogateCounts } from './summary.ts';
 import { median } from './summary.ts';
 
-export const SECTION_HEADING = '## 7. Placement: what topogate’s decisions are worth';
+export const SECTION_HEADING = '## 9. Placement: what topogate’s decisions are worth';
 
 export interface RunFacts {
   readonly seeds: number;

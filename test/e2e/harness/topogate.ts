@@ -128,7 +128,7 @@ export async function startTopogate(options: TopogateOptions): Promise<Topogate>
   return topogate;
 }
 
-type Manifest = { kind?: string; metadata?: { name?: string } } & Record<string, unknown>;
+export type Manifest = { kind?: string; metadata?: { name?: string } } & Record<string, unknown>;
 
 async function manifests(args: readonly string[]): Promise<Manifest[]> {
   return parseAllDocuments(await topogateCli(['manifests', ...args])).map((doc) => doc.toJS() as Manifest);
