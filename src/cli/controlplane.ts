@@ -30,6 +30,9 @@ status: figures and findings, most serious first.
                            EtcdCluster object, without disk figures)
   --scheduler-metrics URL  kube-scheduler's secure /metrics, read with the
                            kubeconfig's credentials and verified with its CA
+  --scheduler-insecure-skip-tls-verify
+                           do not verify the scheduler's certificate (kubeadm's
+                           is self-signed); the credentials are still sent
   --output json|yaml|text  json: exactly the status object (default text)
   --window D               how long to measure, e.g. 10s, 1m (default 10s)
   --namespace NS           where the heartbeat Lease is made, and deleted after
@@ -51,6 +54,7 @@ export const controlplane: Command = {
         kubeconfig: { type: 'string' },
         'etcd-metrics': { type: 'string', multiple: true },
         'scheduler-metrics': { type: 'string' },
+        'scheduler-insecure-skip-tls-verify': { type: 'boolean', default: false },
         output: { type: 'string', default: 'text' },
         window: { type: 'string', default: '10s' },
         namespace: { type: 'string', default: 'default' },
@@ -77,6 +81,9 @@ export const controlplane: Command = {
     ];
     const badUrl = urls.find((url) => !/^https?:\/\/[^/]/.test(url));
     if (badUrl !== undefined) return bad(`"${badUrl}" is not an http(s) URL`);
+    const schedulerSkipTlsVerify = values['scheduler-insecure-skip-tls-verify'];
+    if (schedulerSkipTlsVerify && values['scheduler-metrics'] === undefined)
+      return bad('--scheduler-insecure-skip-tls-verify needs --scheduler-metrics');
 
     const log = pino({ level: 'warn' }, io.stderr);
     let kubeConfig: KubeConfig;
@@ -98,6 +105,7 @@ export const controlplane: Command = {
       topology: () => topology.current(),
       etcdMetrics: values['etcd-metrics'] ?? [],
       ...(values['scheduler-metrics'] !== undefined && { schedulerMetrics: values['scheduler-metrics'] }),
+      schedulerSkipTlsVerify,
       webhookName: values['webhook-name'],
       namespace: values.namespace,
       identity: `cli-${processIdentity(false)}`,

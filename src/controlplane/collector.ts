@@ -41,6 +41,8 @@ export interface CollectorOptions {
   readonly topology: () => TopologySnapshot;
   readonly etcdMetrics: readonly string[];
   readonly schedulerMetrics?: string;
+  /** Read schedulerMetrics without verifying the scheduler's certificate (kubeadm's is self-signed). */
+  readonly schedulerSkipTlsVerify?: boolean;
   /** The MutatingWebhookConfiguration's webhook whose fail-opens and latency the API server reports. */
   readonly webhookName: string;
   /** Where topogate's heartbeat Lease lives. */
@@ -62,6 +64,25 @@ const ETCD_FAMILIES = [
   'etcd_disk_wal_fsync_duration_seconds_bucket',
   'etcd_disk_backend_commit_duration_seconds_bucket',
 ];
+/** How a scrape treats the server's certificate; the hint is added to a verification failure's message. */
+interface CertificateCheck {
+  readonly verify: boolean;
+  readonly unverifiedHint?: string;
+}
+
+/** Node's codes for a certificate that does not verify against the CA given (scrapeLines rejects with the code). */
+const UNVERIFIED_CERTIFICATE = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+const SCHEDULER_CERTIFICATE_HINT =
+  "the scheduler's certificate is not signed by the kubeconfig's CA, as kubeadm's self-signed one is not: " +
+  'give kube-scheduler a certificate from the cluster CA (--tls-cert-file), or --scheduler-insecure-skip-tls-verify';
+
 const SCHEDULER_FAMILIES = [
   SCHEDULER_MARKER,
   'scheduler_scheduling_attempt_duration_seconds_bucket',
@@ -178,7 +199,11 @@ export class ControlPlaneCollector {
   async #scrapeScheduler(): Promise<void> {
     const url = this.#options.schedulerMetrics;
     if (url === undefined || !this.#scheduler) return;
-    await this.#scrape('scheduler metrics', url, SCHEDULER_FAMILIES, this.#scheduler, readSchedulerMetrics);
+    const verify = this.#options.schedulerSkipTlsVerify !== true;
+    await this.#scrape('scheduler metrics', url, SCHEDULER_FAMILIES, this.#scheduler, readSchedulerMetrics, {
+      verify,
+      ...(verify && { unverifiedHint: SCHEDULER_CERTIFICATE_HINT }),
+    });
   }
 
   async #scrape<T>(
@@ -187,16 +212,21 @@ export class ControlPlaneCollector {
     prefixes: readonly string[],
     window: ScrapeWindow<T>,
     read: (text: string) => T | undefined,
+    certificate: CertificateCheck = { verify: true },
   ): Promise<void> {
     try {
-      const tls = url.startsWith('https:') ? await kubeCredentials(this.#options.config) : undefined;
+      const credentials = url.startsWith('https:') ? await kubeCredentials(this.#options.config) : undefined;
+      const tls = credentials && (certificate.verify ? credentials : { ...credentials, rejectUnauthorized: false });
       const text = await scrapeLines(url, { prefixes, timeoutMs: this.#options.timing.timeoutMs, ...(tls && { tls }) });
       const value = read(text);
       if (value === undefined) throw new Error(`${url} does not serve the expected metrics`);
       window.add(Date.now(), value);
       this.#recovered(`${source} ${url}`, source);
     } catch (error) {
-      const message = `${url}: ${(error as Error).message}`;
+      const reason = (error as Error).message;
+      const hint =
+        certificate.unverifiedHint && UNVERIFIED_CERTIFICATE.has(reason) ? ` (${certificate.unverifiedHint})` : '';
+      const message = `${url}: ${reason}${hint}`;
       window.fail(message);
       this.#failed(`${source} ${url}`, source, message);
     }

@@ -22,6 +22,7 @@ export interface ControlPlaneServeOptions {
     readonly kubeconfig?: string;
     readonly etcdMetrics: readonly string[];
     readonly schedulerMetrics?: string;
+    readonly schedulerSkipTlsVerify: boolean;
     readonly webhookName: string;
     readonly leaseNamespace: string;
     readonly controlPlaneIntervalMs: number;
@@ -37,12 +38,18 @@ export function startControlPlane({ config, topology, log, registry }: ControlPl
   stop(): Promise<void>;
 } {
   const kubeConfig = loadKubeConfig(config.kubeconfig);
+  if (config.schedulerSkipTlsVerify)
+    log.warn(
+      { url: config.schedulerMetrics },
+      "control plane: the scheduler's certificate is not verified; topogate's credentials go to whatever answers",
+    );
   const identity = processIdentity(Boolean(process.env.KUBERNETES_SERVICE_HOST));
   const collector = new ControlPlaneCollector({
     config: kubeConfig,
     topology: () => topology.current(),
     etcdMetrics: config.etcdMetrics,
     ...(config.schedulerMetrics !== undefined && { schedulerMetrics: config.schedulerMetrics }),
+    schedulerSkipTlsVerify: config.schedulerSkipTlsVerify,
     webhookName: config.webhookName,
     namespace: config.leaseNamespace,
     identity,

@@ -8,6 +8,8 @@ import { text, type FlagGroup } from './flag-group.ts';
 
 export interface ControlPlaneFlags {
   readonly schedulerMetrics?: string;
+  /** Read the scheduler's metrics without verifying its certificate (kubeadm's is self-signed). */
+  readonly schedulerSkipTlsVerify: boolean;
   readonly webhookName: string;
   readonly leaseNamespace: string;
   readonly controlPlaneIntervalMs: number;
@@ -28,6 +30,7 @@ function ownNamespace(env: NodeJS.ProcessEnv): string {
 export const controlPlaneFlags: FlagGroup<ControlPlaneFlags> = {
   options: {
     'scheduler-metrics': { type: 'string' },
+    'scheduler-insecure-skip-tls-verify': { type: 'boolean', default: false },
     'webhook-name': { type: 'string', default: 'pods.topogate.dev' },
     'lease-namespace': { type: 'string' },
     'controlplane-interval': { type: 'string', default: '15s' },
@@ -35,6 +38,9 @@ export const controlPlaneFlags: FlagGroup<ControlPlaneFlags> = {
   help: `  --scheduler-metrics URL  with --topology kube: kube-scheduler's secure /metrics,
                          read with topogate's own credentials, verified with the
                          kubeconfig's CA (default: scheduler figures left out)
+  --scheduler-insecure-skip-tls-verify  do not verify the scheduler's certificate
+                         (kubeadm's is self-signed); topogate's credentials are
+                         still sent to whatever answers at the URL
   --webhook-name NAME    topogate's webhook in the MutatingWebhookConfiguration,
                          as the API server's metrics name it (default pods.topogate.dev)
   --lease-namespace NS   where topogate keeps its Leases (the watch heartbeat, the
@@ -45,6 +51,9 @@ export const controlPlaneFlags: FlagGroup<ControlPlaneFlags> = {
     const schedulerMetrics = text(values, 'scheduler-metrics');
     if (schedulerMetrics !== undefined && !/^https?:\/\/[^/]/.test(schedulerMetrics))
       return { error: `--scheduler-metrics "${schedulerMetrics}" is not an http(s) URL` };
+    const schedulerSkipTlsVerify = values['scheduler-insecure-skip-tls-verify'] === true;
+    if (schedulerSkipTlsVerify && schedulerMetrics === undefined)
+      return { error: '--scheduler-insecure-skip-tls-verify needs --scheduler-metrics' };
     const interval = text(values, 'controlplane-interval') ?? '';
     const controlPlaneIntervalMs = parseDuration(interval);
     if (controlPlaneIntervalMs === undefined || controlPlaneIntervalMs < 1000)
@@ -52,6 +61,7 @@ export const controlPlaneFlags: FlagGroup<ControlPlaneFlags> = {
     return {
       config: {
         ...(schedulerMetrics !== undefined && { schedulerMetrics }),
+        schedulerSkipTlsVerify,
         webhookName: text(values, 'webhook-name') ?? 'pods.topogate.dev',
         leaseNamespace: text(values, 'lease-namespace') ?? ownNamespace(env),
         controlPlaneIntervalMs,
