@@ -183,6 +183,15 @@ export interface Device {
  * It changes with every bind, so it is versioned apart from the snapshot: a bind makes a new occupancy,
  * not a new snapshot (which would recompile every policy and drop every memo).
  */
+/** Pods admitted but not bound yet, held to one value of a node label: what they will take there. */
+export interface PendingUnder {
+  readonly pods: number;
+  /** Their effective requests, summed. */
+  readonly requests: ResourceList;
+  /** workloadKey → how many of them it has. */
+  readonly workloads: ReadonlyMap<string, number>;
+}
+
 export interface Occupancy {
   /** Increases with every change of what is bound; caches of what bound Pods leave free key on it. */
   readonly version: number;
@@ -190,6 +199,8 @@ export interface Occupancy {
   requested(node: string): ResourceList | undefined;
   /** Node → how many of the workload's (workloadKey) non-terminal Pods are bound there. */
   workloadNodes(workload: string): ReadonlyMap<string, number> | undefined;
+  /** Value of the node label → the Pods not bound yet that are held to it (read/pod-usage.ts); undefined for none. */
+  pendingUnder(label: string): ReadonlyMap<string, PendingUnder> | undefined;
   /**
    * The nodes whose requested sum differs between `earlier` (an occupancy of the same table) and this one;
    * undefined when that is no longer known (too many versions ago), so that a cache counts afresh.

@@ -3,10 +3,12 @@
 // and one workload's map); frozen occupancies share what did not change, and
 // say which nodes changed between two of them, so that what a pack rule
 // counted per domain is brought up to date by the few nodes a bind touched.
+// Pods not bound yet but held to one value of a node label are summed per
+// label and value apart: few at a time, copied whole when they change.
 
 import { CowMap } from './cow/map.ts';
-import type { Occupancy, ResourceList } from './model.ts';
-import type { PodUsage } from './read/pod-usage.ts';
+import type { Occupancy, PendingUnder, ResourceList } from './model.ts';
+import type { PendingUsage, PodUsage } from './read/pod-usage.ts';
 
 /** Versions whose changed nodes are remembered; an occupancy older than that is counted afresh. */
 const REMEMBERED_VERSIONS = 256;
@@ -23,6 +25,10 @@ export class PodUsageTable {
   readonly #workloads = new CowMap<ReadonlyMap<string, number>>();
   /** Nodes whose requested sum changed since the last freeze. */
   #changed = new Set<string>();
+  /** Held label → its value → what the Pods held there and not bound yet request. */
+  readonly #pending = new Map<string, Map<string, PendingUnder>>();
+  #pendingChanged = false;
+  #pendingFrozen: ReadonlyMap<string, ReadonlyMap<string, PendingUnder>> = new Map();
   /** Oldest first; only appended to and trimmed at the front, so what a frozen occupancy reads of it stays true. */
   readonly #log: Change[] = [];
   #version = 0;
@@ -45,26 +51,33 @@ export class PodUsageTable {
 
   /** The current occupancy: the last one while nothing changed, else a new version. */
   freeze(): Occupancy {
-    if (this.#last && this.#changed.size === 0) return this.#last;
+    if (this.#last && this.#changed.size === 0 && !this.#pendingChanged) return this.#last;
     this.#version++;
     this.#log.push({ version: this.#version, nodes: this.#changed });
     if (this.#log.length > REMEMBERED_VERSIONS) this.#log.shift();
     this.#changed = new Set();
     const requested = this.#requested.freeze();
     const workloads = this.#workloads.freeze();
+    if (this.#pendingChanged)
+      this.#pendingFrozen = new Map([...this.#pending].map(([label, values]) => [label, new Map(values)]));
+    this.#pendingChanged = false;
+    const pending = this.#pendingFrozen;
     const log = this.#log;
     const made = this.#made;
     const occupancy: Occupancy = Object.freeze({
       version: this.#version,
       requested: (node: string) => requested.get(node),
       workloadNodes: (workload: string) => workloads.get(workload),
+      pendingUnder: (label: string) => pending.get(label),
       changedSince: (earlier: Occupancy) => (made.has(earlier) ? changedBetween(log, earlier, occupancy) : undefined),
     });
     made.add(occupancy);
     return (this.#last = occupancy);
   }
 
-  #account({ node, requests, workload }: PodUsage, sign: 1 | -1): void {
+  #account(usage: PodUsage, sign: 1 | -1): void {
+    if (usage.node === undefined) return this.#accountPending(usage, sign);
+    const { node, requests, workload } = usage;
     const sum: Record<string, number> = { ...this.#requested.get(node) };
     for (const [resource, amount] of Object.entries(requests)) {
       const next = (sum[resource] ?? 0) + sign * amount;
@@ -82,6 +95,28 @@ export class PodUsageTable {
     if (nodes.size === 0) this.#workloads.delete(workload);
     else this.#workloads.set(workload, nodes);
   }
+
+  #accountPending({ heldTo, requests, workload }: PendingUsage, sign: 1 | -1): void {
+    for (const [label, value] of Object.entries(heldTo)) {
+      let values = this.#pending.get(label);
+      if (values === undefined) this.#pending.set(label, (values = new Map()));
+      const before = values.get(value);
+      const pods = (before?.pods ?? 0) + sign;
+      if (pods <= 0) {
+        values.delete(value);
+        if (values.size === 0) this.#pending.delete(label);
+        continue;
+      }
+      const sum: Record<string, number> = { ...before?.requests };
+      for (const [resource, amount] of Object.entries(requests)) sum[resource] = (sum[resource] ?? 0) + sign * amount;
+      const workloads = new Map(before?.workloads);
+      const count = (workloads.get(workload) ?? 0) + sign;
+      if (count > 0) workloads.set(workload, count);
+      else workloads.delete(workload);
+      values.set(value, { pods, requests: sum, workloads });
+    }
+    this.#pendingChanged = true;
+  }
 }
 
 /** The union of the changes after `earlier` up to `later`; undefined when the log no longer reaches back to it. */
@@ -98,6 +133,11 @@ function changedBetween(log: readonly Change[], earlier: Occupancy, later: Occup
 
 function sameUsage(a: PodUsage, b: PodUsage): boolean {
   if (a.node !== b.node || a.workload !== b.workload) return false;
-  const keys = Object.keys(a.requests);
-  return keys.length === Object.keys(b.requests).length && keys.every((key) => a.requests[key] === b.requests[key]);
+  if (a.node === undefined && b.node === undefined && !sameRecord(a.heldTo, b.heldTo)) return false;
+  return sameRecord(a.requests, b.requests);
+}
+
+function sameRecord<V>(a: Readonly<Record<string, V>>, b: Readonly<Record<string, V>>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
 }

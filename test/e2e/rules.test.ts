@@ -218,6 +218,81 @@ describe('rules from the measured data, and DRA', { timeout: 600_000 }, () => {
     assert.match(fifth.stderr, /policy gang, rule pack: .*no topogate.dev\/rack domain has room for 5/);
   });
 
+  test('pack: a gang held at a scheduling gate keeps its rack; the next gang goes to another, and one that fits nowhere is refused', async () => {
+    // Room for 1-cpu Pods now: r1 10 (2 on r1-1 beside the blocker, 8 on r1-2), r2 4 (the first gang), r3 8.
+    const deployment = (name: string, replicas: number) => ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name, namespace: 'gang' },
+      spec: {
+        replicas,
+        selector: { matchLabels: { app: name } },
+        template: {
+          metadata: { labels: { app: name }, annotations: { 'topogate.dev/replicas': String(replicas) } },
+          // Held, as a gang admitter (Kueue) holds Pods until the whole gang may start.
+          spec: { schedulingGates: [{ name: 'example.com/gang-admission' }], containers: pause('1') },
+        },
+      },
+    });
+    const podsOf = async (app: string) =>
+      JSON.parse(
+        JSON.stringify(
+          (await coreApi(cluster).listNamespacedPod({ namespace: 'gang', labelSelector: `app=${app}` })).items,
+        ),
+      ) as any[];
+    const racksOf = (pods: any[]) => [...new Set(pods.map((pod) => requiredOf(pod)[0]?.values?.[0]))];
+
+    // Nine Pods fit only r1. They stay unbound behind their gate, so only what they are held to says r1 is taken.
+    await applyAll(cluster, [deployment('gang-a', 9)]);
+    await waitFor(async () => (await podsOf('gang-a')).length === 9, { what: 'gang-a’s 9 Pods', timeoutMs: 60_000 });
+    const a = await podsOf('gang-a');
+    assert.deepEqual(racksOf(a), ['r1']);
+    assert.ok(a.every((pod) => !pod.spec.nodeName));
+
+    // topogate sees them held once its watch delivers them: a 9-Pod workload no longer fits r1.
+    const nine = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { generateName: 'gang-c-', annotations: { 'topogate.dev/replicas': '9' } },
+      spec: { containers: pause('1') },
+    };
+    await waitFor(
+      async () =>
+        (await kubectl(cluster, ['create', '-n', 'gang', '--dry-run=server', '-f', '-'], JSON.stringify(nine))).code !==
+        0,
+      { what: 'topogate to count gang-a in r1', timeoutMs: 30_000 },
+    );
+
+    // Seven fit r1 or r3 on free capacity alone; with gang-a held in r1 (room for 1 left) only r3.
+    await applyAll(cluster, [deployment('gang-b', 7)]);
+    await waitFor(async () => (await podsOf('gang-b')).length === 7, { what: 'gang-b’s 7 Pods', timeoutMs: 60_000 });
+    assert.deepEqual(racksOf(await podsOf('gang-b')), ['r3']);
+
+    // Nine more fit nowhere now (r1 1, r2 4, r3 1): refused, where they would have been sent to r1 on bound Pods alone.
+    const refused = await kubectl(cluster, ['create', '-n', 'gang', '-f', '-'], JSON.stringify(nine));
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /no topogate.dev\/rack domain has room for 9/);
+
+    // The gates lifted, the scheduler binds each gang inside its rack.
+    for (const pod of [...a, ...(await podsOf('gang-b'))])
+      await kubectlOk(cluster, [
+        'patch',
+        'pod',
+        '-n',
+        'gang',
+        pod.metadata.name,
+        '--type=json',
+        '-p',
+        '[{"op":"remove","path":"/spec/schedulingGates"}]',
+      ]);
+    await waitFor(
+      async () => [...(await podsOf('gang-a')), ...(await podsOf('gang-b'))].every((pod) => pod.spec.nodeName),
+      { what: 'both gangs bound', timeoutMs: 90_000 },
+    );
+    assert.ok((await podsOf('gang-a')).every((pod) => pod.spec.nodeName.startsWith('r1-')));
+    assert.ok((await podsOf('gang-b')).every((pod) => pod.spec.nodeName.startsWith('r3-')));
+  });
+
   test('bandwidth Required: a data-heavy Pod stays in the zones with enough bandwidth to its Service', async () => {
     const names: string[] = [];
     for (let index = 0; index < 4; index++) {

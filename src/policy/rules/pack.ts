@@ -4,13 +4,15 @@
 // holds the workload's bound Pods while it still has room for the rest, else
 // the fitting domain that ranks highest for the workload by rendezvous
 // hashing. The same workload on the same facts always gets the same domain,
-// so replicas agree with each other and with a restarted topogate.
+// so replicas agree with each other and with a restarted topogate. Pods
+// admitted into a domain but not bound yet (a gang held at a scheduling gate,
+// or replicas the scheduler has not reached) count there as if bound.
 
 import type { LRUCache } from 'lru-cache';
 import { formatQuantity } from '../../kube/quantity.ts';
 import type { Labels, NodeSelectorRequirement, PreferredSchedulingTerm } from '../../kube/types.ts';
 import { workloadKey } from '../../kube/workload-identity.ts';
-import type { NodeInfo, Occupancy, ResourceList, TopologySnapshot } from '../../topology/model.ts';
+import type { NodeInfo, Occupancy, PendingUnder, ResourceList, TopologySnapshot } from '../../topology/model.ts';
 import { NodeSet } from '../../topology/nodeset.ts';
 import { lruMap } from '../memo.ts';
 import type { PackRule } from '../types.ts';
@@ -40,6 +42,8 @@ interface Layout {
   readonly hashes: Uint32Array;
   /** Node name → its domain, to place a workload's bound Pods and a bind without a pass over the nodes. */
   readonly domainOf: ReadonlyMap<string, Domain>;
+  /** The rule level's value → its domains (more than one when the value recurs under other paths). */
+  readonly byValue: ReadonlyMap<string, readonly Domain[]>;
 }
 
 /** No allowed node in the domain: it is no candidate at all. */
@@ -96,6 +100,27 @@ export function compilePack(rule: PackRule, snapshot: TopologySnapshot): Compile
     return room;
   };
 
+  // Pods held to a domain but not bound yet, per occupancy; and each room with them taken out, per room.
+  const pendingSeen = new WeakMap<Occupancy, ReadonlyMap<Domain, PendingUnder>>();
+  const pendingIn = (occupancy: Occupancy, layout: Layout): ReadonlyMap<Domain, PendingUnder> => {
+    let pending = pendingSeen.get(occupancy);
+    if (pending === undefined) pendingSeen.set(occupancy, (pending = pendingByDomain(rule, layout, occupancy)));
+    return pending;
+  };
+  const lessPending = new WeakMap<Room, Room>();
+  const roomLessPending = (room: Room, pending: ReadonlyMap<Domain, PendingUnder>, request: ResourceList): Room => {
+    if (pending.size === 0) return room;
+    let less = lessPending.get(room);
+    if (less === undefined) {
+      const counts = room.counts.slice();
+      for (const [domain, held] of pending)
+        if (counts[domain.index] !== OUTSIDE)
+          counts[domain.index] = Math.max(0, counts[domain.index]! - podsTaken(held, request));
+      lessPending.set(room, (less = new Room(room.layout, counts, room.occupancy, room.anyAllowed)));
+    }
+    return less;
+  };
+
   // One preferred term per domain, so that the decisions preferring it share the object (jsonText.ts).
   const preferredTerms = new WeakMap<Domain, readonly PreferredSchedulingTerm[]>();
   const preferredIn = (domain: Domain): readonly PreferredSchedulingTerm[] => {
@@ -115,12 +140,14 @@ export function compilePack(rule: PackRule, snapshot: TopologySnapshot): Compile
       const replicas = replicasOf(pod.facts.annotations);
       const workload = workloadKey(pod.facts.workload);
       const occupancy = pod.occupancy;
-      const room = roomFor(allowed, request, occupancy);
+      const counted = roomFor(allowed, request, occupancy);
+      const pending = pendingIn(occupancy, counted.layout);
+      const room = roomLessPending(counted, pending, request);
       if (!room.anyAllowed) {
         const modelHolds = `no allowed node carries the label ${rule.level}`;
         return rule.mode === 'Required' ? output({ nodes: NodeSet.EMPTY, modelHolds }) : { dropped: modelHolds };
       }
-      const bound = boundIn(room, occupancy, workload);
+      const bound = placedIn(room, occupancy, pending, workload);
       const fits = (domain: Domain) => room.of(domain) >= Math.max(1, replicas - (bound.get(domain) ?? 0));
       let home: Domain | undefined;
       for (const [domain, count] of bound) {
@@ -145,7 +172,7 @@ export function compilePack(rule: PackRule, snapshot: TopologySnapshot): Compile
       }
       const why =
         chosen === home
-          ? `${bound.get(chosen)} of the workload's Pods are bound there`
+          ? `${bound.get(chosen)} of the workload's Pods are bound or held there`
           : `the fitting domain that ranks first for workload ${workload}`;
       const notes = [
         `${rule.level} ${chosen.key}: room for ${room.of(chosen)} × (${shape}), ${replicas} replica(s) wanted; ${why}`,
@@ -208,6 +235,7 @@ function layoutOf(rule: PackRule, snapshot: TopologySnapshot): Layout {
     domains,
     hashes: Uint32Array.from(domains, (domain) => domain.hash),
     domainOf: new Map(domains.flatMap((domain) => domain.nodes.map((node) => [node.name, domain] as const))),
+    byValue: Map.groupBy(domains, (domain) => domain.value),
   };
 }
 
@@ -268,14 +296,47 @@ function podsFitting(node: NodeInfo, request: ResourceList, occupancy: Occupancy
   return Math.max(0, fit);
 }
 
-/** The workload's bound Pods per domain. */
-function boundIn(room: Room, occupancy: Occupancy, workload: string): Map<Domain, number> {
-  const bound = new Map<Domain, number>();
+/** The workload's Pods per domain: bound there, or held there and not bound yet. */
+function placedIn(
+  room: Room,
+  occupancy: Occupancy,
+  pending: ReadonlyMap<Domain, PendingUnder>,
+  workload: string,
+): Map<Domain, number> {
+  const placed = new Map<Domain, number>();
+  const add = (domain: Domain, count: number) => {
+    if (room.of(domain) !== OUTSIDE) placed.set(domain, (placed.get(domain) ?? 0) + count);
+  };
   for (const [node, count] of occupancy.workloadNodes(workload) ?? []) {
     const domain = room.layout.domainOf.get(node);
-    if (domain && room.of(domain) !== OUTSIDE) bound.set(domain, (bound.get(domain) ?? 0) + count);
+    if (domain) add(domain, count);
   }
-  return bound;
+  for (const [domain, held] of pending) add(domain, held.workloads.get(workload) ?? 0);
+  for (const [domain, count] of placed) if (count === 0) placed.delete(domain);
+  return placed;
+}
+
+/**
+ * The Pods held to a value of the rule's level and not bound yet, by domain. A value that recurs under other
+ * paths counts in each of its domains (a Pod held to rack "r1" alone could be in either).
+ */
+function pendingByDomain(rule: PackRule, layout: Layout, occupancy: Occupancy): ReadonlyMap<Domain, PendingUnder> {
+  const pending = new Map<Domain, PendingUnder>();
+  for (const [value, held] of occupancy.pendingUnder(rule.level) ?? [])
+    for (const domain of layout.byValue.get(value) ?? []) pending.set(domain, held);
+  return pending;
+}
+
+/** How many Pods of `request` the held Pods' requests take from a domain's room: the scarcest resource decides. */
+function podsTaken(held: PendingUnder, request: ResourceList): number {
+  let taken = 0;
+  let asked = false;
+  for (const resource in request) {
+    asked = true;
+    taken = Math.max(taken, Math.ceil((held.requests[resource] ?? 0) / request[resource]!));
+  }
+  // Pods that request nothing are counted in Pods, as podsFitting counts them.
+  return asked ? taken : held.pods;
 }
 
 /**

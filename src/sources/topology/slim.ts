@@ -27,7 +27,10 @@ export function slim(source: string, object: KubeObject): KubeObject {
   return out;
 }
 
-/** What usage reads of a Pod (node, requests, phase, workload): every Pod of the cluster is kept, so keep little. */
+/**
+ * What usage reads of a Pod (node, requests, phase, workload, and while it is not bound the node labels it is
+ * held to): every Pod of the cluster is kept, so keep little.
+ */
 function slimPod(pod: KubeObject): KubeObject {
   const metadata = isRecord(pod.metadata) ? pod.metadata : {};
   const spec = isRecord(pod.spec) ? pod.spec : {};
@@ -49,11 +52,25 @@ function slimPod(pod: KubeObject): KubeObject {
     },
     spec: {
       nodeName: spec.nodeName,
+      ...(spec.nodeName ? {} : unboundPlacement(spec)),
       containers: resources(spec.containers),
       initContainers: resources(spec.initContainers),
       overhead: spec.overhead,
       resources: spec.resources,
     },
     status: { phase: status.phase },
+  };
+}
+
+/** Where a Pod not bound yet may go: its nodeSelector and required node affinity. */
+function unboundPlacement(spec: Record<string, unknown>): Record<string, unknown> {
+  const nodeAffinity =
+    isRecord(spec.affinity) && isRecord(spec.affinity.nodeAffinity) ? spec.affinity.nodeAffinity : {};
+  const required = nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution;
+  return {
+    ...(spec.nodeSelector !== undefined ? { nodeSelector: spec.nodeSelector } : {}),
+    ...(required !== undefined
+      ? { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: required } } }
+      : {}),
   };
 }

@@ -37,6 +37,16 @@ export function bound(name: string, nodeName: string, cpu: string, owner = 'othe
   };
 }
 
+/** A Pod admitted but not bound yet, held to one rack by its nodeSelector. */
+export function held(name: string, rack: string, cpu: string, owner = 'other-1'): KubeObject {
+  const pod = bound(name, '', cpu, owner);
+  return {
+    ...pod,
+    spec: { ...(pod.spec as object), nodeName: undefined, nodeSelector: { [RACK]: rack } },
+    status: { phase: 'Pending' },
+  };
+}
+
 export function replica(deployment: string, cpu: string, replicas?: number, index = 0): Pod {
   return {
     apiVersion: 'v1',

@@ -1,20 +1,22 @@
 // Binds change the occupancy, not the snapshot: the compiled set and the memos
 // of decisions that do not read it survive, a pack decision follows it, and
 // what pack counted per rack, brought up to date bind by bind, is what a
-// fresh count of the same cluster gives.
+// fresh count of the same cluster gives. Pods held to a rack but not bound yet
+// count there.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import fastJsonPatch from 'fast-json-patch';
 import { podRequest } from '../../../src/kube/podFacts.ts';
-import type { KubeObject } from '../../../src/kube/types.ts';
+import type { KubeObject, Pod } from '../../../src/kube/types.ts';
 import { compile } from '../../../src/policy/compiler.ts';
 import { decide } from '../../../src/policy/engine.ts';
 import type { Decision } from '../../../src/policy/types.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 import { TopologyBuilder } from '../../../src/topology/builder.ts';
 import { NOW, OPTIONS, pod, policy } from './engine-cluster.ts';
-import { bound, PACK, RACK, racks, replica } from './pack-cluster.ts';
+import { bound, held, PACK, RACK, racks, replica } from './pack-cluster.ts';
 
 const POLICIES = [
   policy('gang', { pack: PACK }, { match: { namespaces: ['ml'] } }),
@@ -72,6 +74,54 @@ test("binds leave the memo of a Pod without pack alone and move a pack Pod's dec
   assert.match(shown(moved), new RegExp(`"values":\\["${other}"\\]`));
 });
 
+/** The rack a pack decision requires. */
+const rackOf = (decision: Decision): string =>
+  JSON.parse(shown(decision)).patch[0].value.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution
+    .nodeSelectorTerms[0].matchExpressions[0].values[0];
+
+/** The replica as the API server stores it after topogate's patch: what the pods watch sees before the bind. */
+function admitted(pod: Pod, decision: Decision): KubeObject {
+  const stored = { ...structuredClone(pod), metadata: { ...pod.metadata, namespace: 'ml' } };
+  return fastJsonPatch.applyPatch(stored, structuredClone(decision.patch) as fastJsonPatch.Operation[])
+    .newDocument as KubeObject;
+}
+
+test("a gang's Pods held to a rack and not bound yet: another gang goes to the other rack, the gang's last Pod joins them", () => {
+  const builder = live([]);
+  const compiled = compile(POLICIES, builder.publish());
+  const options = () => ({ ...OPTIONS, occupancy: builder.occupancy() });
+  // 4 × 16 cpu fits r1 or r2 (64 cpu each), never r3 (32).
+  const first = decide(podRequest(replica('train', '16', 4), 'ml'), compiled, options());
+  const rack = rackOf(first);
+  const other = rack === 'r1' ? 'r2' : 'r1';
+  // A second gang that ranks the same rack first while nothing is held there.
+  const rival = Array.from({ length: 20 }, (_, i) => `gang-${i}`).find(
+    (name) => rackOf(decide(podRequest(replica(name, '16', 4), 'ml'), compiled, options())) === rack,
+  )!;
+  assert.ok(rival, 'some gang name ranks the same rack first');
+
+  for (let index = 0; index < 3; index++)
+    builder.apply('pods', 'ADDED', admitted(replica('train', '16', 4, index), first), NOW);
+  const pending = builder.occupancy().pendingUnder(RACK)?.get(rack);
+  assert.deepEqual(
+    { pods: pending?.pods, requests: pending?.requests, workloads: [...(pending?.workloads.values() ?? [])] },
+    { pods: 3, requests: { cpu: 48_000 }, workloads: [3] },
+  );
+  const rivalNow = decide(podRequest(replica(rival, '16', 4), 'ml'), compiled, options());
+  assert.equal(rackOf(rivalNow), other, '16 cpu left where the gang is held: the rival takes the other rack');
+  const last = decide(podRequest(replica('train', '16', 4, 3), 'ml'), compiled, options());
+  assert.equal(rackOf(last), rack, "the gang's last Pod goes where its three are held");
+
+  // One of them binds: what it holds moves from the rack to its node, and nothing else changes.
+  const node = rack === 'r1' ? 'n1' : 'n3';
+  const boundNow = admitted(replica('train', '16', 4, 0), first);
+  builder.apply('pods', 'MODIFIED', { ...boundNow, spec: { ...(boundNow.spec as object), nodeName: node } }, NOW);
+  assert.equal(builder.occupancy().pendingUnder(RACK)?.get(rack)?.pods, 2);
+  assert.deepEqual(builder.occupancy().requested(node), { cpu: 16_000 });
+  assert.equal(rackOf(decide(podRequest(replica(rival, '16', 4), 'ml'), compiled, options())), other);
+  assert.equal(rackOf(decide(podRequest(replica('train', '16', 4, 3), 'ml'), compiled, options())), rack);
+});
+
 test('room counted bind by bind equals room counted afresh', () => {
   const nodes = ['n1', 'n2', 'n3', 'n4', 'n5'];
   const event = fc.record({
@@ -79,15 +129,18 @@ test('room counted bind by bind equals room counted afresh', () => {
     node: fc.constantFrom(...nodes),
     cpu: fc.constantFrom('2', '6', '10', '16'),
     gone: fc.boolean(),
+    pending: fc.boolean(),
   });
   fc.assert(
     fc.property(fc.array(event, { maxLength: 12 }), (events) => {
       const builder = live([]);
       const compiled = compile(POLICIES, builder.publish());
       const present = new Map<string, KubeObject>();
-      for (const { pod: index, node, cpu, gone } of events) {
+      for (const { pod: index, node, cpu, gone, pending } of events) {
         const name = `p${index}`;
-        const object = bound(name, node, cpu, index % 2 === 0 ? 'train-5f7' : 'other-1');
+        const owner = index % 2 === 0 ? 'train-5f7' : 'other-1';
+        const rack = racks().find((object) => object.metadata?.name === node)!.metadata!.labels![RACK]!;
+        const object = pending ? held(name, rack, cpu, owner) : bound(name, node, cpu, owner);
         if (gone) {
           builder.apply('pods', 'DELETED', object, NOW);
           present.delete(name);

@@ -5,6 +5,7 @@ import type { KubeObject } from '../../../src/kube/types.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 import { slim } from '../../../src/sources/topology/slim.ts';
 import { loadTopologyPaths } from '../../../src/sources/topology/files.ts';
+import { readPodUsage } from '../../../src/topology/read/pod-usage.ts';
 
 const fixtures = (path: string) =>
   fileURLToPath(new URL(`../../../../shared/fixtures/real-world/${path}`, import.meta.url));
@@ -47,5 +48,20 @@ describe('slim', () => {
       metadata: { name: 'x', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}' } },
     });
     assert.deepEqual(bare.metadata, { name: 'x' });
+  });
+
+  it('keeps of a Pod what its usage reads, bound or not: the nodes it is held to while unbound', async () => {
+    const pods = (await loadTopologyPaths([fixtures('pods')])).filter((object) => object.kind === 'Pod');
+    const unbound = pods.map((pod) => ({ ...pod, spec: { ...(pod.spec as object), nodeName: undefined } }));
+    let held = 0;
+    for (const pod of [...pods, ...unbound]) {
+      const usage = readPodUsage(pod);
+      assert.deepEqual(readPodUsage(slim('pods', pod)), usage, `${pod.metadata?.name}`);
+      if (usage?.node === undefined && usage !== undefined) held++;
+    }
+    assert.ok(held >= 2, `${held} of the unbound fixtures are held to a node label`);
+    const withAffinity = pods.find((pod) => (pod.spec as { affinity?: unknown }).affinity !== undefined)!;
+    const bound = slim('pods', { ...withAffinity, spec: { ...(withAffinity.spec as object), nodeName: 'n1' } });
+    assert.equal((bound.spec as { affinity?: unknown }).affinity, undefined, 'a bound Pod keeps no affinity');
   });
 });
