@@ -35,6 +35,9 @@ const everything = [
   'ui.enabled=true',
   'probe.enabled=true',
   'probe.bandwidth.period=10m',
+  'controlPlane.etcdMetrics={http://10.0.0.5:2381/metrics}',
+  'controlPlane.schedulerMetrics=https://10.0.0.5:10259/metrics',
+  'controlPlane.schedulerInsecureSkipTlsVerify=true',
 ];
 
 /** The Prometheus Operator's two kinds, as far as the API server needs to store what the chart makes. */
@@ -148,6 +151,35 @@ describe('the Helm chart, with a real helm and API server', { timeout: 1_200_000
     const ran = await helm(['template', release, chart, '--set', 'webhook.defer=sometimes']);
     assert.notEqual(ran.code, 0);
     assert.match(ran.stderr, /webhook\/defer/);
+  });
+
+  test("controlPlane values are serve's control-plane flags; the schema refuses a URL that is none", async () => {
+    const args = async (...sets: string[]) =>
+      (await render(...sets)).find((o) => o.kind === 'Deployment')!.spec.template.spec.containers[0].args as string[];
+    const defaults = await args();
+    assert.equal(defaults[defaults.indexOf('--controlplane-interval') + 1], '15s');
+    assert.ok(!defaults.some((arg) => /^--(etcd|scheduler)-/.test(arg)), defaults.join(' '));
+    const set = await args(
+      'controlPlane.etcdMetrics={http://10.0.0.5:2381/metrics,http://10.0.0.6:2381/metrics}',
+      'controlPlane.schedulerMetrics=https://10.0.0.5:10259/metrics',
+      'controlPlane.schedulerInsecureSkipTlsVerify=true',
+      'controlPlane.interval=30s',
+    );
+    const at = set.indexOf('--controlplane-interval');
+    assert.deepEqual(set.slice(at, at + 9), [
+      '--controlplane-interval',
+      '30s',
+      '--etcd-metrics',
+      'http://10.0.0.5:2381/metrics',
+      '--etcd-metrics',
+      'http://10.0.0.6:2381/metrics',
+      '--scheduler-metrics',
+      'https://10.0.0.5:10259/metrics',
+      '--scheduler-insecure-skip-tls-verify',
+    ]);
+    const ran = await helm(['template', release, chart, '--set', 'controlPlane.schedulerMetrics=10.0.0.5:10259']);
+    assert.notEqual(ran.code, 0);
+    assert.match(ran.stderr, /controlPlane\/schedulerMetrics/);
   });
 
   test('probe.bandwidth and probe.extraArgs are the agents’ flags; with metrics on, a PodMonitor scrapes them', async () => {
