@@ -64,6 +64,7 @@ const ETCD_FAMILIES = [
   'etcd_disk_wal_fsync_duration_seconds_bucket',
   'etcd_disk_backend_commit_duration_seconds_bucket',
 ];
+
 /** How a scrape treats the server's certificate; the hint is added to a verification failure's message. */
 interface CertificateCheck {
   readonly verify: boolean;
@@ -199,10 +200,9 @@ export class ControlPlaneCollector {
   async #scrapeScheduler(): Promise<void> {
     const url = this.#options.schedulerMetrics;
     if (url === undefined || !this.#scheduler) return;
-    const verify = this.#options.schedulerSkipTlsVerify !== true;
     await this.#scrape('scheduler metrics', url, SCHEDULER_FAMILIES, this.#scheduler, readSchedulerMetrics, {
-      verify,
-      ...(verify && { unverifiedHint: SCHEDULER_CERTIFICATE_HINT }),
+      verify: this.#options.schedulerSkipTlsVerify !== true,
+      unverifiedHint: SCHEDULER_CERTIFICATE_HINT,
     });
   }
 

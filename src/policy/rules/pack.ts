@@ -305,14 +305,13 @@ function placedIn(
 ): Map<Domain, number> {
   const placed = new Map<Domain, number>();
   const add = (domain: Domain, count: number) => {
-    if (room.of(domain) !== OUTSIDE) placed.set(domain, (placed.get(domain) ?? 0) + count);
+    if (count > 0 && room.of(domain) !== OUTSIDE) placed.set(domain, (placed.get(domain) ?? 0) + count);
   };
   for (const [node, count] of occupancy.workloadNodes(workload) ?? []) {
     const domain = room.layout.domainOf.get(node);
     if (domain) add(domain, count);
   }
   for (const [domain, held] of pending) add(domain, held.workloads.get(workload) ?? 0);
-  for (const [domain, count] of placed) if (count === 0) placed.delete(domain);
   return placed;
 }
 

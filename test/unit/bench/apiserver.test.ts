@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { burstOf, webhookBuckets } from '../../../bench/apiserver.ts';
 
 const HISTOGRAM = 'apiserver_admission_webhook_admission_duration_seconds';
+const BOUNDS = ['0.005', '0.025', '+Inf'] as const;
 
 /** The API server's exposition of one webhook's histogram, cumulative counts per bound, for two operations. */
 function metrics(webhook: string, cumulative: readonly [string, number][]): string {
@@ -18,24 +19,20 @@ function metrics(webhook: string, cumulative: readonly [string, number][]): stri
 }
 
 test('a burst counts the calls it added outside the first bucket, for the named webhook only', () => {
-  const before = `${metrics('pods.topogate.dev', [
-    ['0.005', 3],
-    ['0.025', 4],
-    ['+Inf', 4],
-  ])}\n${metrics('pods.noop.bench', [
-    ['0.005', 0],
-    ['0.025', 0],
-    ['+Inf', 0],
-  ])}`;
-  const after = `${metrics('pods.topogate.dev', [
-    ['0.005', 5],
-    ['0.025', 10],
-    ['+Inf', 12],
-  ])}\n${metrics('pods.noop.bench', [
-    ['0.005', 7],
-    ['0.025', 9],
-    ['+Inf', 9],
-  ])}`;
+  /** Both webhooks' pages, from their cumulative counts at the bounds 5 ms, 25 ms and +Inf. */
+  const page = (topogate: readonly number[], noop: readonly number[]) =>
+    [
+      metrics(
+        'pods.topogate.dev',
+        BOUNDS.map((le, i) => [le, topogate[i]!]),
+      ),
+      metrics(
+        'pods.noop.bench',
+        BOUNDS.map((le, i) => [le, noop[i]!]),
+      ),
+    ].join('\n');
+  const before = page([3, 4, 4], [0, 0, 0]);
+  const after = page([5, 10, 12], [7, 9, 9]);
   const burst = burstOf(
     'burst',
     webhookBuckets(before, 'pods.topogate.dev'),
