@@ -5,6 +5,7 @@
 // bytes JSON.stringify would give for it, without building it first.
 
 import type { PatchOperation } from '../kube/types.ts';
+import { isKept } from '../policy/kept.ts';
 import type { AdmissionAnswer } from './answer.ts';
 import type { AdmissionReviewRequest } from './review.ts';
 
@@ -25,10 +26,16 @@ function hasKeys(record: Readonly<Record<string, string>>): boolean {
 }
 
 // Decisions are memoised and never changed (DecisionMemo), so replicas share one patch array: encode it once.
+// Only a kept patch is remembered: an entry for a one-off Pod's would outlive it (kept.ts).
 const encoded = new WeakMap<readonly PatchOperation[], string>();
 
 function base64Patch(patch: readonly PatchOperation[]): string {
+  if (!isKept(patch)) return toBase64(patch);
   let text = encoded.get(patch);
-  if (text === undefined) encoded.set(patch, (text = Buffer.from(JSON.stringify(patch)).toString('base64')));
+  if (text === undefined) encoded.set(patch, (text = toBase64(patch)));
   return text;
+}
+
+function toBase64(patch: readonly PatchOperation[]): string {
+  return Buffer.from(JSON.stringify(patch)).toString('base64');
 }

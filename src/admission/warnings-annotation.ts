@@ -6,6 +6,7 @@
 
 import type { PodFacts } from '../kube/podFacts.ts';
 import type { PatchOperation } from '../kube/types.ts';
+import { isKept, keep } from '../policy/kept.ts';
 import type { Decision } from '../policy/types.ts';
 
 export const WARNINGS_ANNOTATION = 'topogate.dev/warnings';
@@ -19,16 +20,19 @@ export function controllerMade(pod: PodFacts): boolean {
 export function warningsOnPod(pod: PodFacts, decision: Decision): Decision {
   if (!decision.allowed || decision.warnings.length === 0 || !controllerMade(pod)) return decision;
   const annotated = pod.shape.annotations;
+  if (!isKept(decision)) return withWarnings(decision, annotated);
   const known = written.get(decision);
   const cached = annotated ? known?.annotated : known?.bare;
   if (cached !== undefined) return cached;
   const result = withWarnings(decision, annotated);
+  keep(result, result.patch);
   written.set(decision, { ...known, [annotated ? 'annotated' : 'bare']: result });
   return result;
 }
 
 // Replicas share one memoised decision, never changed (DecisionMemo): the same one on a Pod of the same shape gets
-// the same patch array back, so that its encoding (encode.ts) is made once too, not once a replica.
+// the same patch array back, so that its encoding (encode.ts) is made once too, not once a replica. A decision the
+// memo does not keep (a Pod seen once or twice) is annotated afresh: an entry here would outlive it (kept.ts).
 const written = new WeakMap<Decision, { readonly annotated?: Decision; readonly bare?: Decision }>();
 
 function withWarnings(decision: Decision, podHasAnnotations: boolean): Decision {

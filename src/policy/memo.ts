@@ -12,6 +12,7 @@ import type { PlacementFacts } from '../kube/podFacts.ts';
 import { parseQuantity } from '../kube/quantity.ts';
 import type { TopologySnapshot } from '../topology/model.ts';
 import type { NodeSet } from '../topology/nodeset.ts';
+import { keep } from './kept.ts';
 import { placementNodes, schedulableFor } from './satisfiability.ts';
 import type { Decision, PodRequest } from './types.ts';
 
@@ -81,6 +82,7 @@ export class DecisionMemo {
     const kept = this.#decisions.get(key);
     if (kept !== undefined && kept !== SEEN) return kept;
     const decision = compute();
+    if (kept === SEEN) keep(decision, decision.patch);
     this.#decisions.set(key, kept === SEEN ? decision : SEEN);
     return decision;
   }

@@ -7,6 +7,7 @@ import {
 } from '../../../src/admission/warnings-annotation.ts';
 import { podFacts } from '../../../src/kube/podFacts.ts';
 import type { Pod } from '../../../src/kube/types.ts';
+import { isKept, keep } from '../../../src/policy/kept.ts';
 import type { Decision } from '../../../src/policy/types.ts';
 
 /** The Pod parsed as the handler parses it. */
@@ -76,6 +77,7 @@ describe('warnings of controller-made Pods', () => {
 
   it('give replicas (one decision, Pods of one shape) the same patch array, and each shape its own', () => {
     const shared = decision({ patch: [{ op: 'add', path: '/spec/priority', value: 1 }] });
+    keep(shared, shared.patch); // as the decision memo keeps it
     const first = warningsOnPod(owned(), shared);
     const again = warningsOnPod(owned(), shared);
     assert.equal(again.patch, first.patch, 'one array for both replicas');
@@ -86,5 +88,23 @@ describe('warnings of controller-made Pods', () => {
     assert.equal(warningsOnPod(owned({ team: 'b' }), shared).patch, annotated.patch);
     assert.equal(warningsOnPod(owned(), shared).patch, first.patch, 'the first shape is still remembered');
     assert.deepEqual(shared.patch, [{ op: 'add', path: '/spec/priority', value: 1 }], 'the decision is left as it was');
+  });
+
+  it('annotate a decision the memo does not keep afresh each time, and remember nothing of it', () => {
+    const once = decision({ patch: [{ op: 'add', path: '/spec/priority', value: 1 }] });
+    const first = warningsOnPod(owned(), once);
+    const again = warningsOnPod(owned(), once);
+    assert.deepEqual(again.patch, first.patch);
+    assert.notEqual(again.patch, first.patch, 'a new array: nothing was cached on the one-off decision');
+    assert.equal(isKept(first), false);
+    assert.equal(isKept(first.patch), false);
+  });
+
+  it('mark what they derive from a kept decision as kept, so that its encoding is remembered too', () => {
+    const shared = decision({ patch: [{ op: 'add', path: '/spec/priority', value: 1 }] });
+    keep(shared, shared.patch);
+    const annotated = warningsOnPod(owned(), shared);
+    assert.equal(isKept(annotated), true);
+    assert.equal(isKept(annotated.patch), true);
   });
 });

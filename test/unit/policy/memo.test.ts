@@ -7,6 +7,7 @@ import type { Pod, Toleration } from '../../../src/kube/types.ts';
 import type { PodRequest } from '../../../src/policy/types.ts';
 import { compile } from '../../../src/policy/compiler.ts';
 import { decide } from '../../../src/policy/engine.ts';
+import { isKept } from '../../../src/policy/kept.ts';
 import { DecisionMemo, MEMO_LIMIT } from '../../../src/policy/memo.ts';
 import { parseQuantity } from '../../../src/kube/quantity.ts';
 import { placementNodes, schedulableFor } from '../../../src/policy/satisfiability.ts';
@@ -166,6 +167,9 @@ describe('decision memo', () => {
     assert.notEqual(second, first, 'a decision is not kept on its first sight');
     assert.deepEqual(second, first);
     assert.equal(decide(replica('trainer-c'), compiled, OPTIONS), second);
+    // What identity caches downstream may key on (kept.ts): the kept decision and its patch, not the one-off.
+    assert.deepEqual([isKept(first), isKept(first.patch)], [false, false]);
+    assert.deepEqual([isKept(second), isKept(second.patch)], [true, true]);
     decide(replica('trainer-d', 'ml'), compiled, OPTIONS);
     assert.notEqual(decide(replica('trainer-e', 'ml'), compiled, OPTIONS), second, 'the namespace is part of the key');
   });
