@@ -7,7 +7,7 @@ import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { parseKubectlYaml, stringifyForKubectl } from '../kube/yaml.ts';
+import { documentValue, parseKubectlYaml, stringifyForKubectl } from '../kube/yaml.ts';
 import type { KubeObject } from '../kube/types.ts';
 import { checkDnsLabel } from '../policy/schema/names.ts';
 import type { Command, CommandIO } from './command.ts';
@@ -134,7 +134,7 @@ function parseYaml(text: string, file: string): unknown[] {
   for (const document of documents) {
     const error = document.errors[0];
     if (error) throw new Error(`${file}: ${error.message}`);
-    const value: unknown = document.toJS({ maxAliasCount: -1 });
+    const value = documentValue(document, -1);
     if (value !== null && value !== undefined) values.push(value);
   }
   return values;

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import fastJsonPatch from 'fast-json-patch';
-import { parseKubectlYaml, stringifyForKubectl } from '../kube/yaml.ts';
+import { documentValue, parseKubectlYaml, stringifyForKubectl } from '../kube/yaml.ts';
 import { isRecord } from '../kube/json.ts';
 import { podRequest } from '../kube/podFacts.ts';
 import type { KubeObject, Pod } from '../kube/types.ts';
@@ -251,7 +251,7 @@ function inputsOf(text: string): Input[] {
       throw new BadInput(
         `${label} is not valid YAML or JSON: ${document.errors[0]!.message.split('\n')[0]!.replace(/:$/, '')}`,
       );
-    const value: unknown = document.toJS({ maxAliasCount: 100 });
+    const value = documentValue(document);
     if (value === null || value === undefined) return;
     for (const object of isRecord(value) && value.kind === 'List' && Array.isArray(value.items) ? value.items : [value])
       inputs.push(unwrap(object, label));

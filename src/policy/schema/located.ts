@@ -3,7 +3,7 @@
 
 import type { Document } from 'yaml';
 import { isMap, isPair, isScalar, isSeq, LineCounter } from 'yaml';
-import { parseKubectlYaml } from '../../kube/yaml.ts';
+import { documentValue, parseKubectlYaml } from '../../kube/yaml.ts';
 import type { PolicyError } from '../errors.ts';
 import type { SourceLocation } from '../types.ts';
 import type { Issue, Path } from './issue.ts';
@@ -29,7 +29,7 @@ export function readYamlDocuments(text: string, file: string): { documents: Loca
     if (doc.contents === null || isEmptyScalar(doc.contents)) continue;
     try {
       documents.push({
-        value: doc.toJS({ maxAliasCount: 100 }),
+        value: documentValue(doc),
         locate: (path, where = 'value') => at(offsetOf(doc, path, where)),
       });
     } catch (error) {

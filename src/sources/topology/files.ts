@@ -5,7 +5,7 @@
 
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
-import { parseKubectlYaml } from '../../kube/yaml.ts';
+import { documentValue, parseKubectlYaml } from '../../kube/yaml.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import { isRecord } from '../../topology/read/fields.ts';
 
@@ -73,7 +73,7 @@ function parseYaml(text: string, file: string): unknown[] {
       throw new Error(`${file}:${at ? `${at.line}:${at.col}` : '1:1'}: ${message}`);
     }
     try {
-      return document.toJS();
+      return documentValue(document);
     } catch (cause) {
       // Aliases that expand without bound (a "billion laughs" file) are refused here.
       throw new Error(`${file}: ${(cause as Error).message}`, { cause });

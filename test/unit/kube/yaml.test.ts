@@ -4,9 +4,11 @@
 // kubectl again, on whole manifests.
 
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { test } from 'node:test';
+import { promisify } from 'node:util';
 import { parse } from 'yaml';
-import { parseKubectlYaml, stringifyForKubectl } from '../../../src/kube/yaml.ts';
+import { documentValue, parseKubectlYaml, stringifyForKubectl } from '../../../src/kube/yaml.ts';
 
 const asKubectlReads: readonly [string, unknown][] = [
   ['0400', 256],
@@ -89,4 +91,47 @@ test('numbers are written in decimal: defaultMode 0400 comes out as 256, not 400
   assert.equal(text, 'defaultMode: 256\nmode: 420\n');
   // What YAML 1.2 (the yaml package's default) would make of the input: the mistake this prevents.
   assert.deepEqual(parse('defaultMode: 0400\n'), { defaultMode: 400 });
+});
+
+const MIXED = `spread:
+  topologyKey: topology.kubernetes.io/zone
+  whenUnsatisfiable: ScheduleAnyway
+  maxSkew: 1
+  ratio: .inf
+  on: yes
+  none: ~
+  keys: [pod-template-hash, "quoted string value"]
+base: &base { a: 1 }
+copy: *base
+`;
+
+test('a document value is what toJS reads, strings and all', () => {
+  const [document] = parseKubectlYaml(MIXED);
+  assert.deepEqual(documentValue(document!), document!.toJS());
+  const [bomb] = parseKubectlYaml(
+    `a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n`,
+  );
+  assert.throws(() => documentValue(bomb!, 10), /alias/i);
+});
+
+// V8's representation of a string, seen in a child process through %DebugPrint: the yaml library's own strings
+// are slices of the source, which JSON.stringify serialises off its fast path. Two parses, since making the flat
+// copy turns the library's string into a pointer to it in place.
+test('a document value holds its own flat strings, not slices of the source text', async () => {
+  const script = `
+    const { documentValue, parseKubectlYaml } = await import(${JSON.stringify(new URL('../../../src/kube/yaml.ts', import.meta.url).href)});
+    const strings = (value) => [value.spread.topologyKey, value.spread.whenUnsatisfiable, value.spread.keys[1]];
+    for (const text of strings(parseKubectlYaml(${JSON.stringify(MIXED)})[0].toJS())) %DebugPrint(text);
+    console.log('--');
+    for (const text of strings(documentValue(parseKubectlYaml(${JSON.stringify(MIXED)})[0]))) %DebugPrint(text);`;
+  const { stdout } = await promisify(execFile)(process.execPath, [
+    '--allow-natives-syntax',
+    '--input-type=module',
+    '--eval',
+    script,
+  ]);
+  const [library, own] = stdout.split('\n--\n');
+  // Plain scalars are slices; a quoted one the library builds anew.
+  assert.equal(library?.match(/type: SLICED/g)?.length, 2, 'the library slices (else this test proves nothing)');
+  assert.equal(own?.match(/type: (SEQ|INTERNALIZED)_/g)?.length, 3, own);
 });
