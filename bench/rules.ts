@@ -23,10 +23,16 @@ import type { DecisionOptions, SchedulingPolicy } from '../src/policy/types.ts';
 import { TopologyBuilder } from '../src/topology/builder.ts';
 import { sourcesOf, TOPOLOGY_SOURCES } from '../src/topology/kinds.ts';
 import type { SourceName } from '../src/topology/model.ts';
-import { runChild } from './child.ts';
 import { cluster, networkTopology, serviceName, zoneOf } from './cluster.ts';
 import { collectGarbage } from './gc.ts';
-import { renderRulesSection, RULES_HEADING, type RulesJob, type RulesReport } from './rules-report.ts';
+import {
+  measureRules,
+  renderRulesSection,
+  RULES_HEADING,
+  RULES_ROUNDS,
+  type RulesJob,
+  type RulesReport,
+} from './rules-report.ts';
 import { withSection } from './sections.ts';
 import { percentiles, type Percentiles } from './stats.ts';
 
@@ -274,9 +280,9 @@ if (job) {
   else console.log(JSON.stringify(report.results.map(({ name, us }) => [name, us.p50])));
 } else {
   const quick = process.argv.includes('--quick');
-  const reports: RulesReport[] = [];
-  for (const nodes of quick ? [100, 1_000] : [100, 1_000, 10_000])
-    reports.push(await runChild<RulesReport>('./rules.ts', { nodes, decisions: quick ? 300 : 3_000 }, [], 15 * 60_000));
+  const reports = quick
+    ? await measureRules([100, 1_000], 300, 1)
+    : await measureRules([100, 1_000, 10_000], 3_000, RULES_ROUNDS);
   const section = renderRulesSection(reports);
   console.log(section);
   // Alone, the full run puts its section into BENCHMARKS.md (as `npm run bench` does with the others').

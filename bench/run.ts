@@ -17,7 +17,7 @@ import { renderChart, renderReport, type BenchResults, type Failure, type Profil
 import { measureServeMemory, type ServeMemory } from './serve-memory.ts';
 import { ensureTools } from './tools.ts';
 import { benchWorkers } from './workers.ts';
-import type { RulesJob, RulesReport } from './rules-report.ts';
+import { measureRules, RULES_ROUNDS, type RulesReport } from './rules-report.ts';
 import type { UpdateJob, UpdateReport } from './updates.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -33,7 +33,7 @@ const FULL = {
   samples: 20_000,
   batchDecisions: 50_000,
   heapDecisions: 1_000_000,
-  rules: { nodes: [100, 1_000, 10_000], decisions: 3_000 },
+  rules: { nodes: [100, 1_000, 10_000], decisions: 3_000, rounds: RULES_ROUNDS },
   updates: { nodes: 5_000, endpoints: 50_000, events: 2_000 },
   http: { nodes: 1_000, policies: 100, seconds: 3, rounds: 5, fractions: [0.25, 0.5, 0.8] },
   serveMemory: { nodes: [1_000, 10_000], policies: 100, requests: 300 },
@@ -45,7 +45,7 @@ const QUICK: typeof FULL = {
   samples: 1_000,
   batchDecisions: 1_000,
   heapDecisions: 10_000,
-  rules: { nodes: [100, 1_000], decisions: 300 },
+  rules: { nodes: [100, 1_000], decisions: 300, rounds: 1 },
   updates: { nodes: 500, endpoints: 5_000, events: 100 },
   http: { nodes: 200, policies: 10, seconds: 1, rounds: 1, fractions: [0.5] },
   serveMemory: { nodes: [100, 1_000], policies: 100, requests: 50 },
@@ -73,15 +73,9 @@ async function decisionSection(config: typeof FULL): Promise<DecisionReport[]> {
   return reports;
 }
 
-/** The rules from measured data and DRA (bench/rules.ts), a fresh process per model size. */
-async function rulesSection(config: typeof FULL): Promise<RulesReport[]> {
-  const reports: RulesReport[] = [];
-  for (const nodes of config.rules.nodes) {
-    log(`rules: ${nodes} nodes`);
-    const job: RulesJob = { nodes, decisions: config.rules.decisions };
-    reports.push(await runChild<RulesReport>('./rules.ts', job, [], 15 * 60_000));
-  }
-  return reports;
+/** The rules from measured data and DRA (bench/rules.ts), a fresh process per model size and round. */
+function rulesSection(config: typeof FULL): Promise<RulesReport[]> {
+  return measureRules(config.rules.nodes, config.rules.decisions, config.rules.rounds, log);
 }
 
 /** `topogate serve` as its own process, per topology file size: the webhook's RSS, not the benchmark's. */
