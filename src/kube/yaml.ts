@@ -52,6 +52,9 @@ export function parseKubectlYaml(text: string, options: ParseOptions & DocumentO
   return parseAllDocuments(text, { ...options, ...schema });
 }
 
+/** V8 copies a substring shorter than this (SlicedString::kMinLength); longer ones point into their source. */
+const SHORTEST_SLICE = 13;
+
 /**
  * A document's value as plain JS, its strings copies rather than slices of the source text (as the yaml library
  * makes them). V8's JSON.stringify leaves its fast path at a sliced string, and a policy's strings go into every
@@ -60,9 +63,11 @@ export function parseKubectlYaml(text: string, options: ParseOptions & DocumentO
  */
 export function documentValue(document: Document, maxAliasCount = 100): unknown {
   visit(document, {
-    Scalar(_key, scalar) {
+    Scalar(key, scalar) {
+      // A map's keys become property names, which V8 copies anyway, and it copies short slices too.
+      if (key === 'key' || typeof scalar.value !== 'string' || scalar.value.length < SHORTEST_SLICE) return;
       // Joined anew, character by character: slice() would slice again, and so would JSON.parse.
-      if (typeof scalar.value === 'string') scalar.value = [...scalar.value].join('');
+      scalar.value = [...scalar.value].join('');
     },
   });
   return document.toJS({ maxAliasCount });
