@@ -58,8 +58,9 @@ const SHORTEST_SLICE = 13;
 /**
  * A document's value as plain JS, its strings copies rather than slices of the source text (as the yaml library
  * makes them). V8's JSON.stringify leaves its fast path at a sliced string, and a policy's strings go into every
- * patch: a decision's patch took ~14 µs to serialise instead of ~8 (docs/benchmarks.md). `maxAliasCount` bounds
- * what aliases may expand to (a "billion laughs" document is refused); -1 for trusted text only.
+ * patch: a decision's patch took ~14 µs to serialise instead of ~8 (docs/benchmarks.md). The copies replace the
+ * document's own scalars, which read the same. `maxAliasCount` bounds what aliases may expand to (a "billion
+ * laughs" document is refused); -1 for trusted text only.
  */
 export function documentValue(document: Document, maxAliasCount = 100): unknown {
   visit(document, {

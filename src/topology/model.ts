@@ -178,11 +178,6 @@ export interface Device {
   readonly numaNode?: number;
 }
 
-/**
- * What the model knows is requested: the Pods bound to nodes (the `pods` source), frozen at one version.
- * It changes with every bind, so it is versioned apart from the snapshot: a bind makes a new occupancy,
- * not a new snapshot (which would recompile every policy and drop every memo).
- */
 /** Pods admitted but not bound yet, held to one value of a node label: what they will take there. */
 export interface PendingUnder {
   readonly pods: number;
@@ -192,6 +187,12 @@ export interface PendingUnder {
   readonly workloads: ReadonlyMap<string, number>;
 }
 
+/**
+ * What the model knows is requested: the Pods bound to nodes, and those held to one value of a node label but
+ * not bound yet (the `pods` source), frozen at one version. It changes with every bind, so it is versioned
+ * apart from the snapshot: a bind makes a new occupancy, not a new snapshot (which would recompile every
+ * policy and drop every memo).
+ */
 export interface Occupancy {
   /** Increases with every change of what is bound; caches of what bound Pods leave free key on it. */
   readonly version: number;
