@@ -3,7 +3,7 @@
 // microsecond work on a shared 2-core machine is read against these.
 
 import { readFileSync } from 'node:fs';
-import { performance, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
+import { constants, performance, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface Contention {
@@ -11,6 +11,8 @@ export interface Contention {
   readonly waitedShare?: number;
   readonly gcPauses: number;
   readonly gcMs: number;
+  /** Of the pauses, the full (mark-compact) collections: what old-generation garbage costs. */
+  readonly majorGcs: number;
 }
 
 function waitedNs(): number | undefined {
@@ -42,6 +44,11 @@ export function watchContention(): () => Promise<Contention> {
         : { waitedShare: (waitedAfter - waitedBefore) / 1e6 / (end - start) }),
       gcPauses: pauses.length,
       gcMs: pauses.reduce((sum, entry) => sum + entry.duration, 0),
+      majorGcs: pauses.filter((entry) => gcKind(entry) === constants.NODE_PERFORMANCE_GC_MAJOR).length,
     };
   };
+}
+
+function gcKind(entry: PerformanceEntry): number | undefined {
+  return (entry as { readonly detail?: { readonly kind?: number } | null }).detail?.kind;
 }

@@ -65,6 +65,8 @@ export interface DecisionReport {
     readonly beforeBytes: number;
     readonly afterBytes: number;
     readonly seconds: number;
+    /** Full collections on the way: garbage that outlived the young generation (docs/benchmarks.md). */
+    readonly majorGcs: number;
   };
 }
 
@@ -152,13 +154,15 @@ async function measure(job: DecisionJob): Promise<DecisionReport> {
   const last = compiledSets.at(-1)!.compiled;
   collectGarbage();
   const beforeBytes = process.memoryUsage().heapUsed;
+  const stopWatching = watchContention();
   const start = process.hrtime.bigint();
   for (let i = 0; i < job.heapDecisions; i++) decideRaw(firstOfItsKind(requests[i % requests.length]!), last);
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  const { majorGcs } = await stopWatching();
   collectGarbage();
   return {
     ...report,
-    heap: { decisions: job.heapDecisions, beforeBytes, afterBytes: process.memoryUsage().heapUsed, seconds },
+    heap: { decisions: job.heapDecisions, beforeBytes, afterBytes: process.memoryUsage().heapUsed, seconds, majorGcs },
   };
 }
 

@@ -505,7 +505,7 @@ function benchProcessMemory(decisions: readonly DecisionReport[]): string {
       ? `Heap over ${count(heap.decisions)} decisions (${count(largest.nodes)} nodes, ${largest.results.at(-1)!.policies} policies, ${heap.seconds.toFixed(1)} s), GC before and after: ${count(heap.beforeBytes)} → ${count(heap.afterBytes)} bytes, **growth ${count(heap.afterBytes - heap.beforeBytes)} bytes** (${(
           (heap.afterBytes - heap.beforeBytes) /
           heap.decisions
-        ).toFixed(3)} bytes per decision).`
+        ).toFixed(3)} bytes per decision); ${count(heap.majorGcs)} full collections on the way.`
       : 'Heap growth was not measured in this run.',
   ].join('\n');
 }

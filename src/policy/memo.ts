@@ -14,6 +14,7 @@ import type { TopologySnapshot } from '../topology/model.ts';
 import type { NodeSet } from '../topology/nodeset.ts';
 import { keep } from './kept.ts';
 import { placementNodes, schedulableFor } from './satisfiability.ts';
+import { textHash } from './textHash.ts';
 import type { Decision, PodRequest } from './types.ts';
 
 /** Enough for every workload shape of a large cluster; past it the least recently used entry goes. */
@@ -22,6 +23,13 @@ export const MEMO_LIMIT = 1024;
 const LONGEST_KEPT_QUANTITY = 64;
 /** A decision key seen once, whose decision is not kept yet. */
 const SEEN = Symbol('seen');
+
+/** A decision with the key it was made for: the memo's map is keyed by the key's hash, which keys may share. */
+interface KeptDecision {
+  readonly facts: string;
+  readonly occupancy: number | undefined;
+  readonly decision: Decision;
+}
 /** parseQuantity's undefined, as a cache value. */
 const INVALID = Number.NaN;
 
@@ -42,7 +50,7 @@ export class DecisionMemo {
   readonly #placements = lruMap<string, Placement>();
   readonly #intersections = new WeakMap<NodeSet, LRUCache<NodeSet, NodeSet>>();
   readonly #quantities = lruMap<string, number>();
-  readonly #decisions = lruMap<string, Decision | typeof SEEN>();
+  readonly #decisions = lruMap<number, KeptDecision | typeof SEEN>();
 
   constructor(snapshot: TopologySnapshot) {
     this.#snapshot = snapshot;
@@ -73,17 +81,22 @@ export class DecisionMemo {
    * themselves (plain JSON, the only view of the Pod a decision has), so it holds whatever a rule reads.
    * A decision is kept only from a key's second sight: most Pods are the only one of their kind, and keeping
    * each one's decision (kilobytes that outlive the young generation) would make the old generation's
-   * collector pay for every Pod. Decisions are never changed once made. `occupancy`: the version of the bound
-   * Pods the decision reads, when it reads them (pack), so that a bind makes its key new.
+   * collector pay for every Pod. For the same reason the map is keyed by the key's hash (textHash.ts), and a
+   * first sight records only that: a hash two keys share at worst keeps a decision one sight early.
+   * Decisions are never changed once made. `occupancy`: the version of the bound Pods the decision reads, when
+   * it reads them (pack), so that a bind makes its key new.
    */
   decision(request: PodRequest, compute: () => Decision, occupancy?: number): Decision {
     const facts = JSON.stringify(request.facts);
-    const key = occupancy === undefined ? facts : `${occupancy} ${facts}`;
-    const kept = this.#decisions.get(key);
-    if (kept !== undefined && kept !== SEEN) return kept;
+    const hash = textHash(facts, occupancy);
+    const entry = this.#decisions.get(hash);
+    if (entry !== undefined && entry !== SEEN && entry.facts === facts && entry.occupancy === occupancy)
+      return entry.decision;
     const decision = compute();
-    if (kept === SEEN) keep(decision, decision.patch);
-    this.#decisions.set(key, kept === SEEN ? decision : SEEN);
+    if (entry === SEEN) {
+      keep(decision, decision.patch);
+      this.#decisions.set(hash, { facts, occupancy, decision });
+    } else this.#decisions.set(hash, SEEN);
     return decision;
   }
 

@@ -23,3 +23,13 @@ test(
     assert.ok(contention.waitedShare! >= 0 && contention.waitedShare! <= 1, String(contention.waitedShare));
   },
 );
+
+test('watchContention tells full collections apart: objects that outlive the young generation bring them', async () => {
+  const stop = watchContention();
+  const kept: unknown[] = [];
+  for (let i = 0; i < 600_000; i++) kept.push({ i, text: `object ${i}` });
+  const contention = await stop();
+  assert.ok(kept.length > 0);
+  assert.ok(contention.majorGcs > 0, 'some 60 MB kept outgrows the old generation of a fresh process');
+  assert.ok(contention.majorGcs < contention.gcPauses, 'the young generation collected too');
+});

@@ -9,6 +9,7 @@ import { compile } from '../../../src/policy/compiler.ts';
 import { decide } from '../../../src/policy/engine.ts';
 import { isKept } from '../../../src/policy/kept.ts';
 import { DecisionMemo, MEMO_LIMIT } from '../../../src/policy/memo.ts';
+import { textHash } from '../../../src/policy/textHash.ts';
 import { parseQuantity } from '../../../src/kube/quantity.ts';
 import { placementNodes, schedulableFor } from '../../../src/policy/satisfiability.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
@@ -246,6 +247,41 @@ describe('decision memo', () => {
     assert.deepEqual(names('web'), ['not-ml', 'by-name-label', 'pods-only', 'any']);
     assert.deepEqual(names('unknown'), ['not-ml', 'pods-only', 'any']);
     assert.equal(compiled.candidates('ml'), compiled.candidates('ml'));
+  });
+});
+
+describe('the decision memo is keyed by a hash of the facts', () => {
+  test('two Pods whose facts share a hash each get their own decision', () => {
+    const memo = new DecisionMemo(buildSnapshot(clusterObjects(), { now: NOW }));
+    const base = podFacts(pod(), 'default');
+    const request = (value: number): PodRequest => ({ facts: { ...base, labels: { n: String(value) } }, name: 'p' });
+    // 30 bits: two of some 40,000 texts share a hash (the birthday bound), found here rather than hard-coded.
+    const byHash = new Map<number, number>();
+    let pair: [number, number] | undefined;
+    for (let value = 0; pair === undefined; value++) {
+      const hash = textHash(JSON.stringify(request(value).facts));
+      const earlier = byHash.get(hash);
+      if (earlier === undefined) byHash.set(hash, value);
+      else pair = [earlier, value];
+    }
+    const decisionFor = (value: number) => ({
+      allowed: true,
+      patch: [],
+      warnings: [`for ${value}`],
+      auditAnnotations: {},
+      applied: [],
+      matched: [],
+    });
+    const [first, second] = pair;
+    memo.decision(request(first), () => decisionFor(first));
+    const kept = memo.decision(request(first), () => decisionFor(first));
+    assert.equal(
+      memo.decision(request(first), () => decisionFor(-1)),
+      kept,
+      'kept from the second sight',
+    );
+    assert.deepEqual(memo.decision(request(second), () => decisionFor(second)).warnings, [`for ${second}`]);
+    assert.deepEqual(memo.decision(request(second), () => decisionFor(second)).warnings, [`for ${second}`]);
   });
 });
 

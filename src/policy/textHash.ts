@@ -1,0 +1,28 @@
+// A number standing for a text, for a map whose keys are texts that are
+// mostly new: the decision memo's, each new Pod's facts (~1.4 KB). V8
+// internalizes a string used as a Map key, even by a lookup that misses: it
+// copies the string into its string table, in the old generation, where only
+// a full collection frees it. Keyed by the facts themselves, the memo left
+// 1.3 KB of old-generation garbage per new Pod (docs/benchmarks.md, "Fifth
+// look"). A number is no string. Texts may share a number: a map keyed by it
+// keeps each entry's text, to compare.
+
+/** Reused for every text: the hash allocates nothing but a larger buffer, once, for a longer text. */
+let bytes = new Uint8Array(4096);
+let words = new Int32Array(bytes.buffer);
+const utf8 = new TextEncoder();
+
+/** FNV-1a over the text's UTF-8 bytes, four at a time; 30 bits, so that V8 holds it as a small integer. */
+export function textHash(text: string, seed = 0): number {
+  // UTF-8 takes at most 3 bytes per UTF-16 code unit; the words need a length in whole words.
+  if (text.length * 3 > bytes.length) {
+    bytes = new Uint8Array((text.length * 3 + 3) & ~3);
+    words = new Int32Array(bytes.buffer);
+  }
+  const { written } = utf8.encodeInto(text, bytes);
+  let hash = Math.imul(0x811c9dc5 ^ seed, 16777619) ^ written;
+  const whole = written >> 2;
+  for (let index = 0; index < whole; index++) hash = Math.imul(hash ^ words[index]!, 16777619);
+  for (let index = whole << 2; index < written; index++) hash = Math.imul(hash ^ bytes[index]!, 16777619);
+  return hash & 0x3fffffff;
+}

@@ -1,0 +1,46 @@
+// textHash: the decision memo's key (memo.ts). Only the text decides the number, and every text gets one V8
+// holds as a small integer, however long or non-ASCII.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { textHash } from '../../../src/policy/textHash.ts';
+
+const TEXTS = [
+  '',
+  'a',
+  'ab',
+  'abcde',
+  '{"namespace":"default","labels":{"app":"web"}}',
+  'zone-é-ü-日本-🚀',
+  'x'.repeat(5000) + 'é'.repeat(3000),
+];
+
+test('the same text gives the same number, wherever it comes from', () => {
+  for (const text of TEXTS) {
+    const copy = [...text].join('');
+    assert.equal(textHash(copy), textHash(text));
+    assert.equal(textHash(text, 7), textHash(copy, 7));
+  }
+});
+
+test('every number is a non-negative 30-bit integer', () => {
+  for (const text of TEXTS)
+    for (const seed of [0, 1, 2 ** 31 + 5]) {
+      const hash = textHash(text, seed);
+      assert.ok(Number.isInteger(hash) && hash >= 0 && hash < 2 ** 30, `${hash}`);
+    }
+});
+
+test('a text one character or one seed away gets another number', () => {
+  const base = JSON.stringify({ labels: { app: 'web', 'bench.topogate.dev/sequence': '0' }, x: 'y'.repeat(1400) });
+  const numbers = new Set<number>();
+  for (let sequence = 0; sequence < 1000; sequence++) numbers.add(textHash(base.replace('"0"', `"${sequence}"`)));
+  assert.equal(numbers.size, 1000);
+  // The last bytes that make no whole word count too.
+  assert.notEqual(textHash('abcdefg'), textHash('abcdefh'));
+  assert.notEqual(textHash(base, 1), textHash(base, 2));
+  // A text hashed after a longer one (which grew the buffer) reads its own bytes alone.
+  const before = textHash('ab');
+  textHash('z'.repeat(100_000));
+  assert.equal(textHash('ab'), before);
+});
