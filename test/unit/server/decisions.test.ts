@@ -68,6 +68,16 @@ test("the API server's ?timeout= shortens the budget, never lengthens it", async
       /of its 0.000001 ms budget/,
     );
     assert.equal(decided, 1);
+    // The budget is worked out once per URL: the same URL again, then the first one back.
+    assert.match(
+      (await postJson(url, running.certificates.caCert, podReview(), '?timeout=1ns')).json().response.warnings[0],
+      /of its 0.000001 ms budget/,
+    );
+    assert.equal(
+      (await postJson(url, running.certificates.caCert, podReview(), '?timeout=30s')).json().response.patchType,
+      'JSONPatch',
+    );
+    assert.equal(decided, 2);
   } finally {
     await running.stop();
   }
