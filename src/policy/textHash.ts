@@ -7,22 +7,21 @@
 // look"). A number is no string. Texts may share a number: a map keyed by it
 // keeps each entry's text, to compare.
 
-/** Reused for every text: the hash allocates nothing but a larger buffer, once, for a longer text. */
-let bytes = new Uint8Array(4096);
-let words = new Int32Array(bytes.buffer);
+/** UTF-16 code units encoded at a time: one pass for any Pod's facts but the largest, and a fixed buffer. */
+const CHUNK = 4096;
+/** UTF-8 takes at most 3 bytes per UTF-16 code unit; reused by every call, so a hash allocates nothing. */
+const bytes = new Uint8Array(CHUNK * 3);
+const words = new Int32Array(bytes.buffer);
 const utf8 = new TextEncoder();
 
 /** FNV-1a over the text's UTF-8 bytes, four at a time; 30 bits, so that V8 holds it as a small integer. */
 export function textHash(text: string, seed = 0): number {
-  // UTF-8 takes at most 3 bytes per UTF-16 code unit; the words need a length in whole words.
-  if (text.length * 3 > bytes.length) {
-    bytes = new Uint8Array((text.length * 3 + 3) & ~3);
-    words = new Int32Array(bytes.buffer);
+  let hash = Math.imul(0x811c9dc5 ^ seed, 16777619) ^ text.length;
+  for (let start = 0; start < text.length; start += CHUNK) {
+    const { written } = utf8.encodeInto(text.length <= CHUNK ? text : text.slice(start, start + CHUNK), bytes);
+    const whole = written >> 2;
+    for (let index = 0; index < whole; index++) hash = Math.imul(hash ^ words[index]!, 16777619);
+    for (let index = whole << 2; index < written; index++) hash = Math.imul(hash ^ bytes[index]!, 16777619);
   }
-  const { written } = utf8.encodeInto(text, bytes);
-  let hash = Math.imul(0x811c9dc5 ^ seed, 16777619) ^ written;
-  const whole = written >> 2;
-  for (let index = 0; index < whole; index++) hash = Math.imul(hash ^ words[index]!, 16777619);
-  for (let index = whole << 2; index < written; index++) hash = Math.imul(hash ^ bytes[index]!, 16777619);
   return hash & 0x3fffffff;
 }

@@ -39,8 +39,10 @@ test('a text one character or one seed away gets another number', () => {
   // The last bytes that make no whole word count too.
   assert.notEqual(textHash('abcdefg'), textHash('abcdefh'));
   assert.notEqual(textHash(base, 1), textHash(base, 2));
-  // A text hashed after a longer one (which grew the buffer) reads its own bytes alone.
+  // A long text is encoded in parts: a change in any of them counts, and a text hashed after it reads its own bytes.
   const before = textHash('ab');
-  textHash('z'.repeat(100_000));
+  const long = 'z'.repeat(100_000);
+  for (const at of [10, 5000, 99_999])
+    assert.notEqual(textHash(long), textHash(`${long.slice(0, at)}y${long.slice(at + 1)}`), `a change at ${at}`);
   assert.equal(textHash('ab'), before);
 });
