@@ -23,6 +23,8 @@ export const MEMO_LIMIT = 1024;
 const LONGEST_KEPT_QUANTITY = 64;
 /** A decision key seen once, whose decision is not kept yet. */
 const SEEN = Symbol('seen');
+/** parseQuantity's undefined, as a cache value. */
+const INVALID = Number.NaN;
 
 /** A decision with the key it was made for: the memo's map is keyed by the key's hash, which keys may share. */
 interface KeptDecision {
@@ -30,8 +32,6 @@ interface KeptDecision {
   readonly occupancy: number | undefined;
   readonly decision: Decision;
 }
-/** parseQuantity's undefined, as a cache value. */
-const INVALID = Number.NaN;
 
 /** An LRU map of at most MEMO_LIMIT entries. */
 export function lruMap<K extends NonNullable<unknown>, V extends NonNullable<unknown>>(): LRUCache<K, V> {
