@@ -20,7 +20,6 @@ import {
   SKIP_ANNOTATION,
   type MergeResult,
 } from './merge.ts';
-import { freshUntil } from './rules/latency.ts';
 import { describeRequirement, type RuleOutput } from './rules/rule.ts';
 import type { DecisionMemo } from './memo.ts';
 import { DECISION_ANNOTATION, recordText, type RecordedPolicy, type RuleResultName } from './record.ts';
@@ -30,7 +29,7 @@ import type { AuditOutcome, Decision, DecisionOptions, PodRequest } from './type
 
 export function decide(request: PodRequest, compiled: CompiledPolicySet, options: DecisionOptions): Decision {
   // While every source is fresh a decision depends on the Pod and the compiled set alone; explain always walks.
-  if (options.explain || options.now > freshUntil(compiled.snapshot, options.maxSourceAgeMs))
+  if (options.explain || options.now > compiled.memo.freshUntil(options.maxSourceAgeMs))
     return decideNow(request, compiled, options);
   // A bind changes what a pack decision reads, not the compiled set: those decisions are kept per occupancy.
   const occupancy = compiled.candidates(request.facts.namespace).some((candidate) => candidate.readsOccupancy)

@@ -13,6 +13,7 @@ import { parseQuantity } from '../kube/quantity.ts';
 import type { TopologySnapshot } from '../topology/model.ts';
 import type { NodeSet } from '../topology/nodeset.ts';
 import { keep } from './kept.ts';
+import { freshUntil } from './rules/latency.ts';
 import { placementNodes, schedulableFor } from './satisfiability.ts';
 import { textHash } from './textHash.ts';
 import type { Decision, PodRequest } from './types.ts';
@@ -52,8 +53,20 @@ export class DecisionMemo {
   readonly #quantities = lruMap<string, number>();
   readonly #decisions = lruMap<number, KeptDecision | typeof SEEN>();
 
+  #freshFor: number | undefined;
+  #freshUntil = Number.NEGATIVE_INFINITY;
+
   constructor(snapshot: TopologySnapshot) {
     this.#snapshot = snapshot;
+  }
+
+  /** freshUntil of this snapshot (which never changes), worked out again only for another maximum source age. */
+  freshUntil(maxSourceAgeMs: number): number {
+    if (maxSourceAgeMs !== this.#freshFor) {
+      this.#freshUntil = freshUntil(this.#snapshot, maxSourceAgeMs);
+      this.#freshFor = maxSourceAgeMs;
+    }
+    return this.#freshUntil;
   }
 
   /** Keyed by the placement facts themselves: schedulableFor and placementNodes read nothing else. */

@@ -10,6 +10,7 @@ import { decide } from '../../../src/policy/engine.ts';
 import { isKept } from '../../../src/policy/kept.ts';
 import { DecisionMemo, MEMO_LIMIT } from '../../../src/policy/memo.ts';
 import { textHash } from '../../../src/policy/textHash.ts';
+import { freshUntil } from '../../../src/policy/rules/latency.ts';
 import { parseQuantity } from '../../../src/kube/quantity.ts';
 import { placementNodes, schedulableFor } from '../../../src/policy/satisfiability.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
@@ -219,6 +220,18 @@ describe('decision memo', () => {
     assert.equal(memo.and(schedulable, zoneA), first);
     assert.ok(first.equals(schedulable.and(zoneA)));
     assert.equal(first.size, 2);
+  });
+
+  test('freshUntil answers what the latency rules read, for each maximum source age asked', () => {
+    const snapshot = buildSnapshot(clusterObjects(), { now: NOW });
+    const memo = new DecisionMemo(snapshot);
+    const ages = [600_000, 1_000, 1_000, 600_000, 0];
+    const answers = ages.map((age) => memo.freshUntil(age));
+    assert.deepEqual(
+      answers,
+      ages.map((age) => freshUntil(snapshot, age)),
+    );
+    assert.ok(Number.isFinite(answers[0]!) && answers[0]! > answers[1]!, 'the sources have ages to compare');
   });
 
   test('quantity reads what parseQuantity reads, asked once or again', () => {
