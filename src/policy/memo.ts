@@ -95,7 +95,8 @@ export class DecisionMemo {
    * A decision is kept only from a key's second sight: most Pods are the only one of their kind, and keeping
    * each one's decision (kilobytes that outlive the young generation) would make the old generation's
    * collector pay for every Pod. For the same reason the map is keyed by the key's hash (textHash.ts), and a
-   * first sight records only that: a hash two keys share at worst keeps a decision one sight early.
+   * first sight records only that. A hash two keys share costs only memo hits: one key's decision may be kept
+   * a sight early, or the other's dropped; a kept decision is returned only for its own facts and occupancy.
    * Decisions are never changed once made. `occupancy`: the version of the bound Pods the decision reads, when
    * it reads them (pack), so that a bind makes its key new.
    */
