@@ -9,48 +9,70 @@ import type { QuantityParser } from './requests.ts';
 
 export type QosClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
 
-const QOS_RESOURCES = ['cpu', 'memory'] as const;
-
 export function qosClass(pod: PodResourceFacts, parse: QuantityParser = parseQuantity): QosClass {
   const podLevel = pod.pod;
   if (podLevel && (hasQosQuantity(podLevel.requests, parse) || hasQosQuantity(podLevel.limits, parse))) {
     return classify([podLevel], parse);
   }
-  return classify(
-    [...pod.containers, ...pod.initContainers].map((container) => container.resources),
-    parse,
-  );
+  const sums = newSums();
+  for (const container of pod.containers) add(sums, container.resources, parse);
+  for (const container of pod.initContainers) add(sums, container.resources, parse);
+  return verdict(sums);
 }
+
+/** What the class reads, summed over the containers (or the pod-level resources): plain numbers, no lists. */
+interface Sums {
+  requestedCpu: number;
+  requestedMemory: number;
+  limitedCpu: number;
+  limitedMemory: number;
+  /** Whether any cpu or memory request or limit is given (positive). */
+  any: boolean;
+  /** Whether every one gives both a cpu and a memory limit. */
+  allLimited: boolean;
+}
+
+const newSums = (): Sums => ({
+  requestedCpu: 0,
+  requestedMemory: 0,
+  limitedCpu: 0,
+  limitedMemory: 0,
+  any: false,
+  allLimited: true,
+});
 
 function classify(resources: readonly ResourceFacts[], parse: QuantityParser): QosClass {
-  const requests: Record<string, number> = {};
-  const limits: Record<string, number> = {};
-  let guaranteed = true;
-  for (const { requests: declaredRequests, limits: declaredLimits } of resources) {
-    // Requests default to limits (API defaulting), so a Pod read before defaulting classifies the same.
-    const limited = positiveQosQuantities(declaredLimits, parse);
-    const effective = { ...limited, ...positiveQosQuantities(declaredRequests, parse) };
-    for (const [name, amount] of Object.entries(effective)) requests[name] = (requests[name] ?? 0) + amount;
-    for (const [name, amount] of Object.entries(limited)) limits[name] = (limits[name] ?? 0) + amount;
-    if (!QOS_RESOURCES.every((name) => name in limited)) guaranteed = false;
-  }
-  if (Object.keys(requests).length === 0 && Object.keys(limits).length === 0) return 'BestEffort';
-  if (guaranteed) {
-    const equal = Object.entries(requests).every(([name, amount]) => limits[name] === amount);
-    if (equal && Object.keys(requests).length === Object.keys(limits).length) return 'Guaranteed';
-  }
-  return 'Burstable';
+  const sums = newSums();
+  for (const each of resources) add(sums, each, parse);
+  return verdict(sums);
 }
 
-function positiveQosQuantities(list: Quantities, parse: QuantityParser): Record<string, number> {
-  const result: Record<string, number> = {};
-  for (const name of QOS_RESOURCES) {
-    const milli = parse(list[name]);
-    if (milli !== undefined && milli > 0) result[name] = milli;
-  }
-  return result;
+// Requests default to limits (API defaulting), so a Pod read before defaulting classifies the same.
+function add(sums: Sums, { requests, limits }: ResourceFacts, parse: QuantityParser): void {
+  const cpuLimit = positive(limits.cpu, parse);
+  const memoryLimit = positive(limits.memory, parse);
+  const cpuRequest = positive(requests.cpu, parse) ?? cpuLimit;
+  const memoryRequest = positive(requests.memory, parse) ?? memoryLimit;
+  if (cpuRequest !== undefined) sums.requestedCpu += cpuRequest;
+  if (memoryRequest !== undefined) sums.requestedMemory += memoryRequest;
+  if (cpuLimit !== undefined) sums.limitedCpu += cpuLimit;
+  if (memoryLimit !== undefined) sums.limitedMemory += memoryLimit;
+  if (cpuRequest !== undefined || memoryRequest !== undefined) sums.any = true;
+  if (cpuLimit === undefined || memoryLimit === undefined) sums.allLimited = false;
+}
+
+// Every one limited: both sums hold cpu and memory, and the class is Guaranteed when each pair is equal.
+function verdict(sums: Sums): QosClass {
+  if (!sums.any) return 'BestEffort';
+  const equal = sums.requestedCpu === sums.limitedCpu && sums.requestedMemory === sums.limitedMemory;
+  return sums.allLimited && equal ? 'Guaranteed' : 'Burstable';
+}
+
+function positive(quantity: string | number | undefined, parse: QuantityParser): number | undefined {
+  const milli = parse(quantity);
+  return milli !== undefined && milli > 0 ? milli : undefined;
 }
 
 function hasQosQuantity(list: Quantities, parse: QuantityParser): boolean {
-  return Object.keys(positiveQosQuantities(list, parse)).length > 0;
+  return positive(list.cpu, parse) !== undefined || positive(list.memory, parse) !== undefined;
 }

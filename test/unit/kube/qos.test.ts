@@ -50,3 +50,18 @@ test('pod-level resources decide alone', () => {
     'Guaranteed',
   );
 });
+
+test('a request of zero, or one that does not parse, is its limit', () => {
+  const limits = { cpu: '1', memory: '1Gi' };
+  assert.equal(withContainers({ resources: { requests: { cpu: '0', memory: 'lots' }, limits } }), 'Guaranteed');
+  assert.equal(
+    withContainers({ resources: { requests: { cpu: '0', memory: '1Gi' }, limits: { cpu: '0' } } }),
+    'Burstable',
+  );
+});
+
+test('requests and limits are compared as sums over the containers', () => {
+  const half = { resources: { requests: { cpu: '500m', memory: '1Gi' }, limits: { cpu: '500m', memory: '1Gi' } } };
+  assert.equal(withContainers(half, { resources: { limits: { cpu: '1', memory: '2Gi' } } }), 'Guaranteed');
+  assert.equal(withContainers(half, { resources: { limits: { cpu: '1', memory: 'x' } } }), 'Burstable');
+});

@@ -73,3 +73,26 @@ test('tolerates garbage', () => {
   assert.deepEqual(effectiveRequests(podFacts({}, 'default').resources), {});
   assert.deepEqual(effectiveRequests(podFacts('not a Pod', 'default').resources), {});
 });
+
+test('a request that does not parse leaves its limit in its place, in the order a spread of both would give', () => {
+  const requests = effectiveRequests(
+    pod({
+      containers: [
+        {
+          resources: {
+            limits: { memory: '2', cpu: '2', 'example.com/dongle': 'many' },
+            requests: { 'example.com/foo': '1', cpu: 'lots', memory: '1', 'example.com/dongle': '3' },
+          },
+        },
+        { resources: { requests: { 'example.com/bar': '1', cpu: '1' } } },
+      ],
+    }),
+  );
+  assert.deepEqual(Object.entries(requests), [
+    ['memory', 1000],
+    ['cpu', 3000],
+    ['example.com/foo', 1000],
+    ['example.com/dongle', 3000],
+    ['example.com/bar', 1000],
+  ]);
+});
