@@ -33,13 +33,14 @@ export function compileNuma(rule: NumaRule): CompiledRule {
       const request = numaAlignedRequest(pod.requests);
       const fit = pod.snapshot.numa.fit(request);
       const { hint, hostnames, nodes, requirement, preferred } = pickFor(pod.snapshot.nodes, fit, allowed);
-      const shape = describeRequest(request);
-      const modelHolds = `${fit.nodes.size} nodes have a NUMA zone with ${shape} available (${pod.snapshot.numa.known().size} report NodeResourceTopology), ${hostnames.length} of them allowed by the rest of the placement`;
-      if (hostnames.length === 0 && rule.mode === 'Preferred') return { dropped: `no candidate: ${modelHolds}` };
+      // Said only when dropped or required: a preferred hint that found candidates has nothing to explain.
+      const modelHolds = () =>
+        `${fit.nodes.size} nodes have a NUMA zone with ${describeRequest(request)} available (${pod.snapshot.numa.known().size} report NodeResourceTopology), ${hostnames.length} of them allowed by the rest of the placement`;
+      if (hostnames.length === 0 && rule.mode === 'Preferred') return { dropped: `no candidate: ${modelHolds()}` };
       const warnings = alignmentWarning(pod);
       const common = { numaHint: hint, warnings, ...(rule.schedulerName ? { schedulerName: rule.schedulerName } : {}) };
       return rule.mode === 'Required'
-        ? output({ requirements: [requirement], nodes, modelHolds, ...common })
+        ? output({ requirements: [requirement], nodes, modelHolds: modelHolds(), ...common })
         : output({ preferred, ...common });
     },
   };
