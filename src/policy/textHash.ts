@@ -7,6 +7,8 @@
 // look"). A number is no string. Texts may share a number: a map keyed by it
 // keeps each entry's text, to compare.
 
+import { FNV_OFFSET, FNV_PRIME } from '../kube/fnv1a.ts';
+
 /** UTF-16 code units encoded at a time: one pass for any Pod's facts but the largest, and a fixed buffer. */
 const CHUNK = 4096;
 /** UTF-8 takes at most 3 bytes per UTF-16 code unit; reused by every call, so a hash allocates nothing. */
@@ -14,14 +16,14 @@ const bytes = new Uint8Array(CHUNK * 3);
 const words = new Int32Array(bytes.buffer);
 const utf8 = new TextEncoder();
 
-/** FNV-1a over the text's UTF-8 bytes, four at a time; 30 bits, so that V8 holds it as a small integer. */
+/** FNV-1a's steps over the UTF-8 bytes four at a time (so not fnv1a's value); 30 bits, a small integer to V8. */
 export function textHash(text: string, seed = 0): number {
-  let hash = Math.imul(0x811c9dc5 ^ seed, 16777619) ^ text.length;
+  let hash = Math.imul(FNV_OFFSET ^ seed, FNV_PRIME) ^ text.length;
   for (let start = 0; start < text.length; start += CHUNK) {
     const { written } = utf8.encodeInto(text.length <= CHUNK ? text : text.slice(start, start + CHUNK), bytes);
     const whole = written >> 2;
-    for (let index = 0; index < whole; index++) hash = Math.imul(hash ^ words[index]!, 16777619);
-    for (let index = whole << 2; index < written; index++) hash = Math.imul(hash ^ bytes[index]!, 16777619);
+    for (let index = 0; index < whole; index++) hash = Math.imul(hash ^ words[index]!, FNV_PRIME);
+    for (let index = whole << 2; index < written; index++) hash = Math.imul(hash ^ bytes[index]!, FNV_PRIME);
   }
   return hash & 0x3fffffff;
 }

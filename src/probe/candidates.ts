@@ -4,6 +4,7 @@
 // reads stay the same at 10 or 10,000 nodes. Every agent computes the same set
 // from the same Pods, and a node joining or leaving moves at most one seat.
 
+import { fnv1a } from '../kube/fnv1a.ts';
 import { list, record, string } from '../topology/read/fields.ts';
 import { readProbePod } from './peers.ts';
 
@@ -15,16 +16,6 @@ export function candidateNodes(lease: string, nodes: Iterable<string>, count = C
   const ranked = [...new Set(nodes)].map((node) => ({ node, weight: fnv1a(`${lease}\u0000${node}`) }));
   ranked.sort((a, b) => b.weight - a.weight || (a.node < b.node ? -1 : 1));
   return new Set(ranked.slice(0, count).map(({ node }) => node));
-}
-
-/** 32-bit FNV-1a: deterministic on every agent and Node version, and spread well enough for a ranking. */
-function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let index = 0; index < text.length; index++) {
-    hash ^= text.charCodeAt(index);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
 }
 
 /**

@@ -9,6 +9,7 @@
 // or replicas the scheduler has not reached) count there as if bound.
 
 import type { LRUCache } from 'lru-cache';
+import { fnv1a } from '../../kube/fnv1a.ts';
 import { formatQuantity } from '../../kube/quantity.ts';
 import type { Labels, NodeSelectorRequirement, PreferredSchedulingTerm } from '../../kube/types.ts';
 import { workloadKey } from '../../kube/workload-identity.ts';
@@ -368,15 +369,6 @@ function mix(value: number): number {
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   return (h ^ (h >>> 16)) >>> 0;
-}
-
-function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
 }
 
 function positive(requests: ResourceList): ResourceList {

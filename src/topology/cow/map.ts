@@ -3,6 +3,8 @@
 // frozen with, and the first change to a bucket after a freeze copies that
 // bucket only, so an update costs about size / buckets, not size.
 
+import { fnv1a } from '../../kube/fnv1a.ts';
+
 /** Enough for the model's maps; a map changed far more often than it is frozen (bound Pods per node) takes more. */
 const BUCKETS = 64;
 
@@ -96,7 +98,5 @@ class FrozenMap<V> implements ReadonlyMap<string, V> {
 }
 
 function bucketOf(key: string, buckets: number): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
-  return (hash >>> 0) % buckets;
+  return fnv1a(key) % buckets;
 }

@@ -5,7 +5,8 @@ import type { Pod } from '../../../src/kube/types.ts';
 import { compile } from '../../../src/policy/compiler.ts';
 import { decide } from '../../../src/policy/engine.ts';
 import { readRecord } from '../../../src/policy/record.ts';
-import { fnv1a, inRollout, rolloutBucket } from '../../../src/policy/rollout.ts';
+import { fnv1a } from '../../../src/kube/fnv1a.ts';
+import { inRollout, rolloutBucket } from '../../../src/policy/rollout.ts';
 import { takeBack } from '../../../src/policy/takeBack.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 import { clusterObjects, decideIn, NOW, OPTIONS, pod, policy } from './engine-cluster.ts';
@@ -30,9 +31,6 @@ const owned = (kind: string, name: string, labels: Record<string, string> = {}, 
   );
 
 test('the rollout bucket is FNV-1a of namespace/Kind/name modulo 100, and a higher percent only adds', () => {
-  // The published FNV-1a 32-bit test vectors.
-  assert.equal(fnv1a('a'), 0xe40c292c);
-  assert.equal(fnv1a('foobar'), 0xbf9cf968);
   assert.equal(
     rolloutBucket({ namespace: 'shop', kind: 'Deployment', name: 'web' }),
     fnv1a('shop/Deployment/web') % 100,
