@@ -23,6 +23,7 @@ import { requestBudgetMs, skipWarning, type DecisionCost } from './budget.ts';
 import { parseDuration } from './duration.ts';
 import type { RequestOutcome, WebhookMetrics } from './metrics.ts';
 import { replyFailure, replyJson } from './reply.ts';
+import { turnGate } from './turn.ts';
 
 export interface MutateOptions {
   readonly decide: PodDecider;
@@ -68,6 +69,7 @@ export function mutateHandler({
     }
     return lastBudget;
   };
+  const endOfTurn = turnGate();
 
   return async (incoming, response, arrival) => {
     const contentType = incoming.headers['content-type'];
@@ -83,6 +85,7 @@ export function mutateHandler({
       declaredTooLarge(incoming.headers['content-length'], maxBodyBytes) ??
       (await readIncoming(incoming, maxBodyBytes));
     if (!body.ok) return refuse(response, body.code, body.message);
+    await endOfTurn();
     const parsed = parseJson(body.text);
     if (!parsed.ok) return refuse(response, 400, parsed.message);
     const decoded = decodeReview(parsed.value);
