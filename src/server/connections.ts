@@ -35,7 +35,12 @@ export function trackConnections(server: Server, options: ConnectionTrackerOptio
   // Raw TCP sockets by their peer's address and port: that pair names a connection to one listening socket.
   const open = new Map<string, Socket>();
   const secured = new Set<string>();
-  const inProgress = new Set<ServerResponse>();
+  // The response each TLS connection is answering, or answered last: one entry per connection, overwritten by its
+  // next request. A Set of responses, added to and deleted from per request, churned: V8 rehashed its table, and a
+  // table left behind in the old generation kept young responses, and all they hold, alive through scavenges (~1 MB
+  // promoted per scavenge under wrk -c25, 2 ms pauses and a full collection every few seconds; docs/benchmarks.md,
+  // "Sixth look").
+  const answers = new Map<Socket, ServerResponse>();
   let draining = false;
   const closeAfter = (response: ServerResponse) => {
     if (!response.headersSent) response.setHeader('Connection', 'close');
@@ -69,7 +74,10 @@ export function trackConnections(server: Server, options: ConnectionTrackerOptio
       secured.delete(key);
     });
   });
-  server.on('secureConnection', (socket: Socket) => secured.add(peerOf(socket)));
+  server.on('secureConnection', (socket: Socket) => {
+    secured.add(peerOf(socket));
+    socket.once('close', () => answers.delete(socket));
+  });
   server.on('tlsClientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     handshakeFailures.inc();
     log.debug({ err: error, code: error.code }, 'TLS handshake failed');
@@ -84,12 +92,11 @@ export function trackConnections(server: Server, options: ConnectionTrackerOptio
   return {
     answering(response) {
       if (draining) return closeAfter(response);
-      inProgress.add(response);
-      response.once('close', () => inProgress.delete(response));
+      answers.set(response.req.socket, response);
     },
     closeAfterAnswers() {
       draining = true;
-      inProgress.forEach(closeAfter);
+      answers.forEach(closeAfter);
     },
     refuse: endAndDestroy,
     destroyUnsecured() {
