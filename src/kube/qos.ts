@@ -11,12 +11,13 @@ export type QosClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
 
 export function qosClass(pod: PodResourceFacts, parse: QuantityParser = parseQuantity): QosClass {
   const podLevel = pod.pod;
-  if (podLevel && (hasQosQuantity(podLevel.requests, parse) || hasQosQuantity(podLevel.limits, parse))) {
-    return classify([podLevel], parse);
-  }
   const sums = newSums();
-  for (const container of pod.containers) add(sums, container.resources, parse);
-  for (const container of pod.initContainers) add(sums, container.resources, parse);
+  if (podLevel && (hasQosQuantity(podLevel.requests, parse) || hasQosQuantity(podLevel.limits, parse))) {
+    add(sums, podLevel, parse);
+  } else {
+    for (const container of pod.containers) add(sums, container.resources, parse);
+    for (const container of pod.initContainers) add(sums, container.resources, parse);
+  }
   return verdict(sums);
 }
 
@@ -40,12 +41,6 @@ const newSums = (): Sums => ({
   any: false,
   allLimited: true,
 });
-
-function classify(resources: readonly ResourceFacts[], parse: QuantityParser): QosClass {
-  const sums = newSums();
-  for (const each of resources) add(sums, each, parse);
-  return verdict(sums);
-}
 
 // Requests default to limits (API defaulting), so a Pod read before defaulting classifies the same.
 function add(sums: Sums, { requests, limits }: ResourceFacts, parse: QuantityParser): void {

@@ -4,7 +4,7 @@
 // Answered inside its socket's read instead, each request ran between the TLS
 // and HTTP work of the others, with the decision's code and data out of the
 // CPU caches, and wrote its answer from within the TLS read. Under wrk -c25
-// about 20 requests share a turn, and a request costs a quarter less CPU
+// about 20 requests share a turn, and a request's median CPU is 7-12 % lower
 // (docs/benchmarks.md, "Sixth look"). Alone, a request waits only for the
 // rest of its own turn.
 

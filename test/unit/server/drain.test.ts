@@ -26,6 +26,7 @@ test(
       const half = Math.floor(body.length / 2);
       const inProgress = send(url, '/mutate', ca, {
         ...post,
+        agent: slowAgent,
         chunks: [body.slice(0, half), body.slice(half)],
         pauseMs: 300,
       });
