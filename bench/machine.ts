@@ -1,6 +1,7 @@
 // The machine the numbers were measured on, stated with them.
 
 import { cpus, totalmem, release, loadavg } from 'node:os';
+import { interruptions, type Interruptions } from './floor.ts';
 
 export interface Machine {
   readonly cpuModel: string;
@@ -10,6 +11,8 @@ export interface Machine {
   readonly node: string;
   readonly date: string;
   readonly loadAverage: readonly number[];
+  /** What a busy thread loses to the host and kernel here, over one second of spinning at start. */
+  readonly interruptions: Interruptions;
 }
 
 export function describeMachine(now = new Date()): Machine {
@@ -22,5 +25,6 @@ export function describeMachine(now = new Date()): Machine {
     node: process.version,
     date: now.toISOString(),
     loadAverage: loadavg().map((value) => Math.round(value * 100) / 100),
+    interruptions: interruptions(1000),
   };
 }
