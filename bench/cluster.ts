@@ -167,6 +167,22 @@ export function node(index: number, rand: () => number): KubeObject {
   };
 }
 
+/** A running Pod of `owner`'s ReplicaSet, bound to `node`, asking for `cpu` and 4Gi of memory. */
+export function boundPod(name: string, node: string, owner: string, cpu: string): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      namespace: 'apps',
+      labels: { 'pod-template-hash': 'h1' },
+      ownerReferences: [{ kind: 'ReplicaSet', name: `${owner}-h1`, controller: true, uid: owner }],
+    },
+    spec: { nodeName: node, containers: [{ name: 'c', resources: { requests: { cpu, memory: '4Gi' } } }] },
+    status: { phase: 'Running' },
+  };
+}
+
 /** NUMA cells with some of each already taken, as nfd-topology-updater reports them. */
 export function nodeResourceTopology(index: number, rand: () => number): KubeObject {
   const gpu = gpuModelOf(index);

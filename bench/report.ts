@@ -538,7 +538,8 @@ function updatesSection(updates: UpdateReport): string {
   return [
     `The incremental builder (\`TopologyBuilder\`) given the initial lists of ${count(updates.nodes)} Nodes, ${count(updates.nrt)} NodeResourceTopology objects and`,
     `${count(updates.endpoints)} endpoints (${count(updates.endpoints / 100)} EndpointSlices), ${count(updates.objects)} objects in all, then watch events one by one, each`,
-    'followed by `publish()`: the time from an event to the snapshot that includes it.',
+    'followed by `publish()`: the time from an event to the snapshot that includes it (for a bind, to the',
+    'occupancy that includes it: `occupancy()`, which binds change instead of the snapshot).',
     '',
     table(
       ['first snapshot', 'model heap', 'RSS before → after'],

@@ -23,7 +23,7 @@ import type { DecisionOptions, SchedulingPolicy } from '../src/policy/types.ts';
 import { TopologyBuilder } from '../src/topology/builder.ts';
 import { sourcesOf, TOPOLOGY_SOURCES } from '../src/topology/kinds.ts';
 import type { SourceName } from '../src/topology/model.ts';
-import { cluster, networkTopology, serviceName, zoneOf } from './cluster.ts';
+import { boundPod, cluster, networkTopology, serviceName, zoneOf } from './cluster.ts';
 import { collectGarbage } from './gc.ts';
 import {
   measureRules,
@@ -111,21 +111,6 @@ function slice(node: string, name: string, product: string): KubeObject {
         capacity: { memory: { value: '143771Mi' } },
       })),
     },
-  };
-}
-
-function boundPod(name: string, node: string, owner: string, cpu: string): KubeObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name,
-      namespace: 'apps',
-      labels: { 'pod-template-hash': 'h1' },
-      ownerReferences: [{ kind: 'ReplicaSet', name: `${owner}-h1`, controller: true, uid: owner }],
-    },
-    spec: { nodeName: node, containers: [{ name: 'c', resources: { requests: { cpu, memory: '4Gi' } } }] },
-    status: { phase: 'Running' },
   };
 }
 

@@ -8,7 +8,16 @@ import type { KubeObject } from '../src/kube/types.ts';
 import { TopologyBuilder } from '../src/topology/builder.ts';
 import { sourcesOf, TOPOLOGY_SOURCES } from '../src/topology/kinds.ts';
 import type { SourceName } from '../src/topology/model.ts';
-import { cluster, endpointSlice, ENDPOINTS_PER_SLICE, node, nodeResourceTopology, random } from './cluster.ts';
+import {
+  boundPod,
+  cluster,
+  endpointSlice,
+  ENDPOINTS_PER_SLICE,
+  node,
+  nodeName,
+  nodeResourceTopology,
+  random,
+} from './cluster.ts';
 import { collectGarbage } from './gc.ts';
 import { percentiles, type Percentiles } from './stats.ts';
 
@@ -81,7 +90,8 @@ function measure(job: UpdateJob): UpdateReport {
 
   const rand = random(7);
   const slices = Math.ceil(job.endpoints / ENDPOINTS_PER_SLICE);
-  const kinds: { kind: string; source: SourceName; make: (i: number) => KubeObject }[] = [
+  // A bind changes the occupancy, not the snapshot (builder.occupancy()): its event is read up to that.
+  const kinds: { kind: string; source: SourceName; make: (i: number) => KubeObject; read?: () => unknown }[] = [
     { kind: 'Node relabelled', source: 'nodes', make: (i) => relabelled((i * 37) % job.nodes, i, rand) },
     { kind: 'Node cordoned / uncordoned', source: 'nodes', make: (i) => cordoned((i * 53) % job.nodes, i, rand) },
     {
@@ -94,10 +104,16 @@ function measure(job: UpdateJob): UpdateReport {
       source: 'endpointSlices',
       make: (i) => endpointSlice((i * 17) % slices, job.nodes, i + 1),
     },
+    {
+      kind: 'Pod bound: one Deployment scaling up, a node each (to the occupancy)',
+      source: 'pods',
+      make: (i) => boundPod(`trainer-${i}`, nodeName(i % job.nodes), 'trainer', '1'),
+      read: () => builder.occupancy(),
+    },
   ];
   // A watch event always carries a newer resourceVersion than the list it follows.
   let resourceVersion = 10_000_000;
-  const results = kinds.map(({ kind, source, make }): EventKindResult => {
+  const results = kinds.map(({ kind, source, make, read = () => (snapshot = builder.publish()) }): EventKindResult => {
     const events = Array.from({ length: job.events }, (_, i) => {
       const object = make(i);
       object.metadata!.resourceVersion = String(++resourceVersion);
@@ -110,7 +126,7 @@ function measure(job: UpdateJob): UpdateReport {
       const begin = process.hrtime.bigint();
       builder.apply(source, 'MODIFIED', events[i]!, NOW + i);
       const applied = process.hrtime.bigint();
-      snapshot = builder.publish();
+      read();
       const published = process.hrtime.bigint();
       apply[i] = Number(applied - begin) / 1000;
       toSnapshot[i] = Number(published - begin) / 1000;

@@ -1,8 +1,9 @@
 // The requests of bound Pods per node and the nodes of each workload, kept up
 // to date one Pod at a time (a bind, a finish, a delete costs one node's sum
-// and one workload's map); frozen occupancies share what did not change, and
-// say which nodes changed between two of them, so that what a pack rule
-// counted per domain is brought up to date by the few nodes a bind touched.
+// and at most one bucket of a workload's node counts); frozen occupancies
+// share what did not change, and say which nodes changed between two of them,
+// so that what a pack rule counted per domain is brought up to date by the few
+// nodes a bind touched.
 // Pods not bound yet but held to one value of a node label are summed per
 // label and value apart: few at a time, copied whole when they change.
 
@@ -12,6 +13,11 @@ import type { PendingUsage, PodUsage } from './read/pod-usage.ts';
 
 /** Versions whose changed nodes are remembered; an occupancy older than that is counted afresh. */
 const REMEMBERED_VERSIONS = 256;
+/**
+ * Past this many nodes a workload's node counts move to a CowMap of their own: a bind then copies one bucket
+ * of them rather than all, and a Deployment scaling out to N nodes costs O(N), not O(N²), in all.
+ */
+const SMALL_WORKLOAD = 64;
 
 interface Change {
   readonly version: number;
@@ -23,6 +29,9 @@ export class PodUsageTable {
   /** Each bind copies one bucket: at 10,000 nodes, 10 entries rather than 156 (a freeze copies 1,024 slots). */
   readonly #requested = new CowMap<ResourceList>(1024);
   readonly #workloads = new CowMap<ReadonlyMap<string, number>>();
+  /** The node counts of workloads past SMALL_WORKLOAD nodes, frozen into #workloads by freeze(). */
+  readonly #large = new Map<string, CowMap<number>>();
+  readonly #largeChanged = new Set<string>();
   /** Nodes whose requested sum changed since the last freeze. */
   #changed = new Set<string>();
   /** Held label → its value → what the Pods held there and not bound yet request. */
@@ -56,6 +65,8 @@ export class PodUsageTable {
     this.#log.push({ version: this.#version, nodes: this.#changed });
     if (this.#log.length > REMEMBERED_VERSIONS) this.#log.shift();
     this.#changed = new Set();
+    for (const workload of this.#largeChanged) this.#workloads.set(workload, this.#large.get(workload)!.freeze());
+    this.#largeChanged.clear();
     const requested = this.#requested.freeze();
     const workloads = this.#workloads.freeze();
     if (this.#pendingChanged)
@@ -87,13 +98,30 @@ export class PodUsageTable {
     if (Object.keys(sum).length === 0) this.#requested.delete(node);
     else this.#requested.set(node, sum);
     this.#changed.add(node);
+    this.#countOn(workload, node, sign);
+  }
 
+  /** One more or one fewer of the workload's Pods bound on the node. */
+  #countOn(workload: string, node: string, sign: 1 | -1): void {
+    const large = this.#large.get(workload);
+    if (large !== undefined) {
+      add(large, node, sign);
+      if (large.size > 0) this.#largeChanged.add(workload);
+      else {
+        this.#large.delete(workload);
+        this.#largeChanged.delete(workload);
+        this.#workloads.delete(workload);
+      }
+      return;
+    }
     const nodes = new Map(this.#workloads.get(workload));
-    const count = (nodes.get(node) ?? 0) + sign;
-    if (count > 0) nodes.set(node, count);
-    else nodes.delete(node);
+    add(nodes, node, sign);
     if (nodes.size === 0) this.#workloads.delete(workload);
-    else this.#workloads.set(workload, nodes);
+    else if (nodes.size <= SMALL_WORKLOAD) this.#workloads.set(workload, nodes);
+    else {
+      this.#large.set(workload, cowOf(nodes));
+      this.#largeChanged.add(workload);
+    }
   }
 
   #accountPending({ heldTo, requests, workload }: PendingUsage, sign: 1 | -1): void {
@@ -119,16 +147,37 @@ export class PodUsageTable {
   }
 }
 
-/** The union of the changes after `earlier` up to `later`; undefined when the log no longer reaches back to it. */
+/**
+ * The union of the changes after `earlier` up to `later`; undefined when the log no longer reaches back to it.
+ * Walked from the newest: `earlier` is nearly always the version before, so the walk reads one or two entries
+ * rather than all 256 of a full log.
+ */
 function changedBetween(log: readonly Change[], earlier: Occupancy, later: Occupancy): ReadonlySet<string> | undefined {
   if (earlier === later) return new Set();
   if (earlier.version >= later.version || log.length === 0 || log[0]!.version > earlier.version + 1) return undefined;
   const nodes = new Set<string>();
-  for (const change of log) {
-    if (change.version > later.version) break;
-    if (change.version > earlier.version) for (const node of change.nodes) nodes.add(node);
-  }
+  for (let i = log.length - 1; i >= 0 && log[i]!.version > earlier.version; i--)
+    if (log[i]!.version <= later.version) for (const node of log[i]!.nodes) nodes.add(node);
   return nodes;
+}
+
+interface Counts {
+  get(key: string): number | undefined;
+  set(key: string, count: number): unknown;
+  delete(key: string): boolean;
+}
+
+/** Adds `sign` to the key's count; a count of zero is no entry. */
+function add(counts: Counts, key: string, sign: 1 | -1): void {
+  const count = (counts.get(key) ?? 0) + sign;
+  if (count > 0) counts.set(key, count);
+  else counts.delete(key);
+}
+
+function cowOf(nodes: ReadonlyMap<string, number>): CowMap<number> {
+  const cow = new CowMap<number>();
+  for (const [node, count] of nodes) cow.set(node, count);
+  return cow;
 }
 
 function sameUsage(a: PodUsage, b: PodUsage): boolean {

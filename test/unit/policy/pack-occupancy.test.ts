@@ -53,6 +53,28 @@ test('a bind makes a new occupancy, not a new snapshot; the occupancy says which
   assert.equal(after.changedSince(live([]).occupancy()), undefined, "another table's occupancy: not comparable");
 });
 
+test('changedSince spans the versions between two occupancies, and only those, while the log reaches back', () => {
+  const builder = live([]);
+  const versions = [builder.occupancy()];
+  for (const [name, node] of [
+    ['a', 'n1'],
+    ['b', 'n2'],
+    ['c', 'n3'],
+  ] as const) {
+    builder.apply('pods', 'ADDED', bound(name, node, '1'), NOW);
+    versions.push(builder.occupancy());
+  }
+  const [v0, v1, v2, v3] = versions;
+  assert.deepEqual([...v2!.changedSince(v0!)!].sort(), ['n1', 'n2']);
+  assert.deepEqual([...v3!.changedSince(v1!)!].sort(), ['n2', 'n3']);
+  assert.equal(v1!.changedSince(v2!), undefined, 'a later occupancy is not "since"');
+  for (let i = 0; i < 300; i++) {
+    builder.apply('pods', 'ADDED', bound(`churn-${i}`, `n${i % 4}`, '1'), NOW);
+    builder.occupancy();
+  }
+  assert.equal(builder.occupancy().changedSince(v0!), undefined, 'older than the log: counted afresh');
+});
+
 test("binds leave the memo of a Pod without pack alone and move a pack Pod's decision with them", () => {
   const builder = live([]);
   const compiled = compile(POLICIES, builder.publish());
