@@ -39,7 +39,7 @@ export function timeWithFloor(count: number, work: (i: number) => unknown, itera
 }
 
 /** The median of every `kinds`-th sample from `kind` on. */
-function kindMedian(micros: Float64Array, kinds: number, kind: number): number {
+export function kindMedian(micros: Float64Array, kinds: number, kind: number): number {
   return quantile(micros.filter((_, i) => i % kinds === kind).sort(), 0.5);
 }
 

@@ -14,8 +14,9 @@ import type { PendingUsage, PodUsage } from './read/pod-usage.ts';
 /** Versions whose changed nodes are remembered; an occupancy older than that is counted afresh. */
 const REMEMBERED_VERSIONS = 256;
 /**
- * Past this many nodes a workload's node counts move to a CowMap of their own: a bind then copies one bucket
- * of them rather than all, and a Deployment scaling out to N nodes costs O(N), not O(N²), in all.
+ * Past this many nodes a workload's node counts move to a CowMap of their own, and stay there until the
+ * workload has no Pod left: a bind then copies one bucket of them rather than all, and a Deployment scaling
+ * out to N nodes costs O(N), not O(N²), in all.
  */
 const SMALL_WORKLOAD = 64;
 

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { interruptions, retune, spin, timeWithFloor, tuneFloor } from '../../../bench/floor.ts';
-import { quantile } from '../../../bench/stats.ts';
+import { interruptions, kindMedian, retune, spin, timeWithFloor, tuneFloor } from '../../../bench/floor.ts';
 
 test('spin does the same work for the same count and other work for another', () => {
   assert.equal(spin(1_000), spin(1_000));
@@ -13,8 +12,7 @@ test('tuneFloor matches spin() to each kind of work, and retune says whether it 
   const iterations = tuneFloor(2, work);
   const timed = timeWithFloor(2_000, work, iterations);
   for (const kind of [0, 1]) {
-    const median = (micros: Float64Array) => quantile(micros.filter((_, i) => i % 2 === kind).sort(), 0.5);
-    const ratio = median(timed.floor) / median(timed.work);
+    const ratio = kindMedian(timed.floor, 2, kind) / kindMedian(timed.work, 2, kind);
     assert.ok(ratio > 0.5 && ratio < 2, `kind ${kind}: the floor takes ${ratio.toFixed(2)}× the work`);
   }
   const tenfold = Int32Array.from(iterations, (count) => count * 10);
