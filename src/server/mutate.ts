@@ -23,7 +23,7 @@ import { requestBudgetMs, skipWarning, type DecisionCost } from './budget.ts';
 import { parseDuration } from './duration.ts';
 import type { RequestOutcome, WebhookMetrics } from './metrics.ts';
 import { replyFailure, replyJson } from './reply.ts';
-import { turnGate } from './turn.ts';
+import { nextStage, turnGate } from './turn.ts';
 
 export interface MutateOptions {
   readonly decide: PodDecider;
@@ -109,6 +109,7 @@ export function mutateHandler({
       }
     };
 
+    await nextStage();
     let handled: Handled;
     try {
       handled = handleAdmission(request, {
@@ -125,12 +126,13 @@ export function mutateHandler({
       const warning = `topogate could not decide on this Pod and admitted it unchanged: ${(error as Error).message}`;
       return replyJson(response, 200, encodeReview(decoded.review, allowed({ warnings: [warning] })));
     }
+    if (handled.decision !== undefined && !dryRun) countPolicies(metrics, handled.decision);
 
+    await nextStage();
+    const answer = encodeReview(decoded.review, handled.answer);
+    await nextStage();
     const elapsedMs = count(handled.outcome, dryRun, arrival);
     if (handled.decision !== undefined && elapsedMs > budget) metrics.budgetExceeded.inc({ stage: 'decision' });
-    if (handled.decision !== undefined && !dryRun) {
-      countPolicies(metrics, handled.decision);
-    }
     if (log.isLevelEnabled('debug')) {
       log.debug(
         {
@@ -147,7 +149,7 @@ export function mutateHandler({
         'admission request',
       );
     }
-    replyJson(response, 200, encodeReview(decoded.review, handled.answer));
+    replyJson(response, 200, answer);
   };
 
   function count(outcome: RequestOutcome, dryRun: boolean, arrival: number): number {

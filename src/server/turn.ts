@@ -1,12 +1,14 @@
-// Answering in turns. A request whose body has arrived waits for the end of
-// the event loop's I/O phase (setImmediate runs after it), and then every
-// request that arrived in that turn is decided and answered in one run.
-// Answered inside its socket's read instead, each request ran between the TLS
-// and HTTP work of the others, with the decision's code and data out of the
-// CPU caches, and wrote its answer from within the TLS read. Under wrk -c25
-// about 20 requests share a turn, and a request's median CPU is 7-12 % lower
-// (docs/benchmarks.md, "Sixth look"). Alone, a request waits only for the
-// rest of its own turn.
+// Answering in turns, stage by stage. A request whose body has arrived waits
+// for the end of the event loop's I/O phase (setImmediate runs after it); then
+// the turn's requests are parsed, all of them, then decided, then encoded,
+// then written. Answered inside its socket's read instead, each request ran
+// between the TLS and HTTP work of the others, with the decision's code and
+// data out of the CPU caches; run request by request within the turn, each
+// decision still followed another request's TLS write and kernel send. Stage
+// by stage, each stage's code and data stay warm across the turn: under wrk
+// -c25 about 20 requests share a turn, and CPU per request fell by a quarter
+// to a third (docs/benchmarks.md, "Sixth look" and "Eighth look"). Alone, a
+// request waits only for the rest of its own turn.
 
 /** A function whose promise resolves after this turn's I/O, the same one for every caller in the turn. */
 export type TurnGate = () => Promise<void>;
@@ -20,4 +22,12 @@ export function turnGate(): TurnGate {
         resolve();
       }),
     ));
+}
+
+/**
+ * Resolves once every other request of the turn has done its current stage: awaiting it queues the caller's
+ * next stage behind theirs (the turn's requests resume from one gate, in one microtask queue).
+ */
+export function nextStage(): Promise<void> {
+  return Promise.resolve();
 }
