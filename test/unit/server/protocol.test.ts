@@ -294,11 +294,13 @@ test('POST /mutate spelled another way (percent-encoded, dot segments) reaches t
   assert.equal(seen.length, before + 2, 'both decided');
 });
 
-test('an answer is JSON with its exact length', async () => {
-  const reply = await postJson(url, ca, podReview(pod));
+test('an answer is JSON with its exact length in bytes', async () => {
+  const reply = await postJson(url, ca, podReview(pod, { uid: 'ü-1 ✓' }));
   assert.equal(reply.status, 200);
   assert.equal(reply.headers['content-type'], 'application/json');
+  assert.equal(reply.json().response.uid, 'ü-1 ✓');
   assert.equal(reply.headers['content-length'], String(Buffer.byteLength(reply.text)));
+  assert.notEqual(reply.text.length, Buffer.byteLength(reply.text), 'the uid makes characters and bytes differ');
 });
 
 test('a request Node cannot parse gets 400 and the server goes on', async () => {

@@ -36,7 +36,7 @@ function incoming(uid: string): IncomingMessage {
 function response(events: string[]): ServerResponse {
   const fake = {
     writeHead: () => fake,
-    end: (body: Buffer) => events.push(`write ${JSON.parse(body.toString()).response.uid}`),
+    end: (body: string) => events.push(`write ${JSON.parse(body).response.uid}`),
   };
   return fake as never;
 }
