@@ -106,8 +106,13 @@ function verdict(
     target,
     measured: format(measured),
     met,
-    by: met ? 'met' : `missed: ${off.toFixed(1)}× ${atMost ? 'over' : 'under'}`,
+    by: met ? 'met' : `missed: ${offBy(off, atMost ? 'over' : 'under')}`,
   };
+}
+
+/** How far a missed target is off: in per cent below 1.5×, where "1.0×" would hide a miss of a few per cent. */
+export function offBy(off: number, direction: 'over' | 'under'): string {
+  return off < 1.5 ? `${Math.ceil((off - 1) * 100)} % ${direction}` : `${off.toFixed(1)}× ${direction}`;
 }
 
 /** Beyond this share of safe-path answers, topogate's figures measure its shortcut, not its decisions. */
