@@ -5,10 +5,10 @@
 // between the TLS and HTTP work of the others, with the decision's code and
 // data out of the CPU caches; run request by request within the turn, each
 // decision still followed another request's TLS write and kernel send. Stage
-// by stage, each stage's code and data stay warm across the turn: under wrk
-// -c25 about 20 requests share a turn, and CPU per request fell by a quarter
-// to a third (docs/benchmarks.md, "Sixth look" and "Eighth look"). Alone, a
-// request waits only for the rest of its own turn.
+// by stage, each stage's code and data stay warm across the turn. Under wrk
+// -c25 about 20 requests share a turn; the turns made a request's CPU 7-12 %
+// lower, the stages a further 28-30 % (docs/benchmarks.md, "Sixth look" and
+// "Eighth look"). Alone, a request waits only for the rest of its own turn.
 
 /** A function whose promise resolves after this turn's I/O, the same one for every caller in the turn. */
 export type TurnGate = () => Promise<void>;
