@@ -8,18 +8,6 @@ import type { Decision } from '../../../src/policy/types.ts';
 import { createDecisionCost } from '../../../src/server/budget.ts';
 import { createWebhookMetrics } from '../../../src/server/metrics.ts';
 import { mutateHandler } from '../../../src/server/mutate.ts';
-import { nextStage } from '../../../src/server/turn.ts';
-
-test('awaiting nextStage queues a caller behind every caller already resumed', async () => {
-  const order: string[] = [];
-  const caller = async (name: string) => {
-    order.push(`${name}1`);
-    await nextStage();
-    order.push(`${name}2`);
-  };
-  await Promise.all([caller('a'), caller('b'), caller('c')]);
-  assert.deepEqual(order, ['a1', 'b1', 'c1', 'a2', 'b2', 'c2']);
-});
 
 /** A Pod CREATE as the API server posts it, already in full in the stream. */
 function incoming(uid: string): IncomingMessage {
