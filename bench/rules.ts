@@ -4,11 +4,12 @@
 // synthetic cluster (bench/cluster.ts) with racks of 40 nodes inside a zone,
 // three bound Pods on every node and a GPU ResourceSlice on one node in 13.
 // Timed, per decision: pack for the first Pod of a new workload, a replica
-// (the memo), a replica after a bind of some other Pod (a new occupancy:
-// the memo misses and the rack counts are corrected for one node); bandwidth
-// + latency p99 with avoidDegradedNodes for new Pods; gpu met by
-// ResourceSlices on 8 nodes at every size, and on one node in 13 (whose
-// patch names every one by hostname); the dra rule on a ResourceClaimTemplate.
+// (the memo), a replica after some other Pod binds and another finishes (a
+// new occupancy: the memo misses and the rack counts are corrected for the
+// two nodes); bandwidth + latency p99 with avoidDegradedNodes for new Pods;
+// gpu met by ResourceSlices on 8 nodes at every size, and on one node in 13
+// (whose patch names every one by hostname); the dra rule on a
+// ResourceClaimTemplate.
 //   node bench/rules.ts [--quick]   (alone: writes its section of BENCHMARKS.md; --quick only prints)
 
 import { readFile, writeFile } from 'node:fs/promises';
@@ -43,6 +44,12 @@ const RACK = 'topogate.dev/rack';
 const RACK_NODES = 40;
 /** Nodes with a B200 slice at every size: the gpu rule's output is the same length whatever the cluster. */
 const FIXED_GPU_NODES = 8;
+/**
+ * Pods of other workloads bound at a time while the pack cases run, and the workloads they belong to. Not a
+ * multiple of any size: the Pod that finishes is on another node than the one that binds (see `churn`).
+ */
+const CHURN_PODS = 150;
+const CHURN_WORKLOADS = 97;
 
 const gpu = (products: string[]) => ({ products, resource: 'nvidia.com/gpu', mode: 'Preferred' as const, weight: 50 });
 
@@ -215,23 +222,30 @@ function measure({ nodes, decisions }: RulesJob): RulesReport {
   const options = (): DecisionOptions => ({ now: NOW, maxSourceAgeMs: 600_000, occupancy: builder.occupancy() });
   const check = decide(podRequest(trainer(-1, 0), 'ml-train'), compiled, options());
   if (!check.applied.includes('gang')) throw new Error(`the pack policy did not apply: ${check.warnings.join('; ')}`);
-  let bound = 0;
-  // Another workload's Pod binds somewhere: a new occupancy, one node changed.
-  const bind = () => {
-    const index = bound++;
+  const warmUps = Math.min(500, decisions);
+  // Made beforehand, as the watch hands `serve` objects already parsed: their making is not the bind's cost.
+  const churn = Array.from({ length: warmUps + decisions }, (_, index) => {
     const node = snapshot.nodes.bySlot((index * 7919) % snapshot.nodes.count)!.name;
-    builder.apply('pods', 'ADDED', boundPod(`churn-${index}`, node, `churn-${index % 97}`, '1'), NOW);
+    return boundPod(`churn-${index}`, node, `churn-${index % CHURN_WORKLOADS}`, '1');
+  });
+  let bound = 0;
+  // Another workload's Pod binds somewhere, and the oldest of the last CHURN_PODS finishes: a new occupancy.
+  // Steady, so that the racks keep their room and every size decides the same way (checked after the timing).
+  const bindAndFinish = () => {
+    const index = bound++;
+    if (index >= CHURN_PODS) builder.apply('pods', 'DELETED', churn[index - CHURN_PODS]!, NOW);
+    builder.apply('pods', 'ADDED', churn[index]!, NOW);
   };
   const warm = (run: (index: number) => void) => {
-    for (let i = 0; i < Math.min(500, decisions); i++) run(1_000_000 + i);
+    for (let i = 0; i < warmUps; i++) run(1_000_000 + i);
   };
   const cases: [string, (index: number) => void][] = [
     ['pack: first Pod of a new workload', (i) => decide(podRequest(trainer(i, 0), 'ml-train'), compiled, options())],
     ['pack: a replica (memo)', (i) => decide(podRequest(trainer(7, i), 'ml-train'), compiled, options())],
     [
-      'pack: a replica after a bind (the bind included)',
+      'pack: a replica after a bind and a finish (both included)',
       (i) => {
-        bind();
+        bindAndFinish();
         decide(podRequest(trainer(7, i), 'ml-train'), compiled, options());
       },
     ],
@@ -254,6 +268,9 @@ function measure({ nodes, decisions }: RulesJob): RulesReport {
     collectGarbage();
     return { name, us: time(decisions, run) };
   });
+  const after = decide(podRequest(trainer(7, -1), 'ml-train'), compiled, options());
+  if (!after.applied.includes('gang'))
+    throw new Error(`after the churn, pack did not apply: ${after.warnings.join('; ')}`);
   return { nodes, domains: new Set(bySource.get('nodes')!.map((n) => n.metadata!.labels![RACK])).size, results };
 }
 
