@@ -129,6 +129,8 @@ export interface LatencyPoint extends Side<Latency> {
 export interface BudgetRun {
   readonly rate: number;
   readonly latency: Latency;
+  /** The no-op under the same offered load, right after: what any webhook's answers wait here. */
+  readonly noop: Latency;
   readonly safePath: SafePath;
   /** The bucket of the server's own latency histogram that holds the run's slowest answer, seconds. */
   readonly serverSlowest?: { readonly lower: number; readonly upper: number };
@@ -293,7 +295,21 @@ async function budget(setup: HttpSetup, options: HttpOptions, rate: number): Pro
   const after = histogram(await metrics(TOPOGATE_PORT), LATENCY_HISTOGRAM);
   const { samples: _samples, ...latency } = measured.result;
   const slowest = slowestBucket(before, after);
-  return { rate, latency, safePath: measured.safePath, ...(slowest === undefined ? {} : { serverSlowest: slowest }) };
+  const { samples: _noopSamples, ...noop } = await h2load({
+    port: NOOP_PORT,
+    bodyFile: setup.bodyFile,
+    seconds: options.seconds,
+    rate,
+    logFile: join(setup.dir, 'h2load-budget-noop.tsv'),
+    connections: OVERLOAD_CONNECTIONS,
+  });
+  return {
+    rate,
+    latency,
+    noop,
+    safePath: measured.safePath,
+    ...(slowest === undefined ? {} : { serverSlowest: slowest }),
+  };
 }
 
 /** `serve`'s flags for the bench's model, policies and certificate on 127.0.0.1:port. */
