@@ -8,20 +8,41 @@
 // by stage, each stage's code and data stay warm across the turn. Under wrk
 // -c25 about 20 requests share a turn; the turns made a request's CPU 7-12 %
 // lower, the stages a further 28-30 % (docs/benchmarks.md, "Sixth look" and
-// "Eighth look"). Alone, a request waits only for the rest of its own turn.
+// "Eighth look"). Alone, a request waits only for the rest of its own turn;
+// under load, for at most TURN_LIMIT - 1 others.
 
 /** A function whose promise resolves after this turn's I/O, the same one for every caller in the turn. */
 export type TurnGate = () => Promise<void>;
 
-export function turnGate(): TurnGate {
-  let turn: Promise<void> | undefined;
-  return () =>
-    (turn ??= new Promise((resolve) =>
+/**
+ * Requests in one turn at most. A request decided in a turn is written only after the rest of the turn is
+ * decided and encoded, which the budget's check before deciding cannot see: under 2× overload (100 connections,
+ * each with a request in flight) turns held them all, and a fifth of the answers were decided and then sent past
+ * the budget; with turns of 16, about 2 ms of work, one in twenty (docs/benchmarks.md, "Ninth look"). Under
+ * wrk -c25 turns held about 20, so this costs the stages little.
+ */
+const TURN_LIMIT = 16;
+
+export function turnGate(limit = TURN_LIMIT): TurnGate {
+  let open: { readonly started: Promise<undefined>; readonly start: () => void; joined: number } | undefined;
+  return () => {
+    if (open === undefined) {
+      const { promise, resolve } = Promise.withResolvers<undefined>();
+      const next = { started: promise, start: () => resolve(undefined), joined: 0 };
       setImmediate(() => {
-        turn = undefined;
-        resolve();
-      }),
-    ));
+        if (open === next) open = undefined;
+        next.start();
+      });
+      open = next;
+    }
+    const turn = open;
+    // A full turn starts at once: its requests resume as soon as the read that filled it returns.
+    if (++turn.joined === limit) {
+      open = undefined;
+      turn.start();
+    }
+    return turn.started;
+  };
 }
 
 /**

@@ -26,3 +26,20 @@ test('awaiting nextStage queues a caller behind every caller already resumed', a
   await Promise.all([caller('a'), caller('b'), caller('c')]);
   assert.deepEqual(order, ['a1', 'b1', 'c1', 'a2', 'b2', 'c2']);
 });
+
+test('a turn that reaches its limit starts at once, and the next caller opens a new turn', async () => {
+  const endOfTurn = turnGate(3);
+  const full = [endOfTurn(), endOfTurn(), endOfTurn()];
+  assert.equal(new Set(full).size, 1, 'the three share one turn');
+  const next = endOfTurn();
+  assert.notEqual(next, full[0], 'the fourth caller is in the next turn');
+  let fullStarted = false;
+  let nextStarted = false;
+  void full[0]!.then(() => (fullStarted = true));
+  void next.then(() => (nextStarted = true));
+  await new Promise((resolve) => process.nextTick(resolve));
+  assert.equal(fullStarted, true, 'the full turn did not wait for the end of the I/O');
+  assert.equal(nextStarted, false, 'a turn short of its limit still waits for it');
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(nextStarted, true);
+});
