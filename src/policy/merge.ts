@@ -44,7 +44,7 @@ export class PodChanges {
    * (and the API server rejects it): it is left as written, never widened.
    */
   addRequirement(requirement: NodeSelectorRequirement): MergeResult {
-    const key = requirementKey(requirement);
+    const key = outputKey(requirement);
     if (this.#requirementKeys.has(key)) return { added: false };
     if (this.#existingTerms === null) {
       this.#existingTerms = (this.#pod.placement.requiredTerms ?? undefined)
@@ -164,6 +164,15 @@ function patchTarget({ shape, placement }: PodFacts): object {
 /** A term with neither expressions nor fields matches no node in the scheduler. */
 function matchesSomething(term: TermFacts): boolean {
   return term.matchExpressions.length > 0 || term.matchFields.length > 0;
+}
+
+/** The rules' outputs are kept and shared by the decisions that add them (jsonText.ts): their keys, made once. */
+const outputKeys = new WeakMap<Requirement, string>();
+
+function outputKey(requirement: Requirement): string {
+  let key = outputKeys.get(requirement);
+  if (key === undefined) outputKeys.set(requirement, (key = requirementKey(requirement)));
+  return key;
 }
 
 /** Values compare as a set: [a, b] and [b, a] are the same expression. */
