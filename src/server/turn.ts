@@ -18,10 +18,11 @@ export type TurnGate = () => Promise<void>;
  * Requests in one turn at most. A request decided in a turn is written only after the rest of the turn is
  * decided and encoded, which the budget's check before deciding cannot see: under 2× overload (100 connections,
  * each with a request in flight) turns held them all, and a fifth of the answers were decided and then sent past
- * the budget; with turns of 16, about 2 ms of work, one in twenty (docs/benchmarks.md, "Ninth look"). Under
- * wrk -c25 turns held about 20, so this costs the stages little.
+ * the budget; with turns of 32, about one in ten (docs/benchmarks.md, "Ninth look"). 32 is more than the API
+ * server's 25 idle connections per host, so a steady stream still shares one turn: turns of 16 halved the late
+ * answers again, but cost keep-alive throughput under wrk -c25.
  */
-const TURN_LIMIT = 16;
+const TURN_LIMIT = 32;
 
 export function turnGate(limit = TURN_LIMIT): TurnGate {
   let open: { readonly started: Promise<undefined>; readonly start: () => void; joined: number } | undefined;
