@@ -20,7 +20,7 @@ export type TurnGate = () => Promise<void>;
  * each with a request in flight) turns held them all, and a fifth of the answers were decided and then sent past
  * the budget; with turns of 32, about one in ten (docs/benchmarks.md, "Ninth look"). 32 is more than the API
  * server's 25 idle connections per host, so a steady stream still shares one turn: turns of 16 halved the late
- * answers again, but cost keep-alive throughput under wrk -c25.
+ * answers again, but split wrk -c25's turns, and the bench run with them read keep-alive throughput 5-10 % lower.
  */
 const TURN_LIMIT = 32;
 
