@@ -280,33 +280,24 @@ async function latencyAt(
 }
 
 async function budget(setup: HttpSetup, options: HttpOptions, rate: number): Promise<BudgetRun> {
-  const before = histogram(await metrics(TOPOGATE_PORT), LATENCY_HISTOGRAM);
-  const logFile = join(setup.dir, 'h2load-budget.tsv');
-  const measured = await counted(() =>
-    h2load({
-      port: TOPOGATE_PORT,
+  const overload = async (port: number, log: string): Promise<Latency> => {
+    const { samples: _samples, ...latency } = await h2load({
+      port,
       bodyFile: setup.bodyFile,
       seconds: options.seconds,
       rate,
-      logFile,
+      logFile: join(setup.dir, log),
       connections: OVERLOAD_CONNECTIONS,
-    }),
-  );
-  const after = histogram(await metrics(TOPOGATE_PORT), LATENCY_HISTOGRAM);
-  const { samples: _samples, ...latency } = measured.result;
-  const slowest = slowestBucket(before, after);
-  const { samples: _noopSamples, ...noop } = await h2load({
-    port: NOOP_PORT,
-    bodyFile: setup.bodyFile,
-    seconds: options.seconds,
-    rate,
-    logFile: join(setup.dir, 'h2load-budget-noop.tsv'),
-    connections: OVERLOAD_CONNECTIONS,
-  });
+    });
+    return latency;
+  };
+  const before = histogram(await metrics(TOPOGATE_PORT), LATENCY_HISTOGRAM);
+  const measured = await counted(() => overload(TOPOGATE_PORT, 'h2load-budget.tsv'));
+  const slowest = slowestBucket(before, histogram(await metrics(TOPOGATE_PORT), LATENCY_HISTOGRAM));
   return {
     rate,
-    latency,
-    noop,
+    latency: measured.result,
+    noop: await overload(NOOP_PORT, 'h2load-budget-noop.tsv'),
     safePath: measured.safePath,
     ...(slowest === undefined ? {} : { serverSlowest: slowest }),
   };

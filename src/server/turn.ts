@@ -25,24 +25,22 @@ export type TurnGate = () => Promise<void>;
 const TURN_LIMIT = 32;
 
 export function turnGate(limit = TURN_LIMIT): TurnGate {
-  let open: { readonly started: Promise<undefined>; readonly start: () => void; joined: number } | undefined;
+  type Turn = PromiseWithResolvers<undefined> & { joined: number };
+  let open: Turn | undefined;
+  // At the end of the I/O, or once full: its requests then resume as soon as the read that filled it returns.
+  const start = (turn: Turn) => {
+    if (open === turn) open = undefined;
+    turn.resolve(undefined);
+  };
+  const opened = (): Turn => {
+    const turn: Turn = { ...Promise.withResolvers<undefined>(), joined: 0 };
+    setImmediate(() => start(turn));
+    return turn;
+  };
   return () => {
-    if (open === undefined) {
-      const { promise, resolve } = Promise.withResolvers<undefined>();
-      const next = { started: promise, start: () => resolve(undefined), joined: 0 };
-      setImmediate(() => {
-        if (open === next) open = undefined;
-        next.start();
-      });
-      open = next;
-    }
-    const turn = open;
-    // A full turn starts at once: its requests resume as soon as the read that filled it returns.
-    if (++turn.joined === limit) {
-      open = undefined;
-      turn.start();
-    }
-    return turn.started;
+    const turn = (open ??= opened());
+    if (++turn.joined === limit) start(turn);
+    return turn.promise;
   };
 }
 
