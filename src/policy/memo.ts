@@ -52,6 +52,8 @@ export class DecisionMemo {
   readonly #intersections = new WeakMap<NodeSet, LRUCache<NodeSet, NodeSet>>();
   readonly #quantities = lruMap<string, number>();
   readonly #decisions = lruMap<number, KeptDecision | typeof SEEN>();
+  /** Hashes of the labels of Pods decided: a Pod whose labels are not among them is certainly new. */
+  readonly #labelSets = lruMap<number, typeof SEEN>();
 
   #freshFor: number | undefined;
   #freshUntil = Number.NEGATIVE_INFINITY;
@@ -95,12 +97,22 @@ export class DecisionMemo {
    * A decision is kept only from a key's second sight: most Pods are the only one of their kind, and keeping
    * each one's decision (kilobytes that outlive the young generation) would make the old generation's
    * collector pay for every Pod. For the same reason the map is keyed by the key's hash (textHash.ts), and a
-   * first sight records only that. A hash two keys share costs only memo hits: one key's decision may be kept
+   * sight records only that. A hash two keys share costs only memo hits: one key's decision may be kept
    * a sight early, or the other's dropped; a kept decision is returned only for its own facts and occupancy.
    * Decisions are never changed once made. `occupancy`: the version of the bound Pods the decision reads, when
    * it reads them (pack), so that a bind makes its key new.
+   *
+   * Such one-off Pods (a StatefulSet's, each with its own pod-name label; each Job's) usually differ from every
+   * Pod before them in their labels, a tenth of the facts: equal facts have equal labels, so labels never seen
+   * prove a first sight without the key. Its text and hash cost more than the rest of a one-off Pod's memo
+   * lookup; a workload's replicas pay for both, and are kept from their third sight (the labels' first).
    */
   decision(request: PodRequest, compute: () => Decision, occupancy?: number): Decision {
+    const labels = textHash(JSON.stringify(request.facts.labels));
+    if (this.#labelSets.get(labels) === undefined) {
+      this.#labelSets.set(labels, SEEN);
+      return compute();
+    }
     const facts = JSON.stringify(request.facts);
     const hash = textHash(facts, occupancy);
     const entry = this.#decisions.get(hash);
