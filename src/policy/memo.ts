@@ -92,7 +92,7 @@ export class DecisionMemo {
   };
 
   /**
-   * The decision for a request whose facts were seen twice before; computed otherwise. The key is the facts
+   * The decision kept for the request's key once the key was met twice; computed otherwise. The key is the facts
    * themselves (plain JSON, the only view of the Pod a decision has), so it holds whatever a rule reads.
    * A decision is kept only from a key's second sight: most Pods are the only one of their kind, and keeping
    * each one's decision (kilobytes that outlive the young generation) would make the old generation's
@@ -105,7 +105,7 @@ export class DecisionMemo {
    * Such one-off Pods (a StatefulSet's, each with its own pod-name label; each Job's) usually differ from every
    * Pod before them in their labels, a tenth of the facts: equal facts have equal labels, so labels never seen
    * prove a first sight without the key. Its text and hash cost more than the rest of a one-off Pod's memo
-   * lookup; a workload's replicas pay for both, and are kept from their third sight (the labels' first).
+   * lookup; a workload's replicas pay for both, and are kept from their third sight (the first met only labels).
    */
   decision(request: PodRequest, compute: () => Decision, occupancy?: number): Decision {
     const labels = textHash(JSON.stringify(request.facts.labels));
