@@ -147,7 +147,7 @@ function writeRequirements(
     const present = new Set(term.matchExpressions.map(requirementKey));
     writer.append(
       [...REQUIRED_TERMS, index, 'matchExpressions'],
-      requirements.filter((requirement) => !present.has(requirementKey(requirement))),
+      requirements.filter((requirement) => !present.has(outputKey(requirement))),
     );
   });
 }
