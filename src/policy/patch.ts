@@ -1,11 +1,12 @@
 // Writes RFC 6902 operations while keeping a view of the document as they
 // leave it, so that each operation sees the parents earlier ones created:
 // missing parents are created by one `add` of the nested value, arrays are
-// appended to with `/-`. The view copies only the containers on the paths
-// it changes (never the whole Pod): the hot path stays cheap. Operation
-// values are the objects given (the rules' outputs, shared by every decision
-// that writes them, as the decision memo shares whole decisions): the writer
-// never changes them, and neither may whoever reads the patch (clone first).
+// appended to with `/-`. The view copies only the containers others hold
+// (the document's, the operations' values) on the paths it changes, never
+// the whole Pod: the hot path stays cheap. Operation values are the objects
+// given (the rules' outputs, shared by every decision that writes them, as
+// the decision memo shares whole decisions): the writer never changes them,
+// and neither may whoever reads the patch (clone first).
 
 import { isRecord } from '../kube/json.ts';
 import type { PatchOperation } from '../kube/types.ts';
@@ -17,12 +18,15 @@ type Container = Record<string | number, unknown>;
 export class PatchWriter {
   readonly operations: PatchOperation[] = [];
   readonly #root: Container;
-  /** Containers of the view that are its own copies, safe to change. */
-  readonly #owned = new Set<object>();
+  /** Containers of the view that others hold too (the document's, the operations' values): copied before a change. */
+  readonly #shared = new Set<object>();
 
-  constructor(document: object) {
-    this.#root = { ...(document as Container) };
-    this.#owned.add(this.#root);
+  /**
+   * The document is never changed, unless `ownsDocument`: it was made for this writer alone (buildPatch's target),
+   * which then changes it in place rather than copy each container it writes into.
+   */
+  constructor(document: object, { ownsDocument = false } = {}) {
+    this.#root = ownsDocument ? (document as Container) : this.#copy(document as Container);
   }
 
   /** The value at path in the view, or undefined. */
@@ -59,6 +63,7 @@ export class PatchWriter {
     for (const value of items) {
       this.operations.push({ op: 'add', path: end, value });
       (array as unknown as unknown[]).push(value);
+      this.#share(value);
     }
   }
 
@@ -67,16 +72,28 @@ export class PatchWriter {
     this.operations.push({ op: 'add', path: prefixPointer(path, depth), value });
     // The view shares the operation's value; #own copies it before any later change.
     parent[path[depth]!] = value;
+    this.#share(value);
   }
 
-  /** parent[segment], replaced by a shallow copy the view owns if it is not one yet. */
+  /** parent[segment], replaced by a shallow copy the view owns if others hold it. */
   #own(parent: Container, segment: string | number): Container {
     const child = parent[segment] as Container;
-    if (this.#owned.has(child)) return child;
-    const owned = (Array.isArray(child) ? [...child] : { ...child }) as Container;
-    this.#owned.add(owned);
+    if (!this.#shared.has(child)) return child;
+    const owned = this.#copy(child);
     parent[segment] = owned;
     return owned;
+  }
+
+  /** A shallow copy: its containers are still the original's, so shared. */
+  #copy(container: Container): Container {
+    const copy = (Array.isArray(container) ? [...container] : { ...container }) as Container;
+    for (const key in copy) this.#share(copy[key]);
+    return copy;
+  }
+
+  /** Marks a value others hold: the operation that carries it, or the container it was copied from. */
+  #share(value: unknown): void {
+    if (typeof value === 'object' && value !== null) this.#shared.add(value);
   }
 }
 
@@ -110,9 +127,14 @@ export function pointer(path: Path): string {
   return result;
 }
 
+/** Stores rather than computed keys in literals: V8 made those through its runtime, a sixth of a new Pod's patch. */
 function nest(path: Path, value: unknown): unknown {
   let nested = value;
-  for (let depth = path.length - 1; depth >= 0; depth--) nested = { [path[depth]!]: nested };
+  for (let depth = path.length - 1; depth >= 0; depth--) {
+    const wrapper: Container = {};
+    wrapper[path[depth]!] = nested;
+    nested = wrapper;
+  }
   return nested;
 }
 

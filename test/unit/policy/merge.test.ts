@@ -74,6 +74,31 @@ test('later operations see what earlier ones created, without changing their val
   });
 });
 
+test('a document made for the writer is its view: changed in place, the values given still never changed', () => {
+  const shared = [{ weight: 1 }];
+  const appended = { weight: 2 };
+  const write = (document: object, ownsDocument: boolean) => {
+    const writer = new PatchWriter(document, { ownsDocument });
+    writer.set(['spec', 'affinity', 'nodeAffinity', 'required'], { terms: [] });
+    writer.append(['spec', 'affinity', 'nodeAffinity', 'preferred'], shared);
+    writer.append(['spec', 'affinity', 'nodeAffinity', 'preferred'], [appended]);
+    writer.set(['spec', 'affinity', 'nodeAffinity', 'preferred', 1, 'weight'], 5);
+    writer.append(['spec', 'list'], [3]);
+    writer.set(['metadata', 'annotations', 'k'], 'v');
+    return writer.operations;
+  };
+  const made = { spec: { list: [] as number[] }, metadata: { annotations: {} } };
+  const operations = write(made, true);
+  assert.deepEqual(operations, write({ spec: { list: [] }, metadata: { annotations: {} } }, false));
+  assert.deepEqual(made, apply({ spec: { list: [] }, metadata: { annotations: {} } }, operations), 'the view');
+  assert.deepEqual([shared, appended], [[{ weight: 1 }], { weight: 2 }]);
+  assert.deepEqual(operations[0], {
+    op: 'add',
+    path: '/spec/affinity',
+    value: { nodeAffinity: { required: { terms: [] } } },
+  });
+});
+
 test('values of the wrong type are replaced, never walked into', () => {
   const document = { spec: { affinity: 'oops', tolerations: {} } };
   const writer = new PatchWriter(document);
