@@ -78,12 +78,13 @@ function pick(nodes: NodeIndex, fit: NumaFit, allowed: NodeSet, max: number): Ca
 
 /** Resources a NUMA cell accounts for: cpu, memory, hugepages and devices; not storage or pod counts. */
 function numaAlignedRequest(requests: ResourceList): ResourceList {
-  return Object.fromEntries(
-    Object.entries(requests).filter(
-      ([name, amount]) =>
-        amount > 0 && (name === 'cpu' || name === 'memory' || name.startsWith('hugepages-') || name.includes('/')),
-    ),
-  );
+  const aligned: Record<string, number> = {};
+  for (const name in requests) {
+    const amount = requests[name]!;
+    if (amount > 0 && (name === 'cpu' || name === 'memory' || name.startsWith('hugepages-') || name.includes('/')))
+      aligned[name] = amount;
+  }
+  return aligned;
 }
 
 function alignmentWarning(pod: PodContext): string[] {
