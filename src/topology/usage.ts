@@ -7,7 +7,7 @@
 // Pods not bound yet but held to one value of a node label are summed per
 // label and value apart: few at a time, copied whole when they change.
 
-import { CowMap } from './cow/map.ts';
+import { copyOf, CowMap } from './cow/map.ts';
 import type { Occupancy, PendingUnder, ResourceList } from './model.ts';
 import type { PendingUsage, PodUsage } from './read/pod-usage.ts';
 
@@ -115,7 +115,7 @@ export class PodUsageTable {
       }
       return;
     }
-    const nodes = new Map(this.#workloads.get(workload));
+    const nodes = copyOf(this.#workloads.get(workload));
     add(nodes, node, sign);
     if (nodes.size === 0) this.#workloads.delete(workload);
     else if (nodes.size <= SMALL_WORKLOAD) this.#workloads.set(workload, nodes);
