@@ -5,7 +5,9 @@
 // is decided once; memoised sets keep their identity, so new shapes do little
 // bitset work. Every map is least-recently-used: a stream of one-off Pods
 // (StatefulSet replicas, each with its own pod-name label) passes through
-// without evicting the hot workloads' entries.
+// without evicting the hot workloads' entries. The label sets seen are a
+// table instead (seenTable.ts): a one-off Pod displaces a workload's entry
+// only by falling in its slot, one in 65,536, and costs it one decision.
 
 import { LRUCache } from 'lru-cache';
 import type { PlacementFacts } from '../kube/podFacts.ts';
@@ -15,6 +17,7 @@ import type { NodeSet } from '../topology/nodeset.ts';
 import { keep } from './kept.ts';
 import { freshUntil } from './rules/latency.ts';
 import { placementNodes, schedulableFor } from './satisfiability.ts';
+import { SeenTable } from './seenTable.ts';
 import { textHash } from './textHash.ts';
 import type { Decision, PodRequest } from './types.ts';
 
@@ -22,6 +25,8 @@ import type { Decision, PodRequest } from './types.ts';
 export const MEMO_LIMIT = 1024;
 /** Longer strings are not quantities anyway, and would only fill the memory the limit means to bound. */
 const LONGEST_KEPT_QUANTITY = 64;
+/** The table of label sets seen: 2^16 slots, 256 KB. */
+const LABEL_SLOT_BITS = 16;
 /** A decision key seen once, whose decision is not kept yet. */
 const SEEN = Symbol('seen');
 /** parseQuantity's undefined, as a cache value. */
@@ -52,8 +57,8 @@ export class DecisionMemo {
   readonly #intersections = new WeakMap<NodeSet, LRUCache<NodeSet, NodeSet>>();
   readonly #quantities = lruMap<string, number>();
   readonly #decisions = lruMap<number, KeptDecision | typeof SEEN>();
-  /** Hashes of the labels of Pods decided: a Pod whose labels are not among them is certainly new. */
-  readonly #labelSets = lruMap<number, typeof SEEN>();
+  /** Hashes of the labels of Pods decided: a Pod whose labels are not there is new, or lost its slot since. */
+  readonly #labelSets = new SeenTable(LABEL_SLOT_BITS);
 
   #freshFor: number | undefined;
   #freshUntil = Number.NEGATIVE_INFINITY;
@@ -106,13 +111,10 @@ export class DecisionMemo {
    * Pod before them in their labels, a tenth of the facts: equal facts have equal labels, so labels never seen
    * prove a first sight without the key. Its text and hash cost more than the rest of a one-off Pod's memo
    * lookup; a workload's replicas pay for both, and are kept from their third sight (the first met only labels).
+   * Labels whose slot another label set took since are taken as never seen: one decision made again.
    */
   decision(request: PodRequest, compute: () => Decision, occupancy?: number): Decision {
-    const labels = textHash(JSON.stringify(request.facts.labels));
-    if (this.#labelSets.get(labels) === undefined) {
-      this.#labelSets.set(labels, SEEN);
-      return compute();
-    }
+    if (!this.#labelSets.saw(textHash(JSON.stringify(request.facts.labels)))) return compute();
     const facts = JSON.stringify(request.facts);
     const hash = textHash(facts, occupancy);
     const entry = this.#decisions.get(hash);
