@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { cluster } from './cluster.ts';
+import { httpCores, pinMainThread, type Cores } from './cores.ts';
 import { cpuMicros } from './cpu.ts';
 import { h2load, wrk, type Capacity, type Latency, type LatencyRun, type WrkOptions } from './load.ts';
 import { histogram, metricSum, slowestBucket } from './metrics.ts';
@@ -137,6 +138,8 @@ export interface BudgetRun {
 }
 
 export interface HttpReport {
+  /** Where the servers' main threads and the load tools ran; undefined on a machine of one core. */
+  readonly cores: Cores | undefined;
   readonly bodyBytes: number;
   readonly nodes: number;
   readonly policies: number;
@@ -214,15 +217,17 @@ async function checkAnswers(setup: HttpSetup, body: string): Promise<{ patchOps:
   );
 }
 
+/** Capacity runs of one kind of load: a second of it on each server first, which is left out. */
 async function capacity(
   setup: HttpSetup,
   options: HttpOptions,
-  load: Pick<WrkOptions, 'closeEachRequest' | 'uniquePods'>,
+  load: Pick<WrkOptions, 'closeEachRequest' | 'uniquePods' | 'cpu'>,
   pids: Side<number>,
 ): Promise<CapacityRun> {
   const topogate: ServerCapacity[] = [];
   const noop: ServerCapacity[] = [];
   let safePath = NO_ANSWERS;
+  for (const port of [TOPOGATE_PORT, NOOP_PORT]) await wrk({ port, bodyFile: setup.bodyFile, seconds: 1, ...load });
   for (let round = 0; round < options.rounds; round++) {
     const measured = await counted(() =>
       withCpu(pids.topogate, () =>
@@ -263,6 +268,7 @@ async function latencyAt(
   options: HttpOptions,
   fraction: number,
   rate: number,
+  cpu: number | undefined,
 ): Promise<LatencyPoint> {
   const topogate: LatencyRun[] = [];
   const noop: LatencyRun[] = [];
@@ -270,16 +276,23 @@ async function latencyAt(
   for (let round = 0; round < options.rounds; round++) {
     const logFile = join(setup.dir, `h2load-${fraction}-${round}.tsv`);
     const measured = await counted(() =>
-      h2load({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, rate, logFile }),
+      h2load({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, rate, logFile, cpu }),
     );
     topogate.push(measured.result);
     safePath = addSafePath(safePath, measured.safePath);
-    noop.push(await h2load({ port: NOOP_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, rate, logFile }));
+    noop.push(
+      await h2load({ port: NOOP_PORT, bodyFile: setup.bodyFile, seconds: options.seconds, rate, logFile, cpu }),
+    );
   }
   return { fraction, rate, topogate: merge(topogate), noop: merge(noop), topogateSafePath: safePath };
 }
 
-async function budget(setup: HttpSetup, options: HttpOptions, rate: number): Promise<BudgetRun> {
+async function budget(
+  setup: HttpSetup,
+  options: HttpOptions,
+  rate: number,
+  cpu: number | undefined,
+): Promise<BudgetRun> {
   const overload = async (port: number, log: string): Promise<Latency> => {
     const { samples: _samples, ...latency } = await h2load({
       port,
@@ -288,6 +301,7 @@ async function budget(setup: HttpSetup, options: HttpOptions, rate: number): Pro
       rate,
       logFile: join(setup.dir, log),
       connections: OVERLOAD_CONNECTIONS,
+      cpu,
     });
     return latency;
   };
@@ -345,36 +359,41 @@ export async function benchHttp(
   options: HttpOptions,
   log: (line: string) => void,
 ): Promise<HttpReport> {
+  const cores = httpCores();
+  const pin = (server: Server) => cores && pinMainThread(server.child.pid!, cores.server);
+  const cpu = cores?.load;
   let topogate = await startTopogate({ ...setup, budgetMs: DECIDE_ALL_BUDGET_MS });
   const noop = startServer('no-op webhook', NOOP_PORT, [NOOP, setup.certDir, String(NOOP_PORT)]);
   try {
     await waitReady(noop, '/healthz');
+    pin(topogate);
+    pin(noop);
     const { patchOps, coldSkips } = await checkAnswers(
       setup,
       JSON.stringify(admissionReview(trainerPod(), 'ml-training')),
     );
     log(`  both servers answer; topogate's patch has ${patchOps} operations (after ${coldSkips} cold answers)`);
-    await wrk({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: 1 });
-    await wrk({ port: NOOP_PORT, bodyFile: setup.bodyFile, seconds: 1 });
     const pids = { topogate: topogate.child.pid!, noop: noop.child.pid! };
-    const keepAlive = await capacity(setup, options, {}, pids);
+    const keepAlive = await capacity(setup, options, { cpu }, pids);
     log(`  keep-alive capacity: ratio ${keepAlive.ratio.toFixed(2)}`);
-    const uniquePods = await capacity(setup, options, { uniquePods: true }, pids);
+    const uniquePods = await capacity(setup, options, { uniquePods: true, cpu }, pids);
     log(`  keep-alive capacity, every Pod new: ratio ${uniquePods.ratio.toFixed(2)}`);
-    const newConnection = await capacity(setup, options, { closeEachRequest: true }, pids);
+    const newConnection = await capacity(setup, options, { closeEachRequest: true, cpu }, pids);
     log(`  new connection per request: ratio ${newConnection.ratio.toFixed(2)}`);
     const floor = median(keepAlive.noop.map((c) => c.requestsPerSecond));
     const latency = [];
     for (const fraction of options.fractions) {
-      latency.push(await latencyAt(setup, options, fraction, Math.round(floor * fraction)));
+      latency.push(await latencyAt(setup, options, fraction, Math.round(floor * fraction), cpu));
       log(`  latency at ${fraction * 100} % of the no-op's capacity measured`);
     }
     await topogate.stop();
     topogate = await startTopogate(setup);
-    await wrk({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: 1 });
-    const overload = await budget(setup, options, Math.round(floor * 2));
+    pin(topogate);
+    await wrk({ port: TOPOGATE_PORT, bodyFile: setup.bodyFile, seconds: 1, cpu });
+    const overload = await budget(setup, options, Math.round(floor * 2), cpu);
     log('  budget at 2x the no-op capacity measured');
     return {
+      cores,
       bodyBytes: setup.bodyBytes,
       nodes: setup.nodes,
       policies: setup.policies,

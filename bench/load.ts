@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { onCore } from './cores.ts';
 import { percentiles, type Percentiles } from './stats.ts';
 
 const run = promisify(execFile);
@@ -34,12 +35,16 @@ export interface WrkOptions {
   readonly closeEachRequest?: boolean;
   /** Every request a Pod never seen before (a label numbered per request), so no decision is memoised. */
   readonly uniquePods?: boolean;
+  /** The core wrk runs on; anywhere when undefined. */
+  readonly cpu?: number | undefined;
 }
+
+/** wrk runs of this process so far: each numbers its Pods apart from every earlier run's. */
+let wrkRuns = 0;
 
 export async function wrk(options: WrkOptions): Promise<Capacity> {
   const { stdout } = await run(
-    'wrk',
-    [
+    ...onCore(options.cpu, 'wrk', [
       '-t1',
       `-c${CONNECTIONS}`,
       `-d${options.seconds}s`,
@@ -48,13 +53,14 @@ export async function wrk(options: WrkOptions): Promise<Capacity> {
       '-s',
       WRK_SCRIPT,
       `https://127.0.0.1:${options.port}/mutate?timeout=10s`,
-    ],
+    ]),
     {
       env: {
         ...process.env,
         BENCH_BODY: options.bodyFile,
         BENCH_CLOSE: options.closeEachRequest ? '1' : '0',
         BENCH_UNIQUE: options.uniquePods ? '1' : '0',
+        BENCH_RUN: `${process.pid}-${++wrkRuns}`,
       },
       timeout: (options.seconds + 30) * 1000,
     },
@@ -94,6 +100,8 @@ export interface RateOptions {
   readonly logFile: string;
   /** Default CONNECTIONS. */
   readonly connections?: number;
+  /** The core h2load runs on; anywhere when undefined. */
+  readonly cpu?: number | undefined;
 }
 
 /**
@@ -105,8 +113,7 @@ export async function h2load(options: RateOptions): Promise<LatencyRun> {
   const clients = Math.max(1, Math.min(options.connections ?? CONNECTIONS, Math.floor(options.rate)));
   await rm(options.logFile, { force: true });
   const { stdout } = await run(
-    'h2load',
-    [
+    ...onCore(options.cpu, 'h2load', [
       '--h1',
       `-c${clients}`,
       `--rps=${(options.rate / clients).toFixed(3)}`,
@@ -120,7 +127,7 @@ export async function h2load(options: RateOptions): Promise<LatencyRun> {
       '--log-file',
       options.logFile,
       `https://127.0.0.1:${options.port}/mutate?timeout=10s`,
-    ],
+    ]),
     { timeout: (options.seconds + 30) * 1000, maxBuffer: 16 * 1024 * 1024 },
   );
   const rows = (await readFile(options.logFile, 'utf8')).split('\n').filter((row) => row.length > 0);

@@ -12,11 +12,13 @@ end
 
 -- BENCH_UNIQUE=1: every request a Pod never seen before, as the first Pod of
 -- a new workload: a label no policy reads, numbered per request, follows the
--- Pod's pod-template-hash label.
+-- Pod's pod-template-hash label. BENCH_RUN (by default the start's time in
+-- seconds) names the run, so that no run repeats an earlier run's Pods.
 if os.getenv("BENCH_UNIQUE") == "1" then
   local marker = '"pod-template-hash":"7d9f8b6c4"'
   local at = assert(string.find(wrk.body, marker, 1, true), "the body has no pod-template-hash label")
-  local head = string.sub(wrk.body, 1, at + #marker - 1) .. ',"bench.topogate.dev/sequence":"'
+  local run = os.getenv("BENCH_RUN") or tostring(os.time())
+  local head = string.sub(wrk.body, 1, at + #marker - 1) .. ',"bench.topogate.dev/sequence":"' .. run .. '-'
   local tail = '"' .. string.sub(wrk.body, at + #marker)
   local sequence = 0
   request = function()

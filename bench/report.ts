@@ -303,7 +303,8 @@ function httpSection(http: HttpReport): string {
     `127.0.0.1 with the same certificate (made by \`topogate certs\`) and the same ${count(http.bodyBytes)}-byte AdmissionReview of a`,
     `Pod CREATE, which topogate answers with a ${http.patchOps}-operation JSON Patch (checked before the runs; the freshly`,
     `started server answered ${http.coldSkips} request${http.coldSkips === 1 ? '' : 's'} on the budget's safe path before its first patch).`,
-    `Each measurement runs ${http.seconds} s, ${http.rounds}× per side, alternating A B A B.`,
+    `Each measurement runs ${http.seconds} s, ${http.rounds}× per side, alternating A B A B, after a second of the same load on each`,
+    `side that is left out.${cores(http)}`,
     '',
     `### Capacity (\`wrk -t1 -c25\`, POST from \`bench/post.lua\`)`,
     table(
@@ -352,6 +353,11 @@ function httpSection(http: HttpReport): string {
       ]),
     ),
   ].join('\n');
+}
+
+function cores(http: HttpReport): string {
+  if (http.cores === undefined) return '';
+  return ` Each server's main thread runs on CPU ${http.cores.server}, wrk and h2load on CPU ${http.cores.load} (\`taskset\`), as the API server and a webhook run apart in a cluster (\`bench/cores.ts\`).`;
 }
 
 function budgetSection(http: HttpReport): string {
