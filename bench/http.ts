@@ -121,7 +121,12 @@ export interface CapacityRun extends Side<ServerCapacity[]> {
   readonly cpuRatio: number;
 }
 
-export interface LatencyPoint extends Side<Latency> {
+/** Percentiles over every request of all rounds, and each round's own p99: a spell of noise shows as one round. */
+export interface MergedLatency extends Latency {
+  readonly roundP99s: readonly number[];
+}
+
+export interface LatencyPoint extends Side<MergedLatency> {
   readonly fraction: number;
   readonly rate: number;
   readonly topogateSafePath: SafePath;
@@ -254,9 +259,10 @@ async function withCpu(pid: number, load: () => Promise<Capacity>): Promise<Serv
   return { ...result, cpuMicrosPerRequest: (cpuMicros(pid) - before) / Math.max(1, result.requests) };
 }
 
-function merge(runs: readonly LatencyRun[]): Latency {
+function merge(runs: readonly LatencyRun[]): MergedLatency {
   return {
     ...percentiles(runs.flatMap((r) => r.samples)),
+    roundP99s: runs.map((r) => r.p99),
     targetRate: runs[0]!.targetRate,
     achievedRate: runs.reduce((sum, r) => sum + r.achievedRate, 0) / runs.length,
     failed: runs.reduce((sum, r) => sum + r.failed, 0),

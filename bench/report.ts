@@ -330,7 +330,7 @@ function httpSection(http: HttpReport): string {
     'The second row is the other extreme, every Pod the first of a new workload, each decided in full.',
     '',
     '### Latency at fixed rates (`h2load --h1`, 25 connections, 1 s warm-up excluded)',
-    "Rates are fractions of the no-op's keep-alive capacity above; percentiles over every request of all rounds.",
+    "Rates are fractions of the no-op's keep-alive capacity above; percentiles over every request of all rounds, and each round's p99 beside them.",
     '',
     table(
       [
@@ -338,6 +338,7 @@ function httpSection(http: HttpReport): string {
         'rate (req/s)',
         'topogate p50 / p99 / max (ms)',
         'no-op p50 / p99 / max (ms)',
+        'p99 of each round (ms), topogate · no-op',
         'achieved rate topogate / no-op',
         'failed',
         'safe path',
@@ -347,12 +348,18 @@ function httpSection(http: HttpReport): string {
         count(point.rate),
         `${ms(point.topogate.p50)} / **${ms(point.topogate.p99)}** / ${ms(point.topogate.max)}`,
         `${ms(point.noop.p50)} / ${ms(point.noop.p99)} / ${ms(point.noop.max)}`,
+        `${roundP99s(point.topogate)} · ${roundP99s(point.noop)}`,
         `${count(point.topogate.achievedRate)} / ${count(point.noop.achievedRate)}`,
         `${point.topogate.failed} / ${point.noop.failed}`,
         safe(point.topogateSafePath),
       ]),
     ),
   ].join('\n');
+}
+
+/** Older results have no rounds' figures. */
+function roundP99s(latency: HttpReport['latency'][number]['noop']): string {
+  return latency.roundP99s?.map(ms).join(', ') ?? '–';
 }
 
 function cores(http: HttpReport): string {
