@@ -366,7 +366,9 @@ export async function benchHttp(
   log: (line: string) => void,
 ): Promise<HttpReport> {
   const cores = httpCores();
-  const pin = (server: Server) => cores && pinMainThread(server.child.pid!, cores.server);
+  const pin = (server: Server) => {
+    if (cores) pinMainThread(server.child.pid!, cores.server);
+  };
   const cpu = cores?.load;
   let topogate = await startTopogate({ ...setup, budgetMs: DECIDE_ALL_BUDGET_MS });
   const noop = startServer('no-op webhook', NOOP_PORT, [NOOP, setup.certDir, String(NOOP_PORT)]);

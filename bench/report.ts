@@ -3,7 +3,7 @@
 // way of a missed one.
 
 import type { DecisionReport } from './decisions.ts';
-import { LATENCY_HISTOGRAM, OVERLOAD_CONNECTIONS, type HttpReport, type SafePath } from './http.ts';
+import { LATENCY_HISTOGRAM, OVERLOAD_CONNECTIONS, type HttpReport, type MergedLatency, type SafePath } from './http.ts';
 import type { Machine } from './machine.ts';
 import type { Hotspot } from './profile.ts';
 import { stacked } from './plot.ts';
@@ -357,8 +357,8 @@ function httpSection(http: HttpReport): string {
   ].join('\n');
 }
 
-/** Older results have no rounds' figures. */
-function roundP99s(latency: HttpReport['latency'][number]['noop']): string {
+/** A results.json written before the rounds' figures were kept has none. */
+function roundP99s(latency: MergedLatency): string {
   return latency.roundP99s?.map(ms).join(', ') ?? '–';
 }
 
