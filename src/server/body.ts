@@ -1,6 +1,7 @@
 // Reading a request body within a size limit. A declared Content-Length over
 // the limit is refused before a byte is read; a chunked body is cut off as
-// soon as it passes the limit.
+// soon as it passes the limit. The bytes are decoded later, by the review
+// memo (admission/reviewMemo.ts), which a replica's body skips.
 
 import type { Readable } from 'node:stream';
 
@@ -13,7 +14,7 @@ export function isJson(contentType: string | undefined): boolean {
 }
 
 export type BodyResult =
-  | { readonly ok: true; readonly text: string }
+  | { readonly ok: true; readonly bytes: Buffer }
   | { readonly ok: false; readonly code: 400 | 413; readonly message: string };
 
 export function declaredTooLarge(contentLength: string | undefined, maxBytes: number): BodyResult | undefined {
@@ -38,7 +39,8 @@ export function readIncoming(incoming: Readable, maxBytes: number): Promise<Body
         finish(tooLarge(`more than ${maxBytes} bytes`, maxBytes));
       }
     };
-    const onEnd = (): void => finish(decode(chunks));
+    const onEnd = (): void =>
+      finish({ ok: true, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) });
     // The client went away mid-body: nobody will read the answer, but it is no server error.
     const onError = (error: Error): void =>
       finish({ ok: false, code: 400, message: `the body could not be read: ${error.message}` });
@@ -48,16 +50,6 @@ export function readIncoming(incoming: Readable, maxBytes: number): Promise<Body
     incoming.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
 }
-
-function decode(chunks: readonly Uint8Array[]): BodyResult {
-  try {
-    return { ok: true, text: utf8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)) };
-  } catch {
-    return { ok: false, code: 400, message: 'the body is not valid UTF-8 JSON' };
-  }
-}
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 function tooLarge(size: string, maxBytes: number): BodyResult {
   return {

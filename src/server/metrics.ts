@@ -21,6 +21,7 @@ export interface WebhookMetrics {
   readonly rejected: Counter<'code'>;
   readonly policyMatches: Counter<'policy' | 'enforcement'>;
   readonly policyApplied: Counter<'policy' | 'enforcement'>;
+  readonly reviewsRemembered: Counter;
   /** The series an answer counts in, bound once: by outcome, then [not a dry run, a dry run]. */
   readonly answered: Readonly<Record<RequestOutcome, readonly [AnsweredSeries, AnsweredSeries]>>;
 }
@@ -88,6 +89,11 @@ function registerMetrics(registry: Registry): Omit<WebhookMetrics, 'answered'> {
       name: 'topogate_policy_applied_total',
       help: 'Pods a SchedulingPolicy changed, by policy and enforcement; under Audit, Pods it would have changed (dry runs not counted).',
       labelNames: ['policy', 'enforcement'],
+      registers,
+    }),
+    reviewsRemembered: new Counter({
+      name: 'topogate_admission_reviews_remembered_total',
+      help: "AdmissionReviews not parsed again: the same body but for the request's uid as one met before (a workload's replicas).",
       registers,
     }),
   };

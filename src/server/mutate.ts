@@ -5,7 +5,6 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { decodeReview } from '../admission/decode.ts';
 import { encodeReview } from '../admission/encode.ts';
 import { allowed } from '../admission/answer.ts';
 import {
@@ -15,8 +14,8 @@ import {
   type PodDecider,
   type PodDeferrer,
 } from '../admission/handler.ts';
-import { parseJson } from '../admission/json.ts';
 import type { AdmissionRequest } from '../admission/review.ts';
+import { ReviewMemo } from '../admission/reviewMemo.ts';
 import type { Decision } from '../policy/types.ts';
 import { declaredTooLarge, isJson, readIncoming } from './body.ts';
 import { requestBudgetMs, skipWarning, type DecisionCost } from './budget.ts';
@@ -70,6 +69,7 @@ export function mutateHandler({
     return lastBudget;
   };
   const endOfTurn = turnGate();
+  const reviews = new ReviewMemo(() => metrics.reviewsRemembered.inc());
 
   return async (incoming, response, arrival) => {
     const contentType = incoming.headers['content-type'];
@@ -86,9 +86,7 @@ export function mutateHandler({
       (await readIncoming(incoming, maxBodyBytes));
     if (!body.ok) return refuse(response, body.code, body.message);
     await endOfTurn();
-    const parsed = parseJson(body.text);
-    if (!parsed.ok) return refuse(response, 400, parsed.message);
-    const decoded = decodeReview(parsed.value);
+    const decoded = reviews.decode(body.bytes);
     if (!decoded.ok) return refuse(response, 400, decoded.message);
 
     const { request } = decoded.review;

@@ -4,7 +4,8 @@
 // policy changes no Pod but says what it would do (warnings, the API server's
 // audit log, metrics, `topogate audit`, PolicyReports); DaemonSet Pods get
 // nothing; an invalid SchedulingPolicy object shows Ready=False; `explain
-// pod/…` names the policies and snapshot and says whether today's decision differs.
+// pod/…` names the policies and snapshot and says whether today's decision differs;
+// a Deployment's later replicas come from the review memo.
 
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -53,6 +54,13 @@ kind: SchedulingPolicy
 metadata: {name: spread-daemons}
 spec:
   match: {namespaces: [daemons]}
+  rules: {spread: [{topologyKey: ${ZONE}}]}
+---
+apiVersion: topogate.dev/v1alpha1
+kind: SchedulingPolicy
+metadata: {name: spread-replicas}
+spec:
+  match: {namespaces: [replicas]}
   rules: {spread: [{topologyKey: ${ZONE}}]}
 `;
 
@@ -110,7 +118,11 @@ describe('rolling policies out and seeing what they do', { timeout: 600_000 }, (
     );
     await applyAll(
       cluster,
-      ['rollout', 'audited', 'daemons'].map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })),
+      ['rollout', 'audited', 'daemons', 'replicas'].map((name) => ({
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name },
+      })),
     );
     const dir = join(cluster.dir, 'policies');
     mkdirSync(dir);
@@ -191,6 +203,20 @@ describe('rolling policies out and seeing what they do', { timeout: 600_000 }, (
       await topogateMetric('topogate_policy_applied_total', { policy: 'half', enforcement: 'Enforce' }),
       2 * patched.length,
     );
+  });
+
+  test("a Deployment's replicas after its second are not parsed again: the API server sends them alike but for the uid", async () => {
+    const remembered = () => topogateMetric('topogate_admission_reviews_remembered_total', {});
+    const before = await remembered();
+    await applyAll(cluster, [deployment('replicas', 'scaled', 5)]);
+    await waitFor(async () => (await pods('replicas')).length === 5, {
+      what: '5 Pods made by the controller manager',
+      timeoutMs: 60_000,
+      intervalMs: 500,
+    });
+    const applied = (await pods('replicas')).map((pod) => pod.metadata?.annotations?.['topogate.dev/policies']);
+    assert.deepEqual(applied, Array(5).fill('spread-replicas'));
+    assert.ok((await remembered()) - before >= 3, `${(await remembered()) - before} of the 5 remembered`);
   });
 
   test('an Audit policy changes no Pod; its would-be outputs are warnings, audit annotations and metrics', async () => {

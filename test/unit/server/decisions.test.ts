@@ -106,6 +106,28 @@ test('a dry run gets the same answer and leaves no count of applied decisions', 
   }
 });
 
+test("a replica's body, met twice before but for its uid, is not parsed again; each answer has its own uid", async () => {
+  const running = await startTestServer({ decide: patching });
+  try {
+    const { url } = running.server;
+    const replica = (uid: string) => ({ ...podReview(), request: { ...podReview().request, uid } });
+    const answers: Record<string, any>[] = [];
+    for (const uid of ['r-1', 'r-2', 'r-3', 'r-4'])
+      answers.push((await postJson(url, running.certificates.caCert, replica(uid))).json());
+    assert.deepEqual(
+      answers.map(({ response }) => response.uid),
+      ['r-1', 'r-2', 'r-3', 'r-4'],
+    );
+    assert.deepEqual(
+      answers.map(({ response }) => ({ ...response, uid: '' })),
+      answers.map(() => ({ ...answers[0]!.response, uid: '' })),
+    );
+    assert.equal(await metricValue(running, 'topogate_admission_reviews_remembered_total'), 2);
+  } finally {
+    await running.stop();
+  }
+});
+
 test('/readyz is 503 with the reasons until every check is ready, then 200 with any degradation said', async () => {
   let topology: Readiness = { ready: false, reason: 'nodes not synced' };
   let policies: Readiness = { ready: true };

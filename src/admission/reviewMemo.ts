@@ -1,0 +1,297 @@
+// Replicas of a workload reach the webhook as the same bytes but for a few
+// names: the ReplicaSet controller creates each from one template, and the API
+// server names the Pod only after admission. What differs is request.uid and
+// the name of the service-account token volume (kube-api-access-xxxxx), which
+// the ServiceAccount admission plugin draws anew for every Pod and writes in
+// spec.volumes and in each container's volumeMounts. Parsing such a body again
+// (UTF-8, JSON.parse and the depth check: ~35 µs of a 10 KB Pod's ~110) was
+// the largest part of a replica's cost; this memo gives back the review decoded
+// before, with the new names put in. Only the parse is remembered: the budget,
+// the decision and everything else still run for every request.
+//
+// The names are found in the bytes: the characters between the first
+// `"uid":"` and the next quote (the API server writes request.uid first), and
+// every whole string "kube-api-access-" + five letters or digits after it. A
+// body is kept only once each span is shown to be the whole of one value where
+// the API server puts it (request.uid, a volume's or a mount's name): parsed
+// again with each span changed to a text of its own, each of those values is
+// that text. Only the token holding exactly a span's text can give it, and a
+// value token changes no other value, so a body with the same bytes around
+// the spans parses to the same review but for those values (a span in a key,
+// in a longer string or in a value a later duplicate key overrides fails the
+// check). The spans hold no character JSON escapes.
+//
+// As the decision memo does, a body is kept only from its second sight (its
+// hash in a SeenTable at the first): most Pods are the only one of their kind,
+// and keeping each would make the old generation's collector pay for them.
+
+import { LRUCache } from 'lru-cache';
+import { FNV_OFFSET, FNV_PRIME } from '../kube/fnv1a.ts';
+import { isRecord } from '../kube/json.ts';
+import { SeenTable } from '../policy/seenTable.ts';
+import { decodeBytes } from './bytes.ts';
+import type { DecodeResult } from './decode.ts';
+import type { AdmissionRequest, AdmissionReviewRequest } from './review.ts';
+
+/** Bodies kept: workloads scaling at the same time. Each holds its parsed review and a copy of its bytes. */
+export const REVIEW_MEMO_LIMIT = 64;
+/** Larger bodies are always parsed, so the memo holds a few MB at most (a Pod's body is 2-20 KB). */
+export const LARGEST_KEPT_BODY = 32 * 1024;
+/** A UUID is 36 characters; the API server sends nothing longer. */
+const LONGEST_UID = 128;
+/** The uid and token volume names in one body: a volume and a mount in each of 30 containers is far past any Pod. */
+const MOST_SPANS = 64;
+/** 2^14 slots of first sights, 64 KB. */
+const SEEN_SLOT_BITS = 14;
+
+const UID_KEY = Buffer.from('"uid":"');
+/** The ServiceAccount plugin's volume: "kube-api-access-" and five of utilrand's letters and digits. */
+const TOKEN_VOLUME = Buffer.from('kube-api-access-');
+const TOKEN_VOLUME_NAME = /^kube-api-access-[a-z0-9]{5}$/;
+const TOKEN_VOLUME_NAME_LENGTH = 'kube-api-access-xxxxx'.length;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+type Path = readonly (string | number)[];
+
+/** Where the spans' values go in the review: a tree of the paths, whose leaves are span numbers. */
+type Plan = readonly (readonly [string | number, Plan | number])[];
+
+interface KeptBody {
+  /** The body without its spans. */
+  readonly rest: Buffer;
+  /** Where each span was in `rest`. */
+  readonly spansAt: Int32Array;
+  /** Undefined when the spans were not shown to be whole values: such a body is parsed every time, not checked again. */
+  readonly known: { readonly review: AdmissionReviewRequest; readonly plan: Plan } | undefined;
+}
+
+export class ReviewMemo {
+  readonly #onRemembered: () => void;
+  readonly #kept = new LRUCache<number, KeptBody>({ max: REVIEW_MEMO_LIMIT });
+  readonly #seen = new SeenTable(SEEN_SLOT_BITS);
+  /** The body being decoded, without its spans: reused by every call, and read four bytes at a time to hash. */
+  readonly #rest = new Uint8Array(LARGEST_KEPT_BODY);
+  readonly #words = new Int32Array(this.#rest.buffer);
+  /** The spans of the body being decoded: start and end in the body, and start in #rest. */
+  readonly #spans = new Int32Array(3 * MOST_SPANS);
+  /** A body with its spans changed, to parse again. */
+  readonly #changed = Buffer.allocUnsafeSlow(LARGEST_KEPT_BODY);
+
+  /** `onRemembered`: called for each review given from the memo. */
+  constructor(onRemembered: () => void = () => {}) {
+    this.#onRemembered = onRemembered;
+  }
+
+  /** decodeBytes' result for `body`; from the memo when the same body but for its spans was met twice before. */
+  decode(body: Buffer): DecodeResult {
+    const count = body.byteLength <= LARGEST_KEPT_BODY ? this.#findSpans(body) : 0;
+    if (count === 0) return decodeBytes(body);
+    const length = this.#gatherRest(body, count);
+    const hash = this.#hash(length);
+    const kept = this.#kept.get(hash);
+    if (kept !== undefined && this.#sameRest(kept, count, length)) {
+      if (kept.known === undefined) return decodeBytes(body);
+      this.#onRemembered();
+      const { review, plan } = kept.known;
+      return { ok: true, review: rebuilt(review, plan, this.#texts(body, count)) as AdmissionReviewRequest };
+    }
+
+    const decoded = decodeBytes(body);
+    if (decoded.ok && this.#seen.saw(hash)) {
+      const plan = this.#planFor(body, count, decoded.review);
+      const rest = Buffer.allocUnsafeSlow(length);
+      rest.set(this.#rest.subarray(0, length));
+      const known = plan === undefined ? undefined : { review: decoded.review, plan };
+      this.#kept.set(hash, { rest, spansAt: this.#spansAt(count), known });
+    }
+    return decoded;
+  }
+
+  /** The spans of `body` into #spans, the uid first; 0 when it has no uid the memo can take. */
+  #findSpans(body: Buffer): number {
+    const keyAt = body.indexOf(UID_KEY);
+    if (keyAt === -1) return 0;
+    const uidAt = keyAt + UID_KEY.length;
+    const uidEnd = uidEndAt(body, uidAt);
+    if (uidEnd === -1) return 0;
+    const spans = this.#spans;
+    spans[0] = uidAt;
+    spans[1] = uidEnd;
+    let count = 1;
+    // Searched without its opening quote: a needle that starts with a byte as common as '"' took four times as long.
+    for (let at = body.indexOf(TOKEN_VOLUME, uidEnd); at !== -1; at = body.indexOf(TOKEN_VOLUME, at + 1)) {
+      const end = at + TOKEN_VOLUME_NAME_LENGTH;
+      if (body[at - 1] !== QUOTE || body[end] !== QUOTE || !isNameSuffix(body, end - 5, end)) continue;
+      if (count === MOST_SPANS) return 0;
+      spans[3 * count] = at;
+      spans[3 * count + 1] = end;
+      count++;
+    }
+    return count;
+  }
+
+  /** Copies the body without its spans into #rest, noting where each span was in it; its length. */
+  #gatherRest(body: Buffer, count: number): number {
+    const spans = this.#spans;
+    let length = 0;
+    let from = 0;
+    for (let span = 0; span < count; span++) {
+      const start = spans[3 * span]!;
+      body.copy(this.#rest, length, from, start);
+      length += start - from;
+      spans[3 * span + 2] = length;
+      from = spans[3 * span + 1]!;
+    }
+    body.copy(this.#rest, length, from);
+    return length + body.byteLength - from;
+  }
+
+  #sameRest(kept: KeptBody, count: number, length: number): boolean {
+    if (kept.spansAt.length !== count) return false;
+    for (let span = 0; span < count; span++) if (kept.spansAt[span] !== this.#spans[3 * span + 2]) return false;
+    return kept.rest.compare(this.#rest, 0, length) === 0;
+  }
+
+  #spansAt(count: number): Int32Array {
+    const at = new Int32Array(count);
+    for (let span = 0; span < count; span++) at[span] = this.#spans[3 * span + 2]!;
+    return at;
+  }
+
+  #texts(body: Buffer, count: number): string[] {
+    const texts: string[] = [];
+    for (let span = 0; span < count; span++)
+      texts.push(body.toString('latin1', this.#spans[3 * span]!, this.#spans[3 * span + 1]!));
+    return texts;
+  }
+
+  /** Where each span's value goes in `review`, once shown by parsing the body again with every span changed. */
+  #planFor(body: Buffer, count: number, review: AdmissionReviewRequest): Plan | undefined {
+    const paths = spanPaths(review.request);
+    if (paths.length !== count || review.request.uid !== body.toString('latin1', this.#spans[0], this.#spans[1]))
+      return undefined;
+    const changed = this.#changed;
+    body.copy(changed);
+    const probes: string[] = [];
+    for (let span = 0; span < count; span++) {
+      const start = this.#spans[3 * span]!;
+      const text = span === 0 ? flipped(body.toString('latin1', start, this.#spans[1])) : probeName(span, body, start);
+      changed.write(text, start, 'latin1');
+      probes.push(text);
+    }
+    const parsed: unknown = JSON.parse(changed.toString('utf8', 0, body.byteLength));
+    return paths.every((path, span) => valueAt(parsed, path) === probes[span]) ? planOf(paths) : undefined;
+  }
+
+  /** FNV-1a's steps over the first `length` bytes of #rest in four lanes (so not fnv1a's value); 30 bits. */
+  #hash(length: number): number {
+    const words = this.#words;
+    const whole = length >> 2;
+    let a = FNV_OFFSET;
+    let b = FNV_OFFSET ^ 1;
+    let c = FNV_OFFSET ^ 2;
+    let d = FNV_OFFSET ^ 3;
+    let index = 0;
+    // Four independent chains: one chain waits on each multiplication, and took three times as long.
+    for (; index + 4 <= whole; index += 4) {
+      a = Math.imul(a ^ words[index]!, FNV_PRIME);
+      b = Math.imul(b ^ words[index + 1]!, FNV_PRIME);
+      c = Math.imul(c ^ words[index + 2]!, FNV_PRIME);
+      d = Math.imul(d ^ words[index + 3]!, FNV_PRIME);
+    }
+    for (; index < whole; index++) a = Math.imul(a ^ words[index]!, FNV_PRIME);
+    for (let at = whole << 2; at < length; at++) b = Math.imul(b ^ this.#rest[at]!, FNV_PRIME);
+    let hash = Math.imul(a ^ length, FNV_PRIME);
+    hash = Math.imul(hash ^ b, FNV_PRIME);
+    hash = Math.imul(hash ^ c, FNV_PRIME);
+    return Math.imul(hash ^ d, FNV_PRIME) & 0x3fffffff;
+  }
+}
+
+/** Where the uid starting at `from` ends (its closing quote), or -1 if it is empty, too long or needs escapes. */
+function uidEndAt(body: Buffer, from: number): number {
+  const last = Math.min(body.byteLength, from + LONGEST_UID + 1);
+  for (let at = from; at < last; at++) {
+    const byte = body[at]!;
+    if (byte === QUOTE) return at > from ? at : -1;
+    if (byte < 0x20 || byte > 0x7e || byte === BACKSLASH) return -1;
+  }
+  return -1;
+}
+
+function isNameSuffix(body: Buffer, from: number, end: number): boolean {
+  for (let at = from; at < end; at++) {
+    const byte = body[at]!;
+    if (!((byte >= 0x61 && byte <= 0x7a) || (byte >= 0x30 && byte <= 0x39))) return false;
+  }
+  return true;
+}
+
+/** request.uid, then where the API server puts the token volume's name: the volume, and each container's mount. */
+function spanPaths(request: AdmissionRequest): Path[] {
+  const paths: Path[] = [['request', 'uid']];
+  const spec = isRecord(request.object) ? request.object.spec : undefined;
+  if (!isRecord(spec)) return paths;
+  const named = (list: unknown, path: Path) => {
+    if (!Array.isArray(list)) return;
+    list.forEach((item: unknown, index) => {
+      if (isRecord(item) && typeof item.name === 'string' && TOKEN_VOLUME_NAME.test(item.name))
+        paths.push([...path, index, 'name']);
+    });
+  };
+  named(spec.volumes, ['request', 'object', 'spec', 'volumes']);
+  for (const field of ['initContainers', 'containers', 'ephemeralContainers']) {
+    const containers = spec[field];
+    if (!Array.isArray(containers)) continue;
+    containers.forEach((container: unknown, index) => {
+      if (isRecord(container))
+        named(container.volumeMounts, ['request', 'object', 'spec', field, index, 'volumeMounts']);
+    });
+  }
+  return paths;
+}
+
+function valueAt(root: unknown, path: Path): unknown {
+  let value = root;
+  for (const key of path)
+    value = isRecord(value) || Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined;
+  return value;
+}
+
+function planOf(paths: readonly Path[]): Plan {
+  type Node = Map<string | number, Node | number>;
+  const root: Node = new Map();
+  paths.forEach((path, span) => {
+    let node = root;
+    path.slice(0, -1).forEach((key) => {
+      let child = node.get(key);
+      if (typeof child !== 'object') node.set(key, (child = new Map()));
+      node = child;
+    });
+    node.set(path.at(-1)!, span);
+  });
+  const frozen = (node: Node): Plan =>
+    [...node].map(([key, child]) => [key, typeof child === 'number' ? child : frozen(child)] as const);
+  return frozen(root);
+}
+
+/** `value` with each planned path given its span's text: copies of the containers on the way, the rest shared. */
+function rebuilt(value: unknown, plan: Plan, texts: readonly string[]): unknown {
+  const copy = (Array.isArray(value) ? [...value] : { ...(value as object) }) as Record<string | number, unknown>;
+  for (const [key, next] of plan) copy[key] = typeof next === 'number' ? texts[next] : rebuilt(copy[key], next, texts);
+  return copy;
+}
+
+/** The uid with every character changed, and still one JSON needs no escape for. */
+function flipped(uid: string): string {
+  return uid.replace(/./g, (character) => (character === '0' ? '1' : '0'));
+}
+
+/** A name for span `span` (1 and up) that no other span's has, unlike the one at `start` in `body`. */
+function probeName(span: number, body: Buffer, start: number): string {
+  const name = `kube-api-access-${String(span).padStart(5, '0')}`;
+  return name === body.toString('latin1', start, start + TOKEN_VOLUME_NAME_LENGTH)
+    ? `kube-api-access-${String(span + MOST_SPANS).padStart(5, '0')}`
+    : name;
+}

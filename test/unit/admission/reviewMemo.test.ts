@@ -1,0 +1,213 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { decodeBytes } from '../../../src/admission/bytes.ts';
+import type { DecodeResult } from '../../../src/admission/decode.ts';
+import type { AdmissionReviewRequest } from '../../../src/admission/review.ts';
+import { LARGEST_KEPT_BODY, REVIEW_MEMO_LIMIT, ReviewMemo } from '../../../src/admission/reviewMemo.ts';
+
+interface BodyParts {
+  readonly pod?: string;
+  /** The five characters the ServiceAccount plugin drew for the token volume's name. */
+  readonly token?: string;
+  /** Inside request, before its uid. */
+  readonly head?: string;
+  /** The token volume's fields after its name. */
+  readonly volume?: string;
+  /** Inside request, after the Pod. */
+  readonly tail?: string;
+}
+
+/** A review as the API server writes it: request.uid first, then the Pod with its token volume and mount. */
+function body(
+  uid: string,
+  { pod = 'web', token = 'x7k2q', head = '', volume = '', tail = '' }: BodyParts = {},
+): Buffer {
+  const name = `kube-api-access-${token}`;
+  return Buffer.from(
+    `{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{${head}"uid":"${uid}",` +
+      `"kind":{"group":"","version":"v1","kind":"Pod"},"namespace":"shop","operation":"CREATE",` +
+      `"object":{"metadata":{"generateName":"${pod}-","ownerReferences":[{"kind":"ReplicaSet","uid":"rs-1"}]},` +
+      `"spec":{"volumes":[{"name":"${name}"${volume},"projected":{"defaultMode":420}}],` +
+      `"containers":[{"name":"c","image":"i","volumeMounts":[{"name":"${name}","mountPath":"/var/run"}]},` +
+      `{"name":"d","image":"i","volumeMounts":[{"name":"${name}","mountPath":"/var/run"}]}]}}${tail}}}`,
+  );
+}
+
+/** Shared by the reviews given from the memo with the one kept: no span is in it. */
+function metadata(decoded: AdmissionReviewRequest): unknown {
+  return (decoded.request.object as { metadata: unknown }).metadata;
+}
+
+function review(result: DecodeResult) {
+  assert.ok(result.ok, result.ok ? '' : result.message);
+  return result.review;
+}
+
+test('the same body but for its uid is parsed twice, then given back with each new uid', () => {
+  const memo = new ReviewMemo();
+  const first = review(memo.decode(body('u-1')));
+  const second = review(memo.decode(body('u-2')));
+  const third = review(memo.decode(body('u-3')));
+  const fourth = review(memo.decode(body('u-4')));
+  assert.notEqual(metadata(second), metadata(first), 'a first sight is only noted');
+  assert.equal(metadata(third), metadata(second), 'kept from the second sight');
+  assert.equal(metadata(fourth), metadata(second));
+  assert.deepEqual(
+    [first, second, third, fourth].map((each) => each.request.uid),
+    ['u-1', 'u-2', 'u-3', 'u-4'],
+  );
+  assert.deepEqual(third, review(decodeBytes(body('u-3'))), 'what parsing it would give');
+});
+
+test("each replica's own token volume name is put in its volume and in every container's mount", () => {
+  const memo = new ReviewMemo();
+  memo.decode(body('u-1', { token: 'aaaaa' }));
+  const kept = review(memo.decode(body('u-2', { token: 'bbbbb' })));
+  const given = review(memo.decode(body('u-3', { token: 'c9d8e' })));
+  assert.deepEqual(given, review(decodeBytes(body('u-3', { token: 'c9d8e' }))));
+  const spec = (each: typeof given) => (each.request.object as { spec: Record<string, any> }).spec;
+  assert.equal(spec(given).volumes[0].name, 'kube-api-access-c9d8e');
+  assert.equal(spec(kept).volumes[0].name, 'kube-api-access-bbbbb', 'the kept review is not changed');
+  assert.equal(spec(given).volumes[0].projected, spec(kept).volumes[0].projected, 'what is the same is shared');
+  assert.equal(spec(given).containers[1].image, spec(kept).containers[1].image);
+});
+
+test('a uid of another length is the same body', () => {
+  const memo = new ReviewMemo();
+  memo.decode(body('705ab4f5-6393-11e8-b7cc-42010a800002'));
+  const kept = review(memo.decode(body('a')));
+  const given = review(memo.decode(body('9f1c0e6a-0001')));
+  assert.equal(metadata(given), metadata(kept));
+  assert.deepEqual(given, review(decodeBytes(body('9f1c0e6a-0001'))));
+});
+
+test('a body that differs anywhere but the uid is another body', () => {
+  const memo = new ReviewMemo();
+  memo.decode(body('u-1'));
+  const web = review(memo.decode(body('u-2')));
+  const api = review(memo.decode(body('u-3', { pod: 'api' })));
+  assert.notEqual(metadata(api), metadata(web));
+  assert.deepEqual(api, review(decodeBytes(body('u-3', { pod: 'api' }))));
+});
+
+test('a later "uid" key of the same value, plain or escaped, is request.uid: never given from the memo', () => {
+  for (const key of ['"uid"', '"u\\u0069d"']) {
+    const memo = new ReviewMemo();
+    // The span reads "A" on the second sight, as the later key does: only changing the span shows it is not the uid.
+    const uids = ['B', 'A', 'C', 'D'].map((uid) => review(memo.decode(body(uid, { tail: `,${key}:"A"` }))).request.uid);
+    assert.deepEqual(uids, ['A', 'A', 'A', 'A'], key);
+  }
+});
+
+test('a name that is a key, in a longer string, or overridden by a later key: never given from the memo', () => {
+  const cases: Record<string, (token: string) => BodyParts> = {
+    key: (token) => ({ tail: `,"labels":{"kube-api-access-${token}":"x"}` }),
+    'longer string': (token) => ({ tail: `,"args":["--at=\\"kube-api-access-${token}"]` }),
+    // As many names as spans: the volume's is the later, escaped one, which is no span; the span is overridden.
+    overridden: (token) => ({ token, volume: `,"name":"kube-api-access-\\u0061bcde"` }),
+  };
+  for (const [label, parts] of Object.entries(cases)) {
+    const memo = new ReviewMemo();
+    for (const [uid, token] of [
+      ['a', 'aaaaa'],
+      ['b', 'bbbbb'],
+      ['c', 'ccccc'],
+      ['d', 'ddddd'],
+    ] as const) {
+      const bytes = body(uid, { token: 'x7k2q', ...parts(token) });
+      assert.deepEqual(memo.decode(bytes), decodeBytes(bytes), `${label}, ${uid}`);
+    }
+  }
+});
+
+test('a later "request" key is the request: never given from the memo', () => {
+  const memo = new ReviewMemo();
+  const later = '},"request":{"uid":"A","operation":"DELETE"';
+  const decoded = ['B', 'A', 'C'].map((uid) => review(memo.decode(body(uid, { tail: later }))).request);
+  assert.deepEqual(
+    decoded.map(({ uid, operation }) => `${uid} ${operation}`),
+    ['A DELETE', 'A DELETE', 'A DELETE'],
+  );
+});
+
+test('a uid that JSON escapes, or none, or a body over the limit: parsed every time', () => {
+  const padded = (uid: string) => body(uid, { tail: `,"padding":"${'x'.repeat(LARGEST_KEPT_BODY)}"` });
+  const cases: [string, (uid: string) => Buffer][] = [
+    ['escaped', (uid) => body(`${uid}\\u00e9`)],
+    ['empty', () => body('')],
+    ['too long', (uid) => body(uid.repeat(200))],
+    ['over the limit', padded],
+  ];
+  for (const [label, make] of cases) {
+    const memo = new ReviewMemo();
+    const objects = ['x', 'x', 'x'].map((uid) => memo.decode(make(uid)));
+    const [, second, third] = objects.map((result) => (result.ok ? metadata(result.review) : result.message));
+    if (label === 'empty')
+      assert.equal(third, 'not an AdmissionReview: request.uid is missing: it must be a non-empty string');
+    else assert.notEqual(third, second, label);
+  }
+});
+
+test('bad bodies keep their errors, however often they come', () => {
+  const memo = new ReviewMemo();
+  const cases = [
+    [Buffer.from([0x7b, 0xff, 0x7d]), 'the body is not valid UTF-8 JSON'],
+    [Buffer.from('{"request":{"uid":"a"'), /^the body is not JSON: /],
+    [Buffer.from('{"kind":"AdmissionReview","request":{"uid":"a"}}'), /^not an AdmissionReview: apiVersion is missing/],
+    [Buffer.from('{"request":{"uid":"a","x":{"__proto__":1}}}'), /^the key "__proto__" is not allowed/],
+  ] as const;
+  for (let round = 0; round < 3; round++)
+    for (const [bytes, message] of cases) {
+      const result = memo.decode(bytes);
+      assert.equal(result.ok, false);
+      assert.match(result.ok ? '' : result.message, typeof message === 'string' ? new RegExp(`^${message}$`) : message);
+    }
+});
+
+test('keeps the bodies of the last REVIEW_MEMO_LIMIT workloads', () => {
+  const memo = new ReviewMemo();
+  const pods = Array.from({ length: REVIEW_MEMO_LIMIT + 1 }, (_, index) => `w${index}`);
+  const keptObjects = new Map<string, unknown>();
+  for (const pod of pods) {
+    memo.decode(body('a', { pod }));
+    keptObjects.set(pod, metadata(review(memo.decode(body('b', { pod })))));
+  }
+  const given = (pod: string) => metadata(review(memo.decode(body('c', { pod })))) === keptObjects.get(pod);
+  assert.equal(given(pods.at(-1)!), true, 'the newest');
+  assert.equal(given(pods[0]!), false, 'the oldest was let go');
+});
+
+test('through the memo or not, every body decodes the same', () => {
+  const uid = fc.stringMatching(/^[ -!#-[\]-~]{1,40}$/);
+  const token = fc.stringMatching(/^[a-z0-9]{5}$/);
+  const extra = fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 4 });
+  fc.assert(
+    fc.property(
+      fc.array(fc.tuple(uid, token), { minLength: 3, maxLength: 6 }),
+      extra,
+      extra,
+      fc.nat(3),
+      (sights, request, object, mounts) => {
+        const memo = new ReviewMemo();
+        const make = (id: string, suffix: string) => {
+          const volume = { name: `kube-api-access-${suffix}` };
+          const containers = Array.from({ length: mounts }, (_, index) => ({
+            name: `c${index}`,
+            volumeMounts: [volume],
+          }));
+          const pod = { kind: 'Pod', ...object, spec: { volumes: [volume], containers } };
+          return Buffer.from(
+            JSON.stringify({
+              kind: 'AdmissionReview',
+              apiVersion: 'admission.k8s.io/v1',
+              request: { uid: id, operation: 'CREATE', ...request, object: pod },
+            }),
+          );
+        };
+        for (const [id, suffix] of sights)
+          assert.deepEqual(memo.decode(make(id, suffix)), decodeBytes(make(id, suffix)));
+      },
+    ),
+  );
+});
