@@ -1,25 +1,28 @@
 // Replicas of a workload reach the webhook as the same bytes but for a few
-// names: the ReplicaSet controller creates each from one template, and the API
-// server names the Pod only after admission. What differs is request.uid and
-// the name of the service-account token volume (kube-api-access-xxxxx), which
-// the ServiceAccount admission plugin draws anew for every Pod and writes in
-// spec.volumes and in each container's volumeMounts. Parsing such a body again
-// (UTF-8, JSON.parse and the depth check: ~35 µs of a 10 KB Pod's ~110) was
-// the largest part of a replica's cost; this memo gives back the review decoded
-// before, with the new names put in. Only the parse is remembered: the budget,
-// the decision and everything else still run for every request.
+// values: the ReplicaSet controller creates each from one template, and the API
+// server names the Pod only after admission. What differs is request.uid, the
+// name of the service-account token volume (kube-api-access-xxxxx), which the
+// ServiceAccount admission plugin draws anew for every Pod and writes in
+// spec.volumes and in each container's volumeMounts, and, from one second to
+// the next, managedFields' time. Parsing such a body again (UTF-8, JSON.parse
+// and the depth check: ~35 µs of a 10 KB Pod's ~110) was the largest part of a
+// replica's cost; this memo gives back the review decoded before, with the new
+// values put in. Only the parse is remembered: the budget, the decision and
+// everything else still run for every request.
 //
-// The names are found in the bytes: the characters between the first
+// The values are found in the bytes (spans): the characters between the first
 // `"uid":"` and the next quote (the API server writes request.uid first), and
-// every whole string "kube-api-access-" + five letters or digits after it. A
-// body is kept only once each span is shown to be the whole of one value where
-// the API server puts it (request.uid, a volume's or a mount's name): parsed
-// again with each span changed to a text of its own, each of those values is
-// that text. Only the token holding exactly a span's text can give it, and a
-// value token changes no other value, so a body with the same bytes around
-// the spans parses to the same review but for those values (a span in a key,
-// in a longer string or in a value a later duplicate key overrides fails the
-// check). The spans hold no character JSON escapes.
+// after it every timestamp between `"time":"` and `","fieldsType"` (the API
+// server's managedFields) and every whole string "kube-api-access-" + five
+// letters or digits. A body is kept only once each span is shown to be the
+// whole of one value where the API server puts it: parsed again with each span
+// changed to a text of its own, which no other span's new text contains, each
+// of those values is its span's new text. Only a token whose content is
+// exactly the span can give that, and a value token changes no other value,
+// so a body with the same bytes around the spans parses to the same review but
+// for those values (a span in a key, in a longer string or in a value a later
+// duplicate key overrides fails the check). The spans hold no character JSON
+// escapes.
 //
 // As the decision memo does, a body is kept only from its second sight (its
 // hash in a SeenTable at the first): most Pods are the only one of their kind,
@@ -39,14 +42,21 @@ export const REVIEW_MEMO_LIMIT = 64;
 export const LARGEST_KEPT_BODY = 32 * 1024;
 /** A UUID is 36 characters; the API server sends nothing longer. */
 const LONGEST_UID = 128;
-/** The uid and token volume names in one body: a volume and a mount in each of 30 containers is far past any Pod. */
+/** Spans in one body: a token volume and its mount in each of 30 containers is far past any Pod. */
 const MOST_SPANS = 64;
 /** 2^14 slots of first sights, 64 KB. */
 const SEEN_SLOT_BITS = 14;
 
 const UID_KEY = Buffer.from('"uid":"');
+const TIME_KEY = Buffer.from('"time":"');
+/** What follows managedFields' time in the API server's JSON. */
+const TIME_END = Buffer.from('Z","fieldsType":"');
+/** As the API server writes managedFields' time: RFC 3339 to the second, in UTC. */
+const TIME = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$/;
+const TIME_LENGTH = '2026-12-05T00:36:20Z'.length;
 /** The ServiceAccount plugin's volume: "kube-api-access-" and five of utilrand's letters and digits. */
-const TOKEN_VOLUME = Buffer.from('kube-api-access-');
+const TOKEN_VOLUME_PREFIX = 'kube-api-access-';
+const TOKEN_VOLUME = Buffer.from(TOKEN_VOLUME_PREFIX);
 const TOKEN_VOLUME_NAME = /^kube-api-access-[a-z0-9]{5}$/;
 const TOKEN_VOLUME_NAME_LENGTH = 'kube-api-access-xxxxx'.length;
 const QUOTE = 0x22;
@@ -108,7 +118,7 @@ export class ReviewMemo {
     return decoded;
   }
 
-  /** The spans of `body` into #spans, the uid first; 0 when it has no uid the memo can take. */
+  /** The spans of `body` into #spans, in order, the uid first; 0 when it has no uid the memo can take. */
   #findSpans(body: Buffer): number {
     const keyAt = body.indexOf(UID_KEY);
     if (keyAt === -1) return 0;
@@ -119,12 +129,29 @@ export class ReviewMemo {
     spans[0] = uidAt;
     spans[1] = uidEnd;
     let count = 1;
-    // Searched without its opening quote: a needle that starts with a byte as common as '"' took four times as long.
-    for (let at = body.indexOf(TOKEN_VOLUME, uidEnd); at !== -1; at = body.indexOf(TOKEN_VOLUME, at + 1)) {
-      const end = at + TOKEN_VOLUME_NAME_LENGTH;
-      if (body[at - 1] !== QUOTE || body[end] !== QUOTE || !isNameSuffix(body, end - 5, end)) continue;
+    // Each kind is searched by its rarest neighbourhood: a needle that starts with a byte as common as '"' took four
+    // to twenty times as long (for the time, whatever follows it; for the token volume's name, itself without its
+    // opening quote).
+    let time = body.indexOf(TIME_END, uidEnd);
+    let token = body.indexOf(TOKEN_VOLUME, uidEnd);
+    while (time !== -1 || token !== -1) {
+      let start: number;
+      let end: number;
+      if (token === -1 || (time !== -1 && time < token)) {
+        end = time + 1;
+        start = end - TIME_LENGTH;
+        time = body.indexOf(TIME_END, time + 1);
+        const keyAt = start - TIME_KEY.length;
+        if (keyAt < uidEnd || body.compare(TIME_KEY, 0, TIME_KEY.length, keyAt, start) !== 0) continue;
+        if (!allOf(body, start, end, isTimeByte)) continue;
+      } else {
+        start = token;
+        end = token + TOKEN_VOLUME_NAME_LENGTH;
+        token = body.indexOf(TOKEN_VOLUME, token + 1);
+        if (body[start - 1] !== QUOTE || body[end] !== QUOTE || !allOf(body, end - 5, end, isNameByte)) continue;
+      }
       if (count === MOST_SPANS) return 0;
-      spans[3 * count] = at;
+      spans[3 * count] = start;
       spans[3 * count + 1] = end;
       count++;
     }
@@ -173,13 +200,8 @@ export class ReviewMemo {
       return undefined;
     const changed = this.#changed;
     body.copy(changed);
-    const probes: string[] = [];
-    for (let span = 0; span < count; span++) {
-      const start = this.#spans[3 * span]!;
-      const text = span === 0 ? flipped(body.toString('latin1', start, this.#spans[1])) : probeName(span, body, start);
-      changed.write(text, start, 'latin1');
-      probes.push(text);
-    }
+    const probes = this.#texts(body, count).map((text, span) => probeFor(span, text));
+    probes.forEach((probe, span) => changed.write(probe, this.#spans[3 * span]!, 'latin1'));
     const parsed: unknown = JSON.parse(changed.toString('utf8', 0, body.byteLength));
     return paths.every((path, span) => valueAt(parsed, path) === probes[span]) ? planOf(paths) : undefined;
   }
@@ -220,33 +242,44 @@ function uidEndAt(body: Buffer, from: number): number {
   return -1;
 }
 
-function isNameSuffix(body: Buffer, from: number, end: number): boolean {
-  for (let at = from; at < end; at++) {
-    const byte = body[at]!;
-    if (!((byte >= 0x61 && byte <= 0x7a) || (byte >= 0x30 && byte <= 0x39))) return false;
-  }
+function allOf(body: Buffer, from: number, end: number, isWanted: (byte: number) => boolean): boolean {
+  for (let at = from; at < end; at++) if (!isWanted(body[at]!)) return false;
   return true;
 }
 
-/** request.uid, then where the API server puts the token volume's name: the volume, and each container's mount. */
+const isNameByte = (byte: number): boolean => (byte >= 0x61 && byte <= 0x7a) || (byte >= 0x30 && byte <= 0x39);
+
+/** Digits, '-', ':', 'T' and 'Z'. */
+const isTimeByte = (byte: number): boolean =>
+  (byte >= 0x30 && byte <= 0x3a) || byte === 0x2d || byte === 0x54 || byte === 0x5a;
+
+/** request.uid, then where the API server puts the other spans: managedFields' times, the token volume, its mounts. */
 function spanPaths(request: AdmissionRequest): Path[] {
   const paths: Path[] = [['request', 'uid']];
-  const spec = isRecord(request.object) ? request.object.spec : undefined;
-  if (!isRecord(spec)) return paths;
-  const named = (list: unknown, path: Path) => {
+  const pod = isRecord(request.object) ? request.object : {};
+  const withText = (list: unknown, path: Path, field: string, pattern: RegExp) => {
     if (!Array.isArray(list)) return;
     list.forEach((item: unknown, index) => {
-      if (isRecord(item) && typeof item.name === 'string' && TOKEN_VOLUME_NAME.test(item.name))
-        paths.push([...path, index, 'name']);
+      if (isRecord(item) && typeof item[field] === 'string' && pattern.test(item[field]))
+        paths.push([...path, index, field]);
     });
   };
-  named(spec.volumes, ['request', 'object', 'spec', 'volumes']);
+  if (isRecord(pod.metadata))
+    withText(pod.metadata.managedFields, ['request', 'object', 'metadata', 'managedFields'], 'time', TIME);
+  if (!isRecord(pod.spec)) return paths;
+  const spec = pod.spec;
+  withText(spec.volumes, ['request', 'object', 'spec', 'volumes'], 'name', TOKEN_VOLUME_NAME);
   for (const field of ['initContainers', 'containers', 'ephemeralContainers']) {
     const containers = spec[field];
     if (!Array.isArray(containers)) continue;
     containers.forEach((container: unknown, index) => {
       if (isRecord(container))
-        named(container.volumeMounts, ['request', 'object', 'spec', field, index, 'volumeMounts']);
+        withText(
+          container.volumeMounts,
+          ['request', 'object', 'spec', field, index, 'volumeMounts'],
+          'name',
+          TOKEN_VOLUME_NAME,
+        );
     });
   }
   return paths;
@@ -283,15 +316,16 @@ function rebuilt(value: unknown, plan: Plan, texts: readonly string[]): unknown 
   return copy;
 }
 
-/** The uid with every character changed, and still one JSON needs no escape for. */
-function flipped(uid: string): string {
-  return uid.replace(/./g, (character) => (character === '0' ? '1' : '0'));
-}
-
-/** A name for span `span` (1 and up) that no other span's has, unlike the one at `start` in `body`. */
-function probeName(span: number, body: Buffer, start: number): string {
-  const name = `kube-api-access-${String(span).padStart(5, '0')}`;
-  return name === body.toString('latin1', start, start + TOKEN_VOLUME_NAME_LENGTH)
-    ? `kube-api-access-${String(span + MOST_SPANS).padStart(5, '0')}`
-    : name;
+/**
+ * A text for span `span` to be parsed with in place of `text`, of its length and unlike it, that holds no other
+ * span's (the uid's only 'x' and 'y', the others none; the others numbered by span).
+ */
+function probeFor(span: number, text: string): string {
+  if (span === 0) return text.replace(/./g, (character) => (character === 'x' ? 'y' : 'x'));
+  const numbered = (number: number) =>
+    text.startsWith(TOKEN_VOLUME_PREFIX)
+      ? `${TOKEN_VOLUME_PREFIX}${String(number).padStart(5, '0')}`
+      : `${String(number).padStart(4, '0')}-00-00T00:00:00Z`;
+  const probe = numbered(span);
+  return probe === text ? numbered(span + MOST_SPANS) : probe;
 }

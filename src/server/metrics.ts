@@ -93,7 +93,7 @@ function registerMetrics(registry: Registry): Omit<WebhookMetrics, 'answered'> {
     }),
     reviewsRemembered: new Counter({
       name: 'topogate_admission_reviews_remembered_total',
-      help: "AdmissionReviews not parsed again: the same body but for the request's uid as one met before (a workload's replicas).",
+      help: "AdmissionReviews not parsed again: the same body as one met before but for the uid, token volume name and managedFields time (a workload's replicas).",
       registers,
     }),
   };

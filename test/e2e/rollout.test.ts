@@ -205,7 +205,7 @@ describe('rolling policies out and seeing what they do', { timeout: 600_000 }, (
     );
   });
 
-  test("a Deployment's replicas after its second are not parsed again: the API server sends them alike but for the uid", async () => {
+  test("a Deployment's replicas after its second are not parsed again: the API server sends them alike but for a few values", async () => {
     const remembered = () => topogateMetric('topogate_admission_reviews_remembered_total', {});
     const before = await remembered();
     await applyAll(cluster, [deployment('replicas', 'scaled', 5)]);

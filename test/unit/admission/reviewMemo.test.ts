@@ -10,6 +10,8 @@ interface BodyParts {
   readonly pod?: string;
   /** The five characters the ServiceAccount plugin drew for the token volume's name. */
   readonly token?: string;
+  /** managedFields' time. */
+  readonly time?: string;
   /** Inside request, before its uid. */
   readonly head?: string;
   /** The token volume's fields after its name. */
@@ -21,22 +23,28 @@ interface BodyParts {
 /** A review as the API server writes it: request.uid first, then the Pod with its token volume and mount. */
 function body(
   uid: string,
-  { pod = 'web', token = 'x7k2q', head = '', volume = '', tail = '' }: BodyParts = {},
+  { pod = 'web', token = 'x7k2q', time = '2026-12-05T00:36:20Z', head = '', volume = '', tail = '' }: BodyParts = {},
 ): Buffer {
   const name = `kube-api-access-${token}`;
   return Buffer.from(
     `{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{${head}"uid":"${uid}",` +
       `"kind":{"group":"","version":"v1","kind":"Pod"},"namespace":"shop","operation":"CREATE",` +
-      `"object":{"metadata":{"generateName":"${pod}-","ownerReferences":[{"kind":"ReplicaSet","uid":"rs-1"}]},` +
+      `"object":{"metadata":{"generateName":"${pod}-","ownerReferences":[{"kind":"ReplicaSet","uid":"rs-1"}],` +
+      `"managedFields":[{"manager":"kube-controller-manager","operation":"Update","apiVersion":"v1",` +
+      `"time":"${time}","fieldsType":"FieldsV1","fieldsV1":{}}]},` +
       `"spec":{"volumes":[{"name":"${name}"${volume},"projected":{"defaultMode":420}}],` +
       `"containers":[{"name":"c","image":"i","volumeMounts":[{"name":"${name}","mountPath":"/var/run"}]},` +
       `{"name":"d","image":"i","volumeMounts":[{"name":"${name}","mountPath":"/var/run"}]}]}}${tail}}}`,
   );
 }
 
+function metadata(decoded: AdmissionReviewRequest): Record<string, any> {
+  return (decoded.request.object as { metadata: Record<string, any> }).metadata;
+}
+
 /** Shared by the reviews given from the memo with the one kept: no span is in it. */
-function metadata(decoded: AdmissionReviewRequest): unknown {
-  return (decoded.request.object as { metadata: unknown }).metadata;
+function owners(decoded: AdmissionReviewRequest): unknown {
+  return metadata(decoded).ownerReferences;
 }
 
 function review(result: DecodeResult) {
@@ -50,9 +58,9 @@ test('the same body but for its uid is parsed twice, then given back with each n
   const second = review(memo.decode(body('u-2')));
   const third = review(memo.decode(body('u-3')));
   const fourth = review(memo.decode(body('u-4')));
-  assert.notEqual(metadata(second), metadata(first), 'a first sight is only noted');
-  assert.equal(metadata(third), metadata(second), 'kept from the second sight');
-  assert.equal(metadata(fourth), metadata(second));
+  assert.notEqual(owners(second), owners(first), 'a first sight is only noted');
+  assert.equal(owners(third), owners(second), 'kept from the second sight');
+  assert.equal(owners(fourth), owners(second));
   assert.deepEqual(
     [first, second, third, fourth].map((each) => each.request.uid),
     ['u-1', 'u-2', 'u-3', 'u-4'],
@@ -73,12 +81,24 @@ test("each replica's own token volume name is put in its volume and in every con
   assert.equal(spec(given).containers[1].image, spec(kept).containers[1].image);
 });
 
+test('a replica made in another second has its own managedFields time put in', () => {
+  const memo = new ReviewMemo();
+  memo.decode(body('u-1', { time: '2026-12-05T00:36:20Z' }));
+  const kept = review(memo.decode(body('u-2', { time: '2026-12-05T00:36:21Z' })));
+  const later = { time: '2026-12-05T00:37:02Z', token: 'q8r7z' };
+  const given = review(memo.decode(body('u-3', later)));
+  assert.deepEqual(given, review(decodeBytes(body('u-3', later))));
+  assert.equal(metadata(kept).managedFields[0].time, '2026-12-05T00:36:21Z', 'the kept review is not changed');
+  assert.notEqual(metadata(given), metadata(kept), 'the metadata holds a span: a copy');
+  assert.equal(owners(given), owners(kept), 'what holds none is shared');
+});
+
 test('a uid of another length is the same body', () => {
   const memo = new ReviewMemo();
   memo.decode(body('705ab4f5-6393-11e8-b7cc-42010a800002'));
   const kept = review(memo.decode(body('a')));
   const given = review(memo.decode(body('9f1c0e6a-0001')));
-  assert.equal(metadata(given), metadata(kept));
+  assert.equal(owners(given), owners(kept));
   assert.deepEqual(given, review(decodeBytes(body('9f1c0e6a-0001'))));
 });
 
@@ -87,7 +107,7 @@ test('a body that differs anywhere but the uid is another body', () => {
   memo.decode(body('u-1'));
   const web = review(memo.decode(body('u-2')));
   const api = review(memo.decode(body('u-3', { pod: 'api' })));
-  assert.notEqual(metadata(api), metadata(web));
+  assert.notEqual(owners(api), owners(web));
   assert.deepEqual(api, review(decodeBytes(body('u-3', { pod: 'api' }))));
 });
 
@@ -142,7 +162,7 @@ test('a uid that JSON escapes, or none, or a body over the limit: parsed every t
   for (const [label, make] of cases) {
     const memo = new ReviewMemo();
     const objects = ['x', 'x', 'x'].map((uid) => memo.decode(make(uid)));
-    const [, second, third] = objects.map((result) => (result.ok ? metadata(result.review) : result.message));
+    const [, second, third] = objects.map((result) => (result.ok ? owners(result.review) : result.message));
     if (label === 'empty')
       assert.equal(third, 'not an AdmissionReview: request.uid is missing: it must be a non-empty string');
     else assert.notEqual(third, second, label);
@@ -171,9 +191,9 @@ test('keeps the bodies of the last REVIEW_MEMO_LIMIT workloads', () => {
   const keptObjects = new Map<string, unknown>();
   for (const pod of pods) {
     memo.decode(body('a', { pod }));
-    keptObjects.set(pod, metadata(review(memo.decode(body('b', { pod })))));
+    keptObjects.set(pod, owners(review(memo.decode(body('b', { pod })))));
   }
-  const given = (pod: string) => metadata(review(memo.decode(body('c', { pod })))) === keptObjects.get(pod);
+  const given = (pod: string) => owners(review(memo.decode(body('c', { pod })))) === keptObjects.get(pod);
   assert.equal(given(pods.at(-1)!), true, 'the newest');
   assert.equal(given(pods[0]!), false, 'the oldest was let go');
 });
@@ -181,22 +201,28 @@ test('keeps the bodies of the last REVIEW_MEMO_LIMIT workloads', () => {
 test('through the memo or not, every body decodes the same', () => {
   const uid = fc.stringMatching(/^[ -!#-[\]-~]{1,40}$/);
   const token = fc.stringMatching(/^[a-z0-9]{5}$/);
+  const time = fc
+    .integer({ min: 0, max: 4_102_444_799_000 })
+    .map((ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z'));
   const extra = fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 4 });
   fc.assert(
     fc.property(
-      fc.array(fc.tuple(uid, token), { minLength: 3, maxLength: 6 }),
+      fc.array(fc.tuple(uid, token, time), { minLength: 3, maxLength: 6 }),
       extra,
       extra,
       fc.nat(3),
       (sights, request, object, mounts) => {
         const memo = new ReviewMemo();
-        const make = (id: string, suffix: string) => {
+        const make = (id: string, suffix: string, at: string) => {
           const volume = { name: `kube-api-access-${suffix}` };
           const containers = Array.from({ length: mounts }, (_, index) => ({
             name: `c${index}`,
             volumeMounts: [volume],
           }));
-          const pod = { kind: 'Pod', ...object, spec: { volumes: [volume], containers } };
+          const metadata = {
+            managedFields: ['m', 'n'].map((manager) => ({ manager, time: at, fieldsType: 'FieldsV1' })),
+          };
+          const pod = { kind: 'Pod', ...object, metadata, spec: { volumes: [volume], containers } };
           return Buffer.from(
             JSON.stringify({
               kind: 'AdmissionReview',
@@ -205,8 +231,8 @@ test('through the memo or not, every body decodes the same', () => {
             }),
           );
         };
-        for (const [id, suffix] of sights)
-          assert.deepEqual(memo.decode(make(id, suffix)), decodeBytes(make(id, suffix)));
+        for (const [id, suffix, at] of sights)
+          assert.deepEqual(memo.decode(make(id, suffix, at)), decodeBytes(make(id, suffix, at)));
       },
     ),
   );
