@@ -29,9 +29,9 @@
 // and keeping each would make the old generation's collector pay for them.
 
 import { LRUCache } from 'lru-cache';
-import { FNV_OFFSET, FNV_PRIME } from '../kube/fnv1a.ts';
 import { isRecord } from '../kube/json.ts';
 import { SeenTable } from '../policy/seenTable.ts';
+import { bytesHash } from '../policy/textHash.ts';
 import { decodeBytes } from './bytes.ts';
 import type { DecodeResult } from './decode.ts';
 import type { AdmissionRequest, AdmissionReviewRequest } from './review.ts';
@@ -98,7 +98,7 @@ export class ReviewMemo {
     const count = body.byteLength <= LARGEST_KEPT_BODY ? this.#findSpans(body) : 0;
     if (count === 0) return decodeBytes(body);
     const length = this.#gatherRest(body, count);
-    const hash = this.#hash(length);
+    const hash = bytesHash(this.#rest, this.#words, length);
     const kept = this.#kept.get(hash);
     if (kept !== undefined && this.#sameRest(kept, count, length)) {
       if (kept.known === undefined) return decodeBytes(body);
@@ -204,30 +204,6 @@ export class ReviewMemo {
     probes.forEach((probe, span) => changed.write(probe, this.#spans[3 * span]!, 'latin1'));
     const parsed: unknown = JSON.parse(changed.toString('utf8', 0, body.byteLength));
     return paths.every((path, span) => valueAt(parsed, path) === probes[span]) ? planOf(paths) : undefined;
-  }
-
-  /** FNV-1a's steps over the first `length` bytes of #rest in four lanes (so not fnv1a's value); 30 bits. */
-  #hash(length: number): number {
-    const words = this.#words;
-    const whole = length >> 2;
-    let a = FNV_OFFSET;
-    let b = FNV_OFFSET ^ 1;
-    let c = FNV_OFFSET ^ 2;
-    let d = FNV_OFFSET ^ 3;
-    let index = 0;
-    // Four independent chains: one chain waits on each multiplication, and took three times as long.
-    for (; index + 4 <= whole; index += 4) {
-      a = Math.imul(a ^ words[index]!, FNV_PRIME);
-      b = Math.imul(b ^ words[index + 1]!, FNV_PRIME);
-      c = Math.imul(c ^ words[index + 2]!, FNV_PRIME);
-      d = Math.imul(d ^ words[index + 3]!, FNV_PRIME);
-    }
-    for (; index < whole; index++) a = Math.imul(a ^ words[index]!, FNV_PRIME);
-    for (let at = whole << 2; at < length; at++) b = Math.imul(b ^ this.#rest[at]!, FNV_PRIME);
-    let hash = Math.imul(a ^ length, FNV_PRIME);
-    hash = Math.imul(hash ^ b, FNV_PRIME);
-    hash = Math.imul(hash ^ c, FNV_PRIME);
-    return Math.imul(hash ^ d, FNV_PRIME) & 0x3fffffff;
   }
 }
 

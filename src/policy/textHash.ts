@@ -16,14 +16,38 @@ const bytes = new Uint8Array(CHUNK * 3);
 const words = new Int32Array(bytes.buffer);
 const utf8 = new TextEncoder();
 
-/** FNV-1a's steps over the UTF-8 bytes four at a time (so not fnv1a's value); 30 bits, a small integer to V8. */
+/** bytesHash over the text's UTF-8 bytes, a chunk at a time; 30 bits, a small integer to V8. */
 export function textHash(text: string, seed = 0): number {
-  let hash = Math.imul(FNV_OFFSET ^ seed, FNV_PRIME) ^ text.length;
+  let hash = seed ^ text.length;
   for (let start = 0; start < text.length; start += CHUNK) {
     const { written } = utf8.encodeInto(text.length <= CHUNK ? text : text.slice(start, start + CHUNK), bytes);
-    const whole = written >> 2;
-    for (let index = 0; index < whole; index++) hash = Math.imul(hash ^ words[index]!, FNV_PRIME);
-    for (let index = whole << 2; index < written; index++) hash = Math.imul(hash ^ bytes[index]!, FNV_PRIME);
+    hash = bytesHash(bytes, words, written, hash);
   }
   return hash & 0x3fffffff;
+}
+
+/**
+ * FNV-1a's steps over the first `length` bytes of `bytes`, four at a time, in four lanes (so not fnv1a's value);
+ * `words` views the same memory. One chain waits on each multiplication: four independent ones took a third of
+ * the time over a 10 KB request body. 30 bits.
+ */
+export function bytesHash(bytes: Uint8Array, words: Int32Array, length: number, seed = 0): number {
+  const whole = length >> 2;
+  let a = Math.imul(FNV_OFFSET ^ seed, FNV_PRIME);
+  let b = FNV_OFFSET ^ 1;
+  let c = FNV_OFFSET ^ 2;
+  let d = FNV_OFFSET ^ 3;
+  let index = 0;
+  for (; index + 4 <= whole; index += 4) {
+    a = Math.imul(a ^ words[index]!, FNV_PRIME);
+    b = Math.imul(b ^ words[index + 1]!, FNV_PRIME);
+    c = Math.imul(c ^ words[index + 2]!, FNV_PRIME);
+    d = Math.imul(d ^ words[index + 3]!, FNV_PRIME);
+  }
+  for (; index < whole; index++) a = Math.imul(a ^ words[index]!, FNV_PRIME);
+  for (let at = whole << 2; at < length; at++) b = Math.imul(b ^ bytes[at]!, FNV_PRIME);
+  let hash = Math.imul(a ^ length, FNV_PRIME);
+  hash = Math.imul(hash ^ b, FNV_PRIME);
+  hash = Math.imul(hash ^ c, FNV_PRIME);
+  return Math.imul(hash ^ d, FNV_PRIME) & 0x3fffffff;
 }
