@@ -56,13 +56,8 @@ export function compile(policies: readonly SchedulingPolicy[], snapshot: Topolog
     }
     return found;
   };
-  return {
-    snapshot,
-    policies: compiled,
-    candidates,
-    memo: new DecisionMemo(snapshot),
-    snapshotId: snapshotId(snapshot),
-  };
+  const id = snapshotId(snapshot);
+  return { snapshot, policies: compiled, candidates, memo: new DecisionMemo(snapshot, id), snapshotId: id };
 }
 
 function compilePolicy(policy: SchedulingPolicy, snapshot: TopologySnapshot): CompiledPolicy {

@@ -107,7 +107,9 @@ export function deferredDecision(
     const schedulerName = policy.rules.numa?.schedulerName;
     if (schedulerName !== undefined) changes.setSchedulerName(schedulerName);
   }
-  const patch = buildPatch(pod, changes, { [DEFERRED_ANNOTATION]: reason });
+  const patch = buildPatch({ shape: pod.shape, requiredTerms: pod.placement.requiredTerms }, changes, {
+    [DEFERRED_ANNOTATION]: reason,
+  });
   if (gateIndex(pod.schedulingGates) < 0) patch.push(addGate(pod));
   return {
     allowed: true,

@@ -12,20 +12,13 @@ import type { TopologySnapshot } from '../topology/model.ts';
 import type { CompiledPolicy, CompiledPolicySet } from './compiler.ts';
 import { PodContext } from './context.ts';
 import type { DecisionTrace, PolicyTrace, RuleTrace } from './explain.ts';
-import {
-  buildPatch,
-  NUMA_HINT_ANNOTATION,
-  PodChanges,
-  POLICIES_ANNOTATION,
-  SKIP_ANNOTATION,
-  type MergeResult,
-} from './merge.ts';
+import { PodChanges, POLICIES_ANNOTATION, SKIP_ANNOTATION, type MergeResult } from './merge.ts';
 import { describeRequirement, type RuleOutput } from './rules/rule.ts';
 import type { DecisionMemo } from './memo.ts';
-import { DECISION_ANNOTATION, recordText, type RecordedPolicy, type RuleResultName } from './record.ts';
-import { jsonText } from './jsonText.ts';
+import type { RuleResultName } from './record.ts';
 import { inRollout, rolloutBucket } from './rollout.ts';
 import type { AuditOutcome, Decision, DecisionOptions, PodRequest } from './types.ts';
+import type { AppliedPolicy } from './writes.ts';
 
 export function decide(request: PodRequest, compiled: CompiledPolicySet, options: DecisionOptions): Decision {
   // While every source is fresh a decision depends on the Pod and the compiled set alone; explain always walks.
@@ -90,7 +83,7 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
   const changes = new PodChanges(facts);
   const matched: string[] = [];
   const applied: string[] = [];
-  const recorded: RecordedPolicy[] = [];
+  const recorded: AppliedPolicy[] = [];
   let audited: AuditOutcome[] | undefined;
   const auditNotes: Record<string, string> = {};
   const traces: PolicyTrace[] = [];
@@ -227,11 +220,7 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
       warnings.push(`audit: policy ${policy.name} ${note}${said.length > 0 ? `; ${said.join('; ')}` : ''}`);
     } else if (changed) {
       applied.push(policy.name);
-      recorded.push({
-        name: policy.name,
-        ...(policy.generation !== undefined && { generation: policy.generation }),
-        rules: results,
-      });
+      recorded.push({ policy, rules: results });
       allowed = attempt.nodes;
     } else {
       warnings.push(`policy ${policy.name} matched but changed nothing`);
@@ -250,23 +239,22 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
       });
   }
 
-  const annotations: Record<string, string> = {};
-  if (applied.length > 0) {
-    annotations[POLICIES_ANNOTATION] = applied.join(',');
-    if (changes.numaHint) annotations[NUMA_HINT_ANNOTATION] = jsonText(changes.numaHint);
-    annotations[DECISION_ANNOTATION] = recordText(compiled.snapshotId, recorded, changes);
-  }
-  const patch = applied.length > 0 ? buildPatch(facts, changes, annotations) : [];
-  const auditAnnotations: Record<string, string> =
-    applied.length > 0
-      ? { policies: applied.join(','), placement: summarize(changes), snapshot: compiled.snapshotId }
-      : {};
-  if (audited) auditAnnotations.audit = JSON.stringify(auditNotes);
+  const written =
+    recorded.length > 0
+      ? compiled.memo.writes({
+          applied: recorded,
+          added: changes,
+          pod: { shape: facts.shape, requiredTerms: facts.placement.requiredTerms },
+        })
+      : undefined;
   return {
     allowed: true,
-    patch,
+    patch: written?.patch ?? [],
     warnings,
-    auditAnnotations,
+    // The writes may be shared with other decisions: the audit notes go on a copy.
+    auditAnnotations: audited
+      ? { ...written?.auditAnnotations, audit: JSON.stringify(auditNotes) }
+      : (written?.auditAnnotations ?? {}),
     applied,
     matched,
     audited: audited ?? NONE,
@@ -470,17 +458,6 @@ function describeChanges(changes: PodChanges): string {
   if (changes.schedulerName !== undefined) parts.push(`schedulerName ${changes.schedulerName}`);
   if (changes.numaHint) parts.push(`numa-hint on ${Object.keys(changes.numaHint).length} nodes`);
   return parts.join('; ');
-}
-
-function summarize(changes: PodChanges): string {
-  const parts = [
-    `${changes.requirements.length} required`,
-    `${changes.preferred.length} preferred`,
-    `${changes.spreads.length} spread`,
-  ];
-  if (changes.schedulerName) parts.push(`schedulerName ${changes.schedulerName}`);
-  if (changes.numaHint) parts.push(`numa-hint on ${Object.keys(changes.numaHint).length} nodes`);
-  return parts.join(', ');
 }
 
 function denied(

@@ -1,6 +1,7 @@
 // What a decision would otherwise recompute for every Pod, kept for the life
 // of one compiled policy set (so it dies with its snapshot): node sets by
-// placement, and whole decisions by the Pod's facts. Replicas of a workload
+// placement, whole decisions by the Pod's facts, and what a decision writes by
+// what it is written from (writes.ts). Replicas of a workload
 // differ only in name and uid, which are no facts, so a steady stream of them
 // is decided once; memoised sets keep their identity, so new shapes do little
 // bitset work. Every map is least-recently-used: a stream of one-off Pods
@@ -20,6 +21,7 @@ import { placementNodes, schedulableFor } from './satisfiability.ts';
 import { SeenTable } from './seenTable.ts';
 import { textHash } from './textHash.ts';
 import type { Decision, PodRequest } from './types.ts';
+import { writes, writesKey, type Additions, type Writes } from './writes.ts';
 
 /** Enough for every workload shape of a large cluster; past it the least recently used entry goes. */
 export const MEMO_LIMIT = 1024;
@@ -27,6 +29,8 @@ export const MEMO_LIMIT = 1024;
 const LONGEST_KEPT_QUANTITY = 64;
 /** The table of label sets seen: 2^16 slots, 256 KB. */
 const LABEL_SLOT_BITS = 16;
+/** The table of writes keys seen: 2^14 slots, 64 KB. */
+const WRITES_SLOT_BITS = 14;
 /** A decision key seen once, whose decision is not kept yet. */
 const SEEN = Symbol('seen');
 /** parseQuantity's undefined, as a cache value. */
@@ -59,12 +63,16 @@ export class DecisionMemo {
   readonly #decisions = lruMap<number, KeptDecision | typeof SEEN>();
   /** Hashes of the labels of Pods decided: a Pod whose labels are not there is new, or lost its slot since. */
   readonly #labelSets = new SeenTable(LABEL_SLOT_BITS);
+  readonly #snapshotId: string;
+  readonly #writes = lruMap<number, { readonly key: string; readonly writes: Writes }>();
+  readonly #writesSeen = new SeenTable(WRITES_SLOT_BITS);
 
   #freshFor: number | undefined;
   #freshUntil = Number.NEGATIVE_INFINITY;
 
-  constructor(snapshot: TopologySnapshot) {
+  constructor(snapshot: TopologySnapshot, snapshotId: string) {
     this.#snapshot = snapshot;
+    this.#snapshotId = snapshotId;
   }
 
   /** freshUntil of this snapshot (which never changes), worked out again only for another maximum source age. */
@@ -126,6 +134,23 @@ export class DecisionMemo {
       this.#decisions.set(hash, { facts, occupancy, decision });
     } else this.#decisions.set(hash, SEEN);
     return decision;
+  }
+
+  /**
+   * writes() for the additions, kept from their key's second sight, as decisions are and for the same reasons:
+   * keyed by the key's hash, each kept entry compared by its key. A kept patch is encoded once (encode.ts).
+   */
+  writes(additions: Additions): Writes {
+    const key = writesKey(additions);
+    const hash = textHash(key);
+    const entry = this.#writes.get(hash);
+    if (entry !== undefined && entry.key === key) return entry.writes;
+    const made = writes(this.#snapshotId, additions);
+    if (this.#writesSeen.saw(hash)) {
+      keep(made.patch);
+      this.#writes.set(hash, { key, writes: made });
+    }
+    return made;
   }
 
   and(a: NodeSet, b: NodeSet): NodeSet {

@@ -2,7 +2,7 @@
 // wrote (policy.md, merge rules 1–4), and the JSON Patch that says it.
 
 import type { Requirement } from '../topology/nodeSelector.ts';
-import type { PodFacts, TermFacts } from '../kube/podFacts.ts';
+import type { PlacementFacts, PodFacts, PodShape, TermFacts } from '../kube/podFacts.ts';
 import type {
   NodeSelectorRequirement,
   PatchOperation,
@@ -30,8 +30,23 @@ const annotationPaths = new Map<string, Path>();
 
 export type MergeResult = { readonly added: boolean } | { readonly dropped: string };
 
+/** What the policies added to one Pod: all that its patch and its decision record read of them. */
+export interface Added {
+  readonly requirements: readonly NodeSelectorRequirement[];
+  readonly preferred: readonly PreferredSchedulingTerm[];
+  readonly spreads: readonly TopologySpreadConstraint[];
+  readonly schedulerName: string | undefined;
+  readonly numaHint: Readonly<Record<string, string>> | undefined;
+}
+
+/** The part of the Pod a patch runs through: all that buildPatch reads of it. */
+export interface PatchedPod {
+  readonly shape: PodShape;
+  readonly requiredTerms: PlacementFacts['requiredTerms'];
+}
+
 /** What the policies add to one Pod, with the merge rules applied as each output arrives. */
-export class PodChanges {
+export class PodChanges implements Added {
   readonly requirements: NodeSelectorRequirement[] = [];
   readonly preferred: PreferredSchedulingTerm[] = [];
   readonly spreads: TopologySpreadConstraint[] = [];
@@ -113,12 +128,12 @@ export class PodChanges {
 
 /** The patch that writes the changes and annotations onto the Pod: built from them, not by diffing. */
 export function buildPatch(
-  pod: PodFacts,
-  changes: PodChanges,
+  pod: PatchedPod,
+  changes: Added,
   annotations: Readonly<Record<string, string>>,
 ): PatchOperation[] {
   const writer = new PatchWriter(patchTarget(pod), { ownsDocument: true });
-  if (changes.requirements.length > 0) writeRequirements(writer, changes.requirements, pod.placement.requiredTerms);
+  if (changes.requirements.length > 0) writeRequirements(writer, changes.requirements, pod.requiredTerms);
   writer.append(PREFERRED, changes.preferred);
   writer.append(SPREADS, changes.spreads);
   if (changes.schedulerName !== undefined) writer.set(SCHEDULER_NAME, changes.schedulerName);
@@ -137,7 +152,7 @@ function annotationPath(key: string): Path {
 function writeRequirements(
   writer: PatchWriter,
   requirements: readonly NodeSelectorRequirement[],
-  terms: PodFacts['placement']['requiredTerms'],
+  terms: PatchedPod['requiredTerms'],
 ): void {
   if (!Array.isArray(terms)) {
     writer.set(REQUIRED_TERMS, [{ matchExpressions: requirements }]);
@@ -158,10 +173,9 @@ function writeRequirements(
  * (empty: a patch appends with /-), and the required terms (whose own expressions it appends to). The patch the
  * writer builds against it is the one for the whole Pod, and needs nothing the facts leave out.
  */
-function patchTarget({ shape, placement }: PodFacts): object {
+function patchTarget({ shape, requiredTerms: terms }: PatchedPod): object {
   const nodeAffinity: Record<string, unknown> = {};
   if (shape.requiredAffinity) {
-    const terms = placement.requiredTerms;
     nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution = Array.isArray(terms)
       ? { nodeSelectorTerms: terms.map((term) => term && (term.expressionsListed ? { matchExpressions: [] } : {})) }
       : {};

@@ -8,7 +8,7 @@
 import { isRecord, recordsOf } from '../kube/json.ts';
 import type { NodeSelectorRequirement, Pod, PreferredSchedulingTerm, TopologySpreadConstraint } from '../kube/types.ts';
 import { jsonList } from './jsonText.ts';
-import type { PodChanges } from './merge.ts';
+import type { Added } from './merge.ts';
 
 export const DECISION_ANNOTATION = 'topogate.dev/decision';
 
@@ -32,7 +32,7 @@ export interface DecisionRecord {
 }
 
 /** JSON.stringify of the DecisionRecord, with what was added joined from each output's kept text (jsonText.ts). */
-export function recordText(snapshot: string, policies: readonly RecordedPolicy[], changes: PodChanges): string {
+export function recordText(snapshot: string, policies: readonly RecordedPolicy[], changes: Added): string {
   const { requirements, preferred, spreads, schedulerName } = changes;
   const added: string[] = [];
   if (requirements.length > 0) added.push(`"required":${jsonList(requirements)}`);

@@ -171,9 +171,12 @@ describe('decision memo', () => {
     assert.notEqual(third, second, "nor on its key's first sight");
     assert.deepEqual(third, first);
     assert.equal(decide(replica('trainer-d'), compiled, OPTIONS), third);
-    // What identity caches downstream may key on (kept.ts): the kept decision and its patch, not the one-offs.
-    assert.deepEqual([isKept(second), isKept(second.patch)], [false, false]);
+    // What identity caches downstream may key on (kept.ts): the kept decision and its patch, not the one-offs; the
+    // writes (a patch) are kept from their own second sight, a decision earlier.
+    assert.deepEqual([isKept(first), isKept(first.patch)], [false, false]);
+    assert.deepEqual([isKept(second), isKept(second.patch)], [false, true]);
     assert.deepEqual([isKept(third), isKept(third.patch)], [true, true]);
+    assert.equal(third.patch, second.patch);
     decide(replica('trainer-e', 'ml'), compiled, OPTIONS);
     assert.notEqual(decide(replica('trainer-f', 'ml'), compiled, OPTIONS), third, 'the namespace is part of the key');
   });
@@ -227,7 +230,7 @@ describe('decision memo', () => {
 
   test('freshUntil answers what the latency rules read, for each maximum source age asked', () => {
     const snapshot = buildSnapshot(clusterObjects(), { now: NOW });
-    const memo = new DecisionMemo(snapshot);
+    const memo = new DecisionMemo(snapshot, 'test');
     const ages = [600_000, 1_000, 1_000, 600_000, 0];
     const answers = ages.map((age) => memo.freshUntil(age));
     assert.deepEqual(
@@ -268,7 +271,7 @@ describe('decision memo', () => {
 
 describe('the decision memo is keyed by a hash of the facts', () => {
   test('two Pods whose facts share a hash each get their own decision', () => {
-    const memo = new DecisionMemo(buildSnapshot(clusterObjects(), { now: NOW }));
+    const memo = new DecisionMemo(buildSnapshot(clusterObjects(), { now: NOW }), 'test');
     const base = podFacts(pod(), 'default');
     const request = (value: number): PodRequest => ({ facts: { ...base, labels: { n: String(value) } }, name: 'p' });
     // 30 bits: two of some 40,000 texts share a hash (the birthday bound), found here rather than hard-coded.
@@ -304,7 +307,7 @@ describe('the decision memo is keyed by a hash of the facts', () => {
 
 describe('the decision memo is least-recently-used', () => {
   test("a StatefulSet's stream of one-off Pods does not evict a hot Deployment's decision", () => {
-    const memo = new DecisionMemo(buildSnapshot(clusterObjects(), { now: NOW }));
+    const memo = new DecisionMemo(buildSnapshot(clusterObjects(), { now: NOW }), 'test');
     const owner = (kind: string, name: string) => [{ apiVersion: 'apps/v1', kind, name, uid: name, controller: true }];
     const hot = podRequest(
       pod({}, { name: 'web-1', labels: { app: 'web' }, ownerReferences: owner('ReplicaSet', 'web-5d8f') }),

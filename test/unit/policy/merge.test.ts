@@ -169,7 +169,10 @@ test('merge: requirements go into every live term; empty terms and lists stay as
     const facts = podFacts(pod, 'default');
     const changes = new PodChanges(facts);
     changes.addRequirement(expression);
-    const output = apply(pod, buildPatch(facts, changes, {})) as Pod;
+    const output = apply(
+      pod,
+      buildPatch({ shape: facts.shape, requiredTerms: facts.placement.requiredTerms }, changes, {}),
+    ) as Pod;
     assert.deepEqual(
       output.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms,
       expected,
