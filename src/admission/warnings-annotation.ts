@@ -19,29 +19,46 @@ export function controllerMade(pod: PodFacts): boolean {
 /** The decision, with its warnings also written on the Pod when a controller made it and it is admitted. */
 export function warningsOnPod(pod: PodFacts, decision: Decision): Decision {
   if (!decision.allowed || decision.warnings.length === 0 || !controllerMade(pod)) return decision;
-  const annotated = pod.shape.annotations;
-  if (!isKept(decision)) return withWarnings(decision, annotated);
-  const known = written.get(decision);
-  const cached = annotated ? known?.annotated : known?.bare;
-  if (cached !== undefined) return cached;
-  const result = withWarnings(decision, annotated);
-  keep(result, result.patch);
-  written.set(decision, { ...known, [annotated ? 'annotated' : 'bare']: result });
-  return result;
+  return { ...decision, patch: withWarnings(decision.patch, decision.warnings.join('\n'), pod.shape.annotations) };
 }
 
-// Replicas share one memoised decision, never changed (DecisionMemo): the same one on a Pod of the same shape gets
-// the same patch array back, so that its encoding (encode.ts) is made once too, not once a replica. A decision the
-// memo does not keep (a Pod seen once or twice) is annotated afresh: an entry here would outlive it (kept.ts).
-const written = new WeakMap<Decision, { readonly annotated?: Decision; readonly bare?: Decision }>();
+/** Warnings texts remembered per kept patch: Pods of one shape have one or two (with or without annotations). */
+const REMEMBERED_PER_PATCH = 4;
 
-function withWarnings(decision: Decision, podHasAnnotations: boolean): Decision {
-  const value = decision.warnings.join('\n');
+interface Annotated {
+  readonly value: string;
+  readonly podHasAnnotations: boolean;
+  readonly patch: readonly PatchOperation[];
+}
+
+// A patch the memo keeps (a replica's decision, or what new Pods of one shape write: DecisionMemo) gets the same
+// array with the warnings back for the same warnings, so that its encoding (encode.ts) is made once too, not once a
+// Pod. A patch the memo does not keep is annotated afresh: an entry here would outlive it (kept.ts).
+const annotated = new WeakMap<readonly PatchOperation[], Annotated[]>();
+
+function withWarnings(
+  patch: readonly PatchOperation[],
+  value: string,
+  podHasAnnotations: boolean,
+): readonly PatchOperation[] {
+  if (!isKept(patch)) return annotate(patch, value, podHasAnnotations);
+  let known = annotated.get(patch);
+  if (known === undefined) annotated.set(patch, (known = []));
+  const found = known.find((entry) => entry.value === value && entry.podHasAnnotations === podHasAnnotations);
+  if (found !== undefined) return found.patch;
+  const made = annotate(patch, value, podHasAnnotations);
+  keep(made);
+  if (known.length === REMEMBERED_PER_PATCH) known.shift();
+  known.push({ value, podHasAnnotations, patch: made });
+  return made;
+}
+
+function annotate(patch: readonly PatchOperation[], value: string, podHasAnnotations: boolean): PatchOperation[] {
   const annotationsExist =
     podHasAnnotations ||
-    decision.patch.some((operation) => operation.op === 'add' && operation.path === '/metadata/annotations');
+    patch.some((operation) => operation.op === 'add' && operation.path === '/metadata/annotations');
   const operation: PatchOperation = annotationsExist
     ? { op: 'add', path: `/metadata/annotations/${WARNINGS_ANNOTATION.replace('/', '~1')}`, value }
     : { op: 'add', path: '/metadata/annotations', value: { [WARNINGS_ANNOTATION]: value } };
-  return { ...decision, patch: [...decision.patch, operation] };
+  return [...patch, operation];
 }

@@ -100,11 +100,26 @@ describe('warnings of controller-made Pods', () => {
     assert.equal(isKept(first.patch), false);
   });
 
-  it('mark what they derive from a kept decision as kept, so that its encoding is remembered too', () => {
+  it('mark the patch they derive from a kept one as kept, so that its encoding is remembered too', () => {
     const shared = decision({ patch: [{ op: 'add', path: '/spec/priority', value: 1 }] });
-    keep(shared, shared.patch);
-    const annotated = warningsOnPod(owned(), shared);
-    assert.equal(isKept(annotated), true);
-    assert.equal(isKept(annotated.patch), true);
+    keep(shared.patch);
+    assert.equal(isKept(warningsOnPod(owned(), shared).patch), true);
+  });
+
+  it('give new Pods of one shape (decisions of their own, one kept patch) one patch a warnings text', () => {
+    const written = [{ op: 'add' as const, path: '/spec/priority', value: 1 }];
+    keep(written); // as the memo of what decisions write keeps it
+    const newPod = (warnings: string[]) => warningsOnPod(owned(), decision({ patch: written, warnings }));
+    const first = newPod(['w1', 'w2']);
+    assert.equal(newPod(['w1', 'w2']).patch, first.patch);
+    const other = newPod(['w3']);
+    assert.notEqual(other.patch, first.patch);
+    assert.deepEqual(other.patch.at(-1), {
+      op: 'add',
+      path: '/metadata/annotations',
+      value: { [WARNINGS_ANNOTATION]: 'w3' },
+    });
+    for (const text of ['a', 'b', 'c', 'd']) newPod([text]);
+    assert.notEqual(newPod(['w1', 'w2']).patch, first.patch, 'four texts at most are remembered per patch');
   });
 });
