@@ -8,7 +8,7 @@ import type { PatchOperation } from '../kube/types.ts';
 import type { SourceName, TopologySnapshot } from '../topology/model.ts';
 import type { CompiledPolicy, CompiledPolicySet } from './compiler.ts';
 import { PodContext } from './context.ts';
-import { buildPatch, PodChanges } from './merge.ts';
+import { buildPatch, patchedPod, PodChanges } from './merge.ts';
 import { pointer } from './patch.ts';
 import { inRollout } from './rollout.ts';
 import type { Decision, DecisionOptions, PodRequest, PolicyRules, SchedulingPolicy } from './types.ts';
@@ -107,7 +107,7 @@ export function deferredDecision(
     const schedulerName = policy.rules.numa?.schedulerName;
     if (schedulerName !== undefined) changes.setSchedulerName(schedulerName);
   }
-  const patch = buildPatch({ shape: pod.shape, requiredTerms: pod.placement.requiredTerms }, changes, {
+  const patch = buildPatch(patchedPod(pod), changes, {
     [DEFERRED_ANNOTATION]: reason,
   });
   if (gateIndex(pod.schedulingGates) < 0) patch.push(addGate(pod));

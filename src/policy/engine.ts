@@ -12,7 +12,7 @@ import type { TopologySnapshot } from '../topology/model.ts';
 import type { CompiledPolicy, CompiledPolicySet } from './compiler.ts';
 import { PodContext } from './context.ts';
 import type { DecisionTrace, PolicyTrace, RuleTrace } from './explain.ts';
-import { PodChanges, POLICIES_ANNOTATION, SKIP_ANNOTATION, type MergeResult } from './merge.ts';
+import { patchedPod, PodChanges, POLICIES_ANNOTATION, SKIP_ANNOTATION, type MergeResult } from './merge.ts';
 import { describeRequirement, type RuleOutput } from './rules/rule.ts';
 import type { DecisionMemo } from './memo.ts';
 import type { RuleResultName } from './record.ts';
@@ -244,7 +244,7 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
       ? compiled.memo.writes({
           applied: recorded,
           added: changes,
-          pod: { shape: facts.shape, requiredTerms: facts.placement.requiredTerms },
+          pod: patchedPod(facts),
         })
       : undefined;
   return {

@@ -45,6 +45,11 @@ export interface PatchedPod {
   readonly requiredTerms: PlacementFacts['requiredTerms'];
 }
 
+/** The Pod's part that a patch runs through. */
+export function patchedPod({ shape, placement }: PodFacts): PatchedPod {
+  return { shape, requiredTerms: placement.requiredTerms };
+}
+
 /** What the policies add to one Pod, with the merge rules applied as each output arrives. */
 export class PodChanges implements Added {
   readonly requirements: NodeSelectorRequirement[] = [];

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fastJsonPatch from 'fast-json-patch';
 import { podFacts } from '../../../src/kube/podFacts.ts';
-import { buildPatch, PodChanges } from '../../../src/policy/merge.ts';
+import { buildPatch, patchedPod, PodChanges } from '../../../src/policy/merge.ts';
 import { fixedPath, PatchWriter, pointer, type Path } from '../../../src/policy/patch.ts';
 import type { Pod } from '../../../src/kube/types.ts';
 
@@ -169,10 +169,7 @@ test('merge: requirements go into every live term; empty terms and lists stay as
     const facts = podFacts(pod, 'default');
     const changes = new PodChanges(facts);
     changes.addRequirement(expression);
-    const output = apply(
-      pod,
-      buildPatch({ shape: facts.shape, requiredTerms: facts.placement.requiredTerms }, changes, {}),
-    ) as Pod;
+    const output = apply(pod, buildPatch(patchedPod(facts), changes, {})) as Pod;
     assert.deepEqual(
       output.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms,
       expected,

@@ -8,7 +8,7 @@ import { podFacts, podRequest } from '../../../src/kube/podFacts.ts';
 import { compile } from '../../../src/policy/compiler.ts';
 import { decide } from '../../../src/policy/engine.ts';
 import { isKept } from '../../../src/policy/kept.ts';
-import type { Added } from '../../../src/policy/merge.ts';
+import { patchedPod, type Added } from '../../../src/policy/merge.ts';
 import { writes, writesKey, type Additions } from '../../../src/policy/writes.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 import { clusterObjects, NOW, OPTIONS, pod, policy } from './engine-cluster.ts';
@@ -32,7 +32,7 @@ const facts = podFacts(pod(), 'default');
 const BASE: Additions = {
   applied: [{ policy: zones, rules: { 'nodeLabels.required': 'added' } }],
   added: ADDED,
-  pod: { shape: facts.shape, requiredTerms: facts.placement.requiredTerms },
+  pod: patchedPod(facts),
 };
 const terms = podFacts(
   pod({
@@ -50,7 +50,7 @@ const terms = podFacts(
 /** BASE with one input changed each: every one of them changes what is written. */
 const VARIANTS: Record<string, Additions> = {
   'a shape field': { ...BASE, pod: { ...BASE.pod, shape: { ...facts.shape, annotations: true } } },
-  'the required terms': { ...BASE, pod: { shape: terms.shape, requiredTerms: terms.placement.requiredTerms } },
+  'the required terms': { ...BASE, pod: patchedPod(terms) },
   'another policy of the same text': { ...BASE, applied: [{ ...BASE.applied[0]!, policy: policy('other', RULES) }] },
   "a rule's result": { ...BASE, applied: [{ policy: zones, rules: { 'nodeLabels.required': 'unchanged' } }] },
   'a second policy': { ...BASE, applied: [...BASE.applied, { policy: policy('more', RULES), rules: {} }] },
