@@ -165,6 +165,7 @@ export function controllerManagerComponent(
   port: number,
   kubeconfig: string,
   files: ControllerManagerFiles,
+  extraArgs: readonly string[] = [],
 ): Component {
   return {
     name: 'kube-controller-manager',
@@ -178,6 +179,7 @@ export function controllerManagerComponent(
       '--use-service-account-credentials=true',
       `--service-account-private-key-file=${files.serviceAccountPrivateKey}`,
       `--root-ca-file=${files.rootCa}`,
+      ...extraArgs,
     ],
   };
 }
