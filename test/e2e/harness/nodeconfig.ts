@@ -17,7 +17,10 @@ export const cgroupParent = 'topogate-e2e';
 export const kernelDefaults: Readonly<Record<string, string>> = {
   'kernel/panic': '10',
   'kernel/panic_on_oops': '1',
+  'kernel/keys/root_maxkeys': '1000000',
+  'kernel/keys/root_maxbytes': '25000000',
   'vm/overcommit_memory': '1',
+  'vm/panic_on_oom': '0',
 };
 
 export interface NodePaths {
