@@ -3,7 +3,7 @@
 
 import type { Document } from 'yaml';
 import { isMap, isPair, isScalar, isSeq, LineCounter } from 'yaml';
-import { documentValue, parseKubectlYaml } from '../../kube/yaml.ts';
+import { documentValue, parseKubectlYaml, YamlTagError } from '../../kube/yaml.ts';
 import type { PolicyError } from '../errors.ts';
 import type { SourceLocation } from '../types.ts';
 import type { Issue, Path } from './issue.ts';
@@ -33,7 +33,8 @@ export function readYamlDocuments(text: string, file: string): { documents: Loca
         locate: (path, where = 'value') => at(offsetOf(doc, path, where)),
       });
     } catch (error) {
-      errors.push({ ...at(doc.contents.range[0]), message: `invalid YAML: ${(error as Error).message}` });
+      const offset = error instanceof YamlTagError ? error.offset : doc.contents.range[0];
+      errors.push({ ...at(offset), message: `invalid YAML: ${(error as Error).message}` });
     }
   }
   return { documents, errors };
