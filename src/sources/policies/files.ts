@@ -10,17 +10,21 @@ import type { SchedulingPolicy } from '../../policy/types.ts';
 /** Files larger than this are refused rather than parsed. */
 export const MAX_POLICY_FILE_BYTES = 4 * 1024 * 1024;
 const POLICY_FILE = /\.(ya?ml|json)$/;
+/** A last line `---`, followed by nothing but blank lines. */
+const ENDS_AT_DOCUMENT_START = /(?:^|\n)---[ \t]*(?:\r?\n[ \t]*)*$/;
 
 /**
  * Reads files and directories (a directory's own .yaml, .yml and .json files,
  * not its subdirectories nor hidden files). Names must be unique across all.
  * Relative paths are read from `cwd` and reported as given. `empty`: the files
- * that hold no policy and no error (blank, or comments only).
+ * that hold no policy and no error (blank, or comments only). `cut`: the files
+ * that end at a `---` with nothing after it, as a rewrite caught between two
+ * documents does.
  */
 export async function loadPolicies(
   paths: readonly string[],
   options: { cwd?: string } = {},
-): Promise<PolicySet & { files: string[]; empty: string[] }> {
+): Promise<PolicySet & { files: string[]; empty: string[]; cut: string[] }> {
   const at = (path: string) => resolve(options.cwd ?? '.', path);
   const errors: PolicyError[] = [];
   const files: string[] = [];
@@ -33,12 +37,15 @@ export async function loadPolicies(
   }
   const policies: SchedulingPolicy[] = [];
   const empty: string[] = [];
+  const cut: string[] = [];
   for (const file of new Set(files)) {
     try {
       if ((await stat(at(file))).size > MAX_POLICY_FILE_BYTES)
         throw new Error(`larger than ${MAX_POLICY_FILE_BYTES} bytes`);
-      const parsed = parsePolicies(await readFile(at(file), 'utf8'), file);
+      const text = await readFile(at(file), 'utf8');
+      const parsed = parsePolicies(text, file);
       if (parsed.policies.length === 0 && parsed.errors.length === 0) empty.push(file);
+      else if (ENDS_AT_DOCUMENT_START.test(text)) cut.push(file);
       policies.push(...parsed.policies);
       errors.push(...parsed.errors);
     } catch (error) {
@@ -46,7 +53,7 @@ export async function loadPolicies(
     }
   }
   const unique = uniqueNames(policies);
-  return { policies: unique.policies, errors: [...errors, ...unique.errors], files: [...new Set(files)], empty };
+  return { policies: unique.policies, errors: [...errors, ...unique.errors], files: [...new Set(files)], empty, cut };
 }
 
 async function policyFilesIn(dir: string, at: (path: string) => string): Promise<string[]> {
