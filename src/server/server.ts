@@ -20,7 +20,7 @@ import { createWebhookMetrics } from './metrics.ts';
 import { watchLoopLag } from './lag.ts';
 import { defaultLimits, type ServerLimits } from './limits.ts';
 import type { ReadinessChecks } from './readiness.ts';
-import { answerClientError, refuseExpectation } from './refusals.ts';
+import { answerClientError, refuseExpectation, refuseWithoutHost } from './refusals.ts';
 import { createRequestListener } from './listener.ts';
 import { keyPairProblem, readKeyPair, tlsSettings } from './tls.ts';
 import { trimAfterFloods, type FloodTrimOptions } from './trim.ts';
@@ -105,9 +105,13 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       requestTimeout: limits.requestTimeoutMs,
       keepAliveTimeout: limits.keepAliveTimeoutMs,
       connectionsCheckingInterval: connectionsCheckingIntervalMs,
+      // Node's own refusal has an empty body: refuseWithoutHost answers with a Status instead.
+      requireHostHeader: false,
     },
-    (request, response) =>
-      (warmUpToken !== undefined && request.headers[warmUpHeader] === warmUpToken ? twin : listener)(request, response),
+    (request, response) => {
+      if (refuseWithoutHost(request, response)) return;
+      (warmUpToken !== undefined && request.headers[warmUpHeader] === warmUpToken ? twin : listener)(request, response);
+    },
   );
   const connections = trackConnections(server, {
     maxConnections: limits.maxConnections,
