@@ -17,6 +17,11 @@ export interface ServerLimits {
   readonly refusalLingerMs: number;
   /** On shutdown, how long in-flight requests may take before every socket left is destroyed. */
   readonly shutdownGraceMs: number;
+  /**
+   * On shutdown, idle kept-alive connections are closed once no request has arrived for this long: a request may
+   * be on its way on any of them, and closing it then resets a request the client has sent.
+   */
+  readonly drainQuietMs: number;
 }
 
 /**
@@ -34,4 +39,5 @@ export const defaultLimits: ServerLimits = {
   maxConnections: defaultMaxConnections,
   refusalLingerMs: 1_000,
   shutdownGraceMs: 10_000,
+  drainQuietMs: 250,
 };

@@ -161,11 +161,19 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       connections.closeAfterAnswers();
       return new Promise<void>((resolve) => {
         const cut = setTimeout(() => connections.destroyAll(), limits.shutdownGraceMs).unref();
+        // node:http's close() closes every idle kept-alive connection at once, which resets a request already
+        // sent on one (8 of 8 back-to-back clients got ECONNRESET). Instead the busy ones close after their next
+        // answer (Connection: close), and the idle ones once requests have stopped coming.
+        const closeIdleConnections = server.closeIdleConnections.bind(server);
+        server.closeIdleConnections = () => {};
+        const quiet = setInterval(() => {
+          if (connections.quietFor(limits.drainQuietMs)) closeIdleConnections();
+        }, limits.drainQuietMs / 5).unref();
         server.close(() => {
           clearTimeout(cut);
+          clearInterval(quiet);
           resolve();
         });
-        server.closeIdleConnections();
         connections.destroyUnsecured();
       });
     },
