@@ -90,6 +90,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       requireClientCertificate,
       lag,
       ...(options.maxInFlight !== undefined && { maxInFlight: options.maxInFlight }),
+      slowBody: limits.slowBody,
     });
   const listener = listenerFor(registry, log, options.budgetMs, options.clientCa !== undefined);
   const twin = listenerFor(new Registry(), log.child({}, { level: 'silent' }), Number.POSITIVE_INFINITY);
