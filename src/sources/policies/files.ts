@@ -4,7 +4,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { PolicyError } from '../../policy/errors.ts';
-import { parsePolicies, uniqueNames, type PolicySet } from '../../policy/parse.ts';
+import { MAX_POLICIES, parsePolicies, uniqueNames, type PolicySet } from '../../policy/parse.ts';
 import type { SchedulingPolicy } from '../../policy/types.ts';
 
 /** Files larger than this are refused rather than parsed. */
@@ -12,6 +12,12 @@ export const MAX_POLICY_FILE_BYTES = 4 * 1024 * 1024;
 const POLICY_FILE = /\.(ya?ml|json)$/;
 /** A last line `---`, followed by nothing but blank lines. */
 const ENDS_AT_DOCUMENT_START = /(?:^|\n)---[ \t]*(?:\r?\n[ \t]*)*$/;
+
+export interface LoadedPolicies extends PolicySet {
+  readonly files: string[];
+  readonly empty: string[];
+  readonly cut: string[];
+}
 
 /**
  * Reads files and directories (a directory's own .yaml, .yml and .json files,
@@ -21,10 +27,7 @@ const ENDS_AT_DOCUMENT_START = /(?:^|\n)---[ \t]*(?:\r?\n[ \t]*)*$/;
  * that end at a `---` with nothing after it, as a rewrite caught between two
  * documents does.
  */
-export async function loadPolicies(
-  paths: readonly string[],
-  options: { cwd?: string } = {},
-): Promise<PolicySet & { files: string[]; empty: string[]; cut: string[] }> {
+export async function loadPolicies(paths: readonly string[], options: { cwd?: string } = {}): Promise<LoadedPolicies> {
   const at = (path: string) => resolve(options.cwd ?? '.', path);
   const errors: PolicyError[] = [];
   const files: string[] = [];
@@ -48,6 +51,13 @@ export async function loadPolicies(
       else if (ENDS_AT_DOCUMENT_START.test(text)) cut.push(file);
       policies.push(...parsed.policies);
       errors.push(...parsed.errors);
+      if (policies.length > MAX_POLICIES) {
+        errors.push({
+          ...(policies[MAX_POLICIES]!.source ?? { file, line: 0, col: 0 }),
+          message: `more than ${MAX_POLICIES} policies in all the files: the rest is not read`,
+        });
+        break;
+      }
     } catch (error) {
       errors.push(fileError(file, error));
     }

@@ -9,7 +9,7 @@ import type { PolicyProvider, PolicyVersion } from '../../ports/policies.ts';
 import type { Readiness } from '../../ports/readiness.ts';
 import { formatPolicyError, summarizePolicyErrors } from '../../policy/errors.ts';
 import type { SchedulingPolicy } from '../../policy/types.ts';
-import { loadPolicies } from '../../sources/policies/files.ts';
+import { loadPoliciesIsolated, type IsolatedLoadOptions } from './isolated.ts';
 
 export interface PolicyStoreOptions {
   readonly dir: string;
@@ -19,6 +19,8 @@ export interface PolicyStoreOptions {
   readonly debounceMs?: number;
   /** How often to retry watching a directory that cannot be watched (missing, removed). */
   readonly retryMs?: number;
+  /** The memory and time a read may take (isolated.ts). */
+  readonly isolation?: Omit<IsolatedLoadOptions, 'cwd'>;
 }
 
 export interface PolicyStore extends PolicyProvider {
@@ -28,7 +30,7 @@ export interface PolicyStore extends PolicyProvider {
 
 /** Loads the directory once, then follows it. Never rejects: a bad first load leaves the store not ready. */
 export async function createPolicyStore(options: PolicyStoreOptions): Promise<PolicyStore> {
-  const { dir, log, registry, debounceMs = 200, retryMs = 5000 } = options;
+  const { dir, log, registry, debounceMs = 200, retryMs = 5000, isolation } = options;
   const metrics = policyMetrics(registry);
   const listeners = new Set<(set: PolicyVersion) => void>();
   let current: PolicyVersion = { version: 0, policies: [] };
@@ -43,7 +45,7 @@ export async function createPolicyStore(options: PolicyStoreOptions): Promise<Po
   let stopped = false;
 
   async function loadOnce(): Promise<void> {
-    const loaded = await loadPolicies([dir]);
+    const loaded = await loadPoliciesIsolated([dir], isolation);
     const { errors, files } = loaded;
     const { policies, held } = keepFilesMidRewrite(loaded.policies, [...loaded.empty, ...loaded.cut], current.policies);
     const emptied = held.filter((file) => loaded.empty.includes(file));
@@ -63,7 +65,7 @@ export async function createPolicyStore(options: PolicyStoreOptions): Promise<Po
       );
     if (errors.length > 0) {
       // A removed directory leaves the watcher on a dead inode: watch again once it is back.
-      if (errors.some((error) => error.file === dir && error.line === 0)) rewatch();
+      if (errors.some((error) => error.file === dir && error.message.startsWith('cannot read'))) rewatch();
       failure = summarizePolicyErrors(errors);
       metrics.errors.inc();
       metrics.successful.set(0);
