@@ -114,6 +114,10 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       (warmUpToken !== undefined && request.headers[warmUpHeader] === warmUpToken ? twin : listener)(request, response);
     },
   );
+  // node:http's close() closes every idle kept-alive connection at once, which resets a request already sent on one
+  // (8 of 8 back-to-back clients got ECONNRESET): the drain below closes them itself, once requests stop coming.
+  const closeIdleConnections = server.closeIdleConnections.bind(server);
+  server.closeIdleConnections = () => {};
   const connections = trackConnections(server, {
     maxConnections: limits.maxConnections,
     lingerMs: limits.refusalLingerMs,
@@ -162,11 +166,8 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       connections.closeAfterAnswers();
       return new Promise<void>((resolve) => {
         const cut = setTimeout(() => connections.destroyAll(), limits.shutdownGraceMs).unref();
-        // node:http's close() closes every idle kept-alive connection at once, which resets a request already
-        // sent on one (8 of 8 back-to-back clients got ECONNRESET). Instead the busy ones close after their next
-        // answer (Connection: close), and the idle ones once requests have stopped coming.
-        const closeIdleConnections = server.closeIdleConnections.bind(server);
-        server.closeIdleConnections = () => {};
+        // Busy kept-alive connections close after their next answer (Connection: close), idle ones once requests
+        // have stopped coming.
         const quiet = setInterval(() => {
           if (connections.quietFor(limits.drainQuietMs)) closeIdleConnections();
         }, limits.drainQuietMs / 5).unref();
