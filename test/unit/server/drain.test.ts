@@ -9,7 +9,7 @@ import { podReview, send, startTestServer } from './https.ts';
 
 test(
   'the drain closes the connection after the answer in progress, and the idle ones',
-  { timeout: 10_000 },
+  { timeout: 60_000 },
   async () => {
     const running = await startTestServer();
     const { url } = running.server;
@@ -47,7 +47,7 @@ test(
 
 test(
   'busy keep-alive connections at the drain: each request sent is answered, the last with Connection: close',
-  { timeout: 20_000 },
+  { timeout: 60_000 },
   async () => {
     const running = await startTestServer();
     const { url } = running.server;
