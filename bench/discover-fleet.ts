@@ -16,6 +16,8 @@ export interface FleetOptions {
   readonly degraded?: number;
   readonly degradedMs?: number;
   readonly wrongLabels?: number;
+  /** Zone × zone round trips (default: each pair of zones 1–2.5 ms at random). */
+  readonly zoneRttMs?: readonly (readonly number[])[];
 }
 
 export interface Fleet {
@@ -46,7 +48,10 @@ export function syntheticFleet(options: FleetOptions): Fleet {
           block.push(z * blocksPerZone + b);
           rack.push((z * blocksPerZone + b) * racksPerBlock + r);
         }
-  const between = Array.from({ length: zones * zones }, () => 1 + 1.5 * random());
+  const between = Array.from(
+    { length: zones * zones },
+    (_, at) => options.zoneRttMs?.[Math.floor(at / zones)]![at % zones] ?? 1 + 1.5 * random(),
+  );
   const size = names.length;
   const offset = new Float64Array(size);
   const degraded = new Set<string>();

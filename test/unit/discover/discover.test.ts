@@ -163,3 +163,24 @@ test('zone labels that match no level (one value per node) name no node mislabel
   assert.ok(discovery.zoneLabels !== undefined && discovery.zoneLabels.agreement < 0.5);
   assert.deepEqual(discovery.mislabeled, []);
 });
+
+test('zones that merely differ in distance are not a level; regions of zones are', () => {
+  // Seed 1000 draws zone 0 about 2.2 ms from the others, which are 1.2–1.45 ms apart: no region in it.
+  const uneven = syntheticFleet({ seed: 1000, zones: 4, blocksPerZone: 3, racksPerBlock: 2, nodesPerRack: 5 });
+  assert.equal(discover(uneven.pairs).levels, 3);
+  const [near, far] = [1, 2.5];
+  const zoneRttMs = [0, 1, 2, 3].map((i) => [0, 1, 2, 3].map((j) => (i === j ? 0 : i < 2 === j < 2 ? near : far)));
+  const regions = syntheticFleet({
+    seed: 11,
+    zones: 4,
+    blocksPerZone: 3,
+    racksPerBlock: 2,
+    nodesPerRack: 5,
+    zoneRttMs,
+  });
+  const discovery = discover(regions.pairs);
+  assert.equal(discovery.levels, 4);
+  const names = regions.names;
+  const region = names.map((name) => (Number(name.split('-')[1]) < 2 ? 'a' : 'b'));
+  assert.equal(pairF1(region, levelsOf(discovery, names)[0]!), 1);
+});
