@@ -7,7 +7,9 @@ import { cuts } from './levels.ts';
 import { averageLinkage } from './linkage.ts';
 import { rttMatrix } from './matrix.ts';
 import { groupNames } from './names.ts';
+import { nearestNeighbours } from './neighbours.ts';
 import { correctedRtt, degradedOffsets } from './offsets.ts';
+import { dropOutlierPairs } from './outliers.ts';
 import type { Discovery, NodeZone, RttPair } from './types.ts';
 
 /** Past this many levels a hierarchy is noise read as structure (and Kueue takes at most 8 with hostname). */
@@ -16,8 +18,10 @@ export const MAX_LEVELS = 7;
 export function discover(pairs: readonly RttPair[], nodes: readonly NodeZone[] = []): Discovery {
   const matrix = rttMatrix(pairs);
   const { names, size } = matrix;
-  const offsets = degradedOffsets(matrix);
+  const neighbours = nearestNeighbours(matrix);
+  const offsets = degradedOffsets(matrix, neighbours);
   const rtt = correctedRtt(matrix, offsets);
+  const outliers = dropOutlierPairs(rtt, size, neighbours);
   const finestFirst = cuts(averageLinkage(rtt, size), rtt, size).slice(0, MAX_LEVELS);
   const sure = confidences(finestFirst, rtt, size);
   const coarsestFirst = finestFirst.map((_, index) => finestFirst.length - 1 - index);
@@ -48,7 +52,7 @@ export function discover(pairs: readonly RttPair[], nodes: readonly NodeZone[] =
     }),
     degraded: offsets.degraded.map((slot) => ({ node: names[slot]!, offsetMs: round(offsets.bySlot[slot]!) })),
     zoneLabels: match && { ...match, agreement: round(match.agreement) },
-    pairs: { measured: matrix.measured, possible: (size * (size - 1)) / 2 },
+    pairs: { measured: matrix.measured, possible: (size * (size - 1)) / 2, outliers },
     unmeasured: nodes.filter((node) => !measured.has(node.name)).map((node) => node.name),
   };
 }

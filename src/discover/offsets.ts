@@ -6,8 +6,8 @@
 
 import type { RttMatrix } from './matrix.ts';
 import { median } from './median.ts';
+import { NEIGHBOURS } from './neighbours.ts';
 
-const NEIGHBOURS = 5;
 /** Fewer third nodes measured from both than this, and a neighbour's difference says nothing. */
 const MIN_COMMON = 8;
 /** Robust standard deviations above the fleet's median offset for a node to count as degraded. */
@@ -21,14 +21,14 @@ export interface Offsets {
   readonly degraded: readonly number[];
 }
 
-export function degradedOffsets(matrix: RttMatrix): Offsets {
+export function degradedOffsets(matrix: RttMatrix, neighbourSlots: readonly (readonly number[])[]): Offsets {
   const { size, rtt } = matrix;
   const raw = new Float64Array(size);
   const nearest = new Float64Array(size);
   const scratch = new Float64Array(size);
   const differences = new Float64Array(NEIGHBOURS);
   for (let a = 0; a < size; a++) {
-    const neighbours = nearestSlots(matrix, a);
+    const neighbours = neighbourSlots[a]!;
     nearest[a] = neighbours.length > 0 ? rtt[a * size + neighbours[0]!]! : Number.NaN;
     let found = 0;
     for (const b of neighbours) {
@@ -60,27 +60,6 @@ export function degradedOffsets(matrix: RttMatrix): Offsets {
     }
   }
   return { bySlot, degraded };
-}
-
-/** The slots of a's NEIGHBOURS nearest measured nodes, nearest first. */
-function nearestSlots(matrix: RttMatrix, a: number): number[] {
-  const { size, rtt } = matrix;
-  const slots: number[] = [];
-  const distances: number[] = [];
-  for (let b = 0; b < size; b++) {
-    const distance = rtt[a * size + b]!;
-    if (distance !== distance) continue;
-    if (slots.length === NEIGHBOURS && distance >= distances[NEIGHBOURS - 1]!) continue;
-    let at = Math.min(slots.length, NEIGHBOURS - 1);
-    while (at > 0 && distances[at - 1]! > distance) at--;
-    slots.splice(at, 0, b);
-    distances.splice(at, 0, distance);
-    if (slots.length > NEIGHBOURS) {
-      slots.pop();
-      distances.pop();
-    }
-  }
-  return slots;
 }
 
 /** Round trips with the degraded nodes' offsets removed (never below a hundredth of the original). */

@@ -55,7 +55,8 @@ export interface Discovery {
   readonly tiers: readonly Tier[];
   readonly degraded: readonly DegradedNode[];
   readonly zoneLabels: LabelMatch | undefined;
-  readonly pairs: { readonly measured: number; readonly possible: number };
+  /** Node pairs measured, possible among the nodes named, and left out as outliers. */
+  readonly pairs: { readonly measured: number; readonly possible: number; readonly outliers: number };
   /** Nodes of the NodeList that no pair names. */
   readonly unmeasured: readonly string[];
 }

@@ -184,3 +184,33 @@ test('zones that merely differ in distance are not a level; regions of zones are
   const region = names.map((name) => (Number(name.split('-')[1]) < 2 ? 'a' : 'b'));
   assert.equal(pairF1(region, levelsOf(discovery, names)[0]!), 1);
 });
+
+test('outlier pairs (1 % of the pairs 10× off, 0.5 % 50×) are left out and change no level', () => {
+  const options = {
+    seed: 3,
+    zones: 4,
+    blocksPerZone: 4,
+    racksPerBlock: 3,
+    nodesPerRack: 6,
+    degraded: 2,
+    wrongLabels: 0.05,
+  };
+  for (const [share, factor] of [
+    [0.01, 10],
+    [0.005, 50],
+  ] as const) {
+    const fleet = syntheticFleet(options);
+    const random = mulberry32(5);
+    let injected = 0;
+    const pairs = fleet.pairs.map((pair) =>
+      random() < share ? (injected++, { ...pair, rttMs: pair.rttMs * factor }) : pair,
+    );
+    const discovery = discover(pairs, fleet.nodes);
+    assert.equal(discovery.levels, 3, `${share} × ${factor}`);
+    const { f1, precision, recall } = score(fleet, discovery);
+    for (const value of f1) assert.ok(value >= 0.9, `${share} × ${factor}: pair F1 ${f1}`);
+    assert.ok(precision >= 0.8 && recall >= 0.8, `${share} × ${factor}: ${precision}, ${recall}`);
+    assert.ok(discovery.pairs.outliers >= injected, `${discovery.pairs.outliers} of ${injected} outliers left out`);
+    assert.ok(discovery.pairs.outliers <= 1.2 * injected, `${discovery.pairs.outliers}: few good pairs lost`);
+  }
+});
