@@ -4,6 +4,9 @@
 // share of the zone labels wrong. Seeded: the same options give the same fleet.
 
 import type { NodeZone, RttPair } from '../src/discover/types.ts';
+import { random as mulberry32 } from './cluster.ts';
+
+export { mulberry32 };
 
 export interface FleetOptions {
   readonly seed: number;
@@ -86,17 +89,6 @@ export function syntheticFleet(options: FleetOptions): Fleet {
   });
   const truth = [zone, block, rack].map((level) => level.map(String));
   return { pairs, nodes, truth, names, wrong, degraded };
-}
-
-export function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Pair F1 of two partitions given as a group per node (pairs of nodes in one group). */
