@@ -96,7 +96,7 @@ export const discoverCommand: Command = {
 };
 
 /** The file's text, refused past `limit` bytes before reading it (or as soon as it grows past). */
-async function readBounded(path: string, limit: number): Promise<string> {
+export async function readBounded(path: string, limit: number): Promise<string> {
   let handle;
   try {
     handle = await open(path, 'r');

@@ -20,6 +20,7 @@ export function zoneFindings(
   zones: readonly (string | undefined)[],
   names: readonly string[],
 ): LabelFindings {
+  if (zones.every((zone) => zone === undefined)) return { match: undefined, mislabeled: [] };
   let best: LabelMatch | undefined;
   groups.forEach((group, level) => {
     const agreement = pairF1(zones, group);

@@ -8,6 +8,8 @@ import { PassThrough } from 'node:stream';
 import { after, test } from 'node:test';
 import { parse } from 'yaml';
 import { main } from '../../../src/cli/main.ts';
+import { readBounded } from '../../../src/cli/discover.ts';
+import { DiscoverInputError } from '../../../src/discover/parse.ts';
 import { syntheticFleet } from '../../../bench/discover-fleet.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'topogate-discover-'));
@@ -96,4 +98,13 @@ test('topogate --help lists discover, and discover --help its flags', async () =
   assert.equal(code, 0);
   for (const flag of ['--rtt FILE', '--nodes FILE', '--output json|yaml', '--export KIND'])
     assert.ok(out.includes(flag), flag);
+});
+
+test('a file past the limit is refused by its size, before it is read', async () => {
+  await assert.rejects(
+    readBounded(join(dir, 'rtt.json'), 1024),
+    (error: unknown) =>
+      error instanceof DiscoverInputError && /rtt\.json: \d+ bytes, more than the 1024/.test(error.message),
+  );
+  assert.equal(await readBounded(join(dir, 'broken.json'), 1024), '{"pairs": [');
 });

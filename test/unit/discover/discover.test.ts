@@ -214,3 +214,14 @@ test('outlier pairs (1 % of the pairs 10× off, 0.5 % 50×) are left out and cha
     assert.ok(discovery.pairs.outliers <= 1.2 * injected, `${discovery.pairs.outliers}: few good pairs lost`);
   }
 });
+
+test('without zone labels there is nothing to match: no zoneLabels, no mislabeled', () => {
+  const fleet = syntheticFleet({ seed: 12, zones: 2, blocksPerZone: 2, racksPerBlock: 2, nodesPerRack: 5 });
+  const discovery = discover(
+    fleet.pairs,
+    fleet.nodes.map((node) => ({ name: node.name, zone: undefined })),
+  );
+  assert.equal(discovery.levels, 3);
+  assert.equal(discovery.zoneLabels, undefined);
+  assert.deepEqual(discovery.mislabeled, []);
+});
