@@ -129,7 +129,15 @@ function parseJson(text: string, name: string): unknown {
   }
 }
 
+/** YAML documents; a JSON object (kubectl get nodes -o json) by JSON.parse, many times faster on a big NodeList. */
 function parseDocuments(text: string, name: string): unknown[] {
+  if (text.trimStart().startsWith('{')) {
+    try {
+      return [JSON.parse(text)];
+    } catch {
+      // Not JSON after all (a YAML flow mapping): read it as YAML below.
+    }
+  }
   const documents = parseKubectlYaml(text);
   const broken = documents.find((document) => document.errors.length > 0);
   if (broken) throw new DiscoverInputError(`${name}: not YAML or JSON: ${broken.errors[0]!.message}`);

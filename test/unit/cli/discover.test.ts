@@ -33,6 +33,7 @@ const nodeList = {
   })),
 };
 writeFileSync(join(dir, 'nodes.yaml'), `# kubectl get nodes -o yaml\n${JSON.stringify(nodeList)}\n`);
+writeFileSync(join(dir, 'nodes.json'), JSON.stringify(nodeList));
 writeFileSync(join(dir, 'broken.json'), '{"pairs": [');
 
 async function run(...args: string[]) {
@@ -54,6 +55,8 @@ test('prints the levels, every node, the mislabeled nodes and how sure each leve
   assert.deepEqual(result.mislabeled.map((entry: { node: string }) => entry.node).sort(), [...fleet.wrong].sort());
   assert.equal(result.tiers.length, 3);
   for (const tier of result.tiers) assert.ok(tier.confidence > 0.9);
+  const fromJson = await run('--rtt', 'rtt.json', '--nodes', 'nodes.json');
+  assert.deepEqual(JSON.parse(fromJson.out), result, 'kubectl get nodes -o json reads the same');
 });
 
 test('--output yaml says the same; --export prints one kind: List of the objects asked for', async () => {
