@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { ViewData } from '../data.ts';
+import { hostAllowed } from '../hosts.ts';
 
 export interface ViewServerOptions {
   readonly host: string;
@@ -70,6 +71,10 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
 
   const server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://view').pathname;
+    if (!hostAllowed(request.headers.host, options.host)) {
+      response.writeHead(421, { ...securityHeaders, 'Content-Type': 'text/plain' });
+      return response.end(`the topology view answers only loopback names and ${options.host} in Host\n`);
+    }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       response.writeHead(405, { ...securityHeaders, Allow: 'GET, HEAD', 'Content-Type': 'text/plain' });
       return response.end('the topology view is read-only\n');
