@@ -1,5 +1,5 @@
-// What the model saw over the last hour, for the view's trends: the RTT of
-// each pair of domains at every new measurement (status.observedAt), the etcd
+// What the model saw over the last hour, for the view's trends: the measured
+// RTT of each pair of domains at every new measurement (status.observedAt), the etcd
 // leader's changes and the nodes that became or stopped being degraded.
 // Bounded in samples, pairs and events, so a page open for hours and a
 // server up for weeks hold the same. The clock comes in as `now`.
@@ -18,7 +18,6 @@ export interface RttSample {
   readonly at: number;
   readonly p50Ms: number;
   readonly p99Ms?: number;
-  readonly measured: boolean;
 }
 
 export interface HistoryEvent {
@@ -65,12 +64,12 @@ export function history(): History {
     const domains = [...snapshot.nodes.labelValues(network.domainLabel).keys()].sort().slice(0, maxDomains);
     for (const [i, from] of domains.entries())
       for (const to of domains.slice(i + 1)) {
-        const p50Ms = network.rttMs(from, to, 'p50');
+        // A declared link is a constant: only what was measured makes a trend.
+        const p50Ms = network.measured(from, to) ? network.rttMs(from, to, 'p50') : undefined;
         if (p50Ms === undefined) continue;
-        const measured = network.measured(from, to);
-        const p99Ms = measured ? network.rttMs(from, to, 'p99') : undefined;
+        const p99Ms = network.rttMs(from, to, 'p99');
         const list = samples.get(pairKey(from, to)) ?? [];
-        list.push({ at: now, p50Ms, ...(p99Ms !== undefined && { p99Ms }), measured });
+        list.push({ at: now, p50Ms, ...(p99Ms !== undefined && { p99Ms }) });
         while (list.length > 0 && list[0]!.at < now - horizonMs) list.shift();
         samples.set(pairKey(from, to), list);
       }
