@@ -95,7 +95,7 @@ describe('the view queries over a small cluster', async () => {
     const found = ask('explain', 'id=3') as { decision: { pod: string }; explain: string };
     const trace = decide(patched, compiled, { ...options, explain: true }).trace as DecisionTrace;
     assert.equal(found.explain, renderTrace(trace, 'Pod shop/web-abc12-1'));
-    assert.match(found.explain, /^Pod shop\/web-abc12-1\n  workload shop\/Deployment\/web/);
+    assert.match(found.explain, /^Pod shop\/web-abc12-1\n {2}workload shop\/Deployment\/web/);
     assert.match(String(ask('explain', 'id=99')), /no decision 99/);
     assert.match(String(ask('explain', 'id=x')), /no decision x/);
   });
