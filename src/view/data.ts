@@ -234,7 +234,7 @@ function emptyReasons(
           ? undefined
           : (whyNoLinks(snapshot) ??
             (snapshot.network?.observedAt === undefined
-              ? 'nothing yet: the links are declared (spec), not measured, and no leader or degraded node has changed'
+              ? 'nothing yet: no NetworkTopology status with an observedAt dates a measurement, and no leader or degraded node has changed'
               : 'nothing yet: no measurement since this view started')),
   };
   return Object.fromEntries(Object.entries(reasons).filter(([, why]) => why !== undefined));

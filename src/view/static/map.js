@@ -47,8 +47,12 @@ function links(data) {
     .filter((l) => place.has(l.from) && place.has(l.to))
     .map((link) => linkMark(link, place.get(link.from), place.get(link.to)));
   const boxes = domains.map((domain) => zoneMark(domain, place.get(domain), zoneRegion.get(domain)));
-  const age =
-    network.ageSeconds === undefined ? 'declared only, nothing measured' : `measured ${network.ageSeconds} s ago`;
+  const measured = network.links.some((link) => link.source === 'measured');
+  const age = !measured
+    ? 'declared only, nothing measured'
+    : network.ageSeconds === undefined
+      ? 'measured (the status has no observedAt)'
+      : `measured ${network.ageSeconds} s ago`;
   const more = network.domains.length > domains.length ? `; ${network.domains.length - domains.length} more below` : '';
   replace(
     'links',
