@@ -135,6 +135,23 @@ describe('the demo cluster (npm start -- --ui-listen)', () => {
   });
   after(() => child?.kill('SIGTERM'));
 
+  /** POSTs an AdmissionReview to the webhook; its answer's body. */
+  function admit(review: string): Promise<string> {
+    return new Promise<string>((resolve, reject) => {
+      const req = request(
+        new URL('/mutate', webhook),
+        { method: 'POST', ca, headers: { 'content-type': 'application/json' } },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => resolve(body));
+        },
+      );
+      req.on('error', reject);
+      req.end(review);
+    });
+  }
+
   test('the map: zones, nodes, measured and declared links, the etcd leader and a degraded node', async () => {
     const { page, errors } = await openPage(view);
     const regions = page.locator('#regions .region.zone');
@@ -190,19 +207,7 @@ describe('the demo cluster (npm start -- --ui-listen)', () => {
     assert.equal(await page.locator('#decisions table').count(), 0, 'never a header-only table');
 
     const review = readFileSync(join(repoRoot, 'examples', 'admission', 'pod-create-web.json'), 'utf8');
-    const answer = await new Promise<string>((resolve, reject) => {
-      const req = request(
-        new URL('/mutate', webhook),
-        { method: 'POST', ca, headers: { 'content-type': 'application/json' } },
-        (res) => {
-          let body = '';
-          res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-          res.on('end', () => resolve(body));
-        },
-      );
-      req.on('error', reject);
-      req.end(review);
-    });
+    const answer = await admit(review);
     const { response } = JSON.parse(answer) as { response: { allowed: boolean; patch?: string } };
     assert.ok(response.allowed && response.patch !== undefined, `the review was decided: ${answer.slice(0, 400)}`);
     await page.locator('#decisions td', { hasText: 'web-zone-spread' }).first().waitFor({ timeout: 10_000 });
@@ -229,6 +234,38 @@ describe('the demo cluster (npm start -- --ui-listen)', () => {
     const unsnapshotted = (text: string) => text.trim().replace(/topology snapshot \S+/, 'topology snapshot …');
     assert.equal(unsnapshotted((await explained.textContent()) ?? ''), unsnapshotted(cli), 'the text the CLI prints');
     await page.screenshot({ path: join(artifacts, 'view-demo.png'), fullPage: true });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('a page open through hundreds of updates does not grow', async (t) => {
+    const { page, errors } = await openPage(view);
+    const review = readFileSync(join(repoRoot, 'examples', 'admission', 'pod-create-web.json'), 'utf8');
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Performance.enable');
+    /** DOM nodes and JS heap after a garbage collection, once the page has drawn the last update. */
+    const measure = async (updates: number) => {
+      for (let n = 0; n < updates; n++) await admit(review.replace('"uid": "0f6c', `"uid": "${n}-0f6c`));
+      await page.waitForTimeout(1500);
+      await cdp.send('HeapProfiler.collectGarbage');
+      const { metrics } = await cdp.send('Performance.getMetrics');
+      const metric = (name: string) => metrics.find((m) => m.name === name)!.value;
+      return {
+        nodes: metric('Nodes'),
+        heap: metric('JSHeapUsedSize'),
+        status: await page.locator('#status').innerText(),
+      };
+    };
+    // The ring holds 200 decisions: past it, every update redraws as much as the one before.
+    const full = await measure(220);
+    const later = await measure(200);
+    t.diagnostic(
+      `after 220 decisions: ${full.nodes} DOM nodes, ${full.heap} B heap; 200 more: ${later.nodes}, ${later.heap} B`,
+    );
+    assert.notEqual(later.status, '', 'updates arrived');
+    assert.equal(await page.locator('#decisions tbody tr').count(), 200);
+    assert.ok(later.nodes <= full.nodes * 1.05, `DOM nodes ${full.nodes} → ${later.nodes}`);
+    assert.ok(later.heap <= full.heap * 1.5, `JS heap ${full.heap} → ${later.heap} bytes`);
     assert.deepEqual(errors, []);
     await page.close();
   });
