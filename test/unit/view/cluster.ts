@@ -32,16 +32,26 @@ export function node(
   };
 }
 
-function boundPod(name: string, nodeName: string, gpus = 0): KubeObject {
+/** A Pod of Deployment shop/web (its ReplicaSet web-abc12), unbound. */
+export function webPod(name: string, annotations: Record<string, string> = {}): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: {
       name,
       namespace: 'shop',
-      labels: { 'pod-template-hash': 'abc12' },
+      labels: { app: 'web', 'pod-template-hash': 'abc12' },
+      annotations,
       ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-abc12', controller: true, uid: 'u' }],
     },
+    spec: { containers: [{ name: 'c', image: 'x' }] },
+  };
+}
+
+function boundPod(name: string, nodeName: string, gpus = 0): KubeObject {
+  const pod = webPod(name);
+  return {
+    ...pod,
     spec: {
       nodeName,
       containers: [{ name: 'c', image: 'x', resources: { requests: gpus ? { 'nvidia.com/gpu': String(gpus) } : {} } }],

@@ -17,24 +17,9 @@ import { viewQueries } from '../../../src/view/queries.ts';
 import { recentDecisions } from '../../../src/view/recent.ts';
 import { decisionRecord } from '../../../src/view/record.ts';
 import { whyNoLeader, whyNothing } from '../../../src/view/why.ts';
-import { NOW, snapshot } from './cluster.ts';
+import { NOW, snapshot, webPod } from './cluster.ts';
 
 const policiesDir = fileURLToPath(new URL('../../../policies/', import.meta.url));
-
-function webPod(name: string, annotations: Record<string, string> = {}) {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name,
-      namespace: 'shop',
-      labels: { app: 'web', 'pod-template-hash': 'abc12' },
-      annotations,
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-abc12', controller: true, uid: 'u' }],
-    },
-    spec: { containers: [{ name: 'c', image: 'x' }] },
-  };
-}
 
 describe('the view queries over a small cluster', async () => {
   const s = snapshot();
