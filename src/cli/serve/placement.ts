@@ -21,6 +21,7 @@ export const placement: ServeComponent = {
         return () => stops.forEach((stop) => stop());
       },
       deferMaxMs: config.deferMaxMs,
+      leaseNamespace: config.leaseNamespace,
       log,
       registry,
     });
