@@ -1,5 +1,5 @@
 // `topogate controlplane`: measures the control plane once, over a short
-// window, and prints ControlPlane's status (collection.md §2): the figures
+// window, and prints ControlPlane's status (docs/controlplane.md): the figures
 // serve keeps writing, taken here by one process in one go.
 
 import type { KubeConfig } from '@kubernetes/client-node';
