@@ -9,7 +9,7 @@ import { parseDuration } from '../server/duration.ts';
 import type { Command } from './command.ts';
 import { EXIT, parseFlags } from './command.ts';
 import { listPods, listWorkloads, readLiveCluster } from './live.ts';
-import { writePolicyReports } from './policy-reports.ts';
+import { writePolicyReports } from '../sources/policies/reports.ts';
 
 const usage = `Usage: topogate audit [--kubeconfig F] [--policies DIR] [--output table|json] [--write-reports]
 
@@ -27,10 +27,13 @@ Flags:
   --output table|json   default table; json: {"policies": [{"name", "matched",
                         "wouldChange", "unsatisfiable", "examples": {...}, ...}]}
   --write-reports       also write the results as wgpolicyk8s.io/v1alpha2
-                        PolicyReports, one per namespace (named topogate)
+                        PolicyReports, one per namespace (named topogate); needs
+                        their CRD (the chart's policyReports.installCRD, or
+                        manifests/policyreport/ in the package)
   --max-source-age D    sources older than this degrade the rules that need them (default 10m)
 
-Exit 0 when the audit ran, 1 when the cluster could not be read, 2 on bad usage.
+Exit 0 when the audit ran, 1 when the cluster could not be read or the reports
+not written, 2 on bad usage.
 `;
 
 export const audit: Command = {

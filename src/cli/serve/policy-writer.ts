@@ -16,7 +16,7 @@ export const policyWriter: ServeComponent = {
       import('../../sources/policies/writer.ts'),
       import('../../gates/lease.ts'),
       import('../live.ts'),
-      import('../policy-reports.ts'),
+      import('../../sources/policies/reports.ts'),
     ]);
     const kube = live.kubeConfig(config.kubeconfig);
     const namespace = config.leaseNamespace;
