@@ -23,7 +23,8 @@ Nothing in the cluster is changed.
 Flags:
   --kubeconfig F        the cluster (default: KUBECONFIG, ~/.kube/config, in-cluster)
   --policies DIR        policy files or folders, beside the cluster's SchedulingPolicy
-                        objects (repeatable; default: the objects alone)
+                        objects (repeatable; default: the files the running webhook
+                        serves, from its policies ConfigMap)
   --output table|json   default table; json: {"policies": [{"name", "matched",
                         "wouldChange", "unsatisfiable", "examples": {...}, ...}]}
   --write-reports       also write the results as wgpolicyk8s.io/v1alpha2
@@ -64,6 +65,7 @@ export const audit: Command = {
         cwd: io.cwd,
       });
       for (const error of cluster.policyErrors) io.stderr.write(`Warning: invalid policy left out: ${error}\n`);
+      io.stderr.write(`topogate audit: ${cluster.policySources}\n`);
       const [pods, workloads] = await Promise.all([listPods(cluster.config), listWorkloads(cluster.config)]);
       const now = Date.now();
       const report = auditCluster(pods, workloads, cluster.compiled, { now, maxSourceAgeMs });
