@@ -130,13 +130,14 @@ describe('RBAC: read-only, and only what the topology model watches', () => {
     }
   });
 
-  test('cluster-wide: exactly the sources of the topology model and the policies', () => {
+  test('cluster-wide: exactly the sources of the topology model and the policies, and their CRDs', () => {
     const granted = the('ClusterRole', 'topogate').rules.flatMap((rule: Record<string, string[]>) =>
       rule.resources!.flatMap((resource) =>
         rule.apiGroups!.map((group) => (group === '' ? resource : `${resource}.${group}`)),
       ),
     );
     assert.deepEqual(granted.sort(), [
+      'customresourcedefinitions.apiextensions.k8s.io',
       'endpointslices.discovery.k8s.io',
       'etcdclusters.topogate.dev',
       'namespaces',
