@@ -410,6 +410,59 @@ export const pack = refine(
   },
 );
 
+export const colocate = refine(
+  Type.Object(
+    {
+      callers: Type.Array(
+        exact(
+          Type.String({
+            description:
+              "A workload in the Pod's namespace whose Pods call this one: a Deployment or StatefulSet name.",
+            ...jsonPatterns.dnsSubdomain,
+          }),
+          checkDnsSubdomain,
+        ),
+        { description: 'The callers, by workload name.', minItems: 1, maxItems: 16 },
+      ),
+      topologyKey: exact(
+        Type.String({
+          description: 'The node label whose values are the zones to complete.',
+          default: 'topology.kubernetes.io/zone',
+          ...jsonPatterns.labelKey,
+        }),
+        checkLabelKey,
+      ),
+      within: Type.Optional(
+        labelKeys(
+          "Finer node labels inside a zone (a block, a rack), outermost first: the callers' domains preferred.",
+          4,
+        ),
+      ),
+      mode: mode(
+        'Preferred',
+        "Required: only the callers' zones lacking a replica (else all the callers' zones); Preferred: those weigh most.",
+      ),
+    },
+    {
+      description:
+        "Zone-complete co-location: every zone that runs a caller also runs a replica of this workload, so that a Service with trafficDistribution PreferSameZone keeps each call in its caller's zone.",
+      additionalProperties: false,
+    },
+  ),
+  (value, path, issues) => {
+    const seen = new Set<string>();
+    value.callers.forEach((caller, index) => {
+      if (seen.has(caller))
+        issues.push({ path: [...path, 'callers', index], at: 'value', message: `repeats ${caller}` });
+      seen.add(caller);
+    });
+    (value.within ?? []).forEach((key, index) => {
+      if (key === value.topologyKey)
+        issues.push({ path: [...path, 'within', index], at: 'value', message: 'repeats the topologyKey' });
+    });
+  },
+);
+
 export const dra = Type.Object(
   {
     alignBy: exact(
@@ -498,6 +551,7 @@ export const rules = refine(
       latency: Type.Optional(latency),
       bandwidth: Type.Optional(bandwidth),
       pack: Type.Optional(pack),
+      colocate: Type.Optional(colocate),
       spread: Type.Optional(spread),
       dra: Type.Optional(dra),
     },
@@ -508,7 +562,7 @@ export const rules = refine(
       issues.push({
         path,
         at: 'value',
-        message: 'needs at least one rule: nodeLabels, gpu, numa, latency, bandwidth, pack, spread or dra',
+        message: 'needs at least one rule: nodeLabels, gpu, numa, latency, bandwidth, pack, colocate, spread or dra',
       });
   },
 );
