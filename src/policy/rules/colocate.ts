@@ -12,6 +12,7 @@ import { workloadKey } from '../../kube/workload-identity.ts';
 import type { Occupancy, TopologySnapshot } from '../../topology/model.ts';
 import { NodeSet } from '../../topology/nodeset.ts';
 import type { ColocateRule } from '../types.ts';
+import { degradedOutput } from './latency.ts';
 import { describeRequirement, output, type CompiledRule, type RuleInput, type RuleResult } from './rule.ts';
 
 /** The kinds a caller's name is looked up as, in the Pod's namespace. */
@@ -26,6 +27,7 @@ type Domains = ReadonlyMap<string, ReadonlySet<string>>;
 
 export function compileColocate(rule: ColocateRule, snapshot: TopologySnapshot): CompiledRule {
   const levels = [rule.topologyKey, ...(rule.within ?? [])];
+  const avoid = rule.avoidDegradedNodes ? degradedOutput(snapshot) : undefined;
   const callerKeys = (namespace: string) =>
     rule.callers.flatMap((name) => CALLER_KINDS.map((kind) => workloadKey({ namespace, kind, name })));
 
@@ -79,10 +81,14 @@ export function compileColocate(rule: ColocateRule, snapshot: TopologySnapshot):
         const requirement = inZones(missing.length > 0 ? missing : callerZones);
         let nodes = NodeSet.EMPTY;
         for (const zone of requirement.values!) nodes = nodes.or(snapshot.nodes.withLabelValue(rule.topologyKey, zone));
-        const modelHolds = `${nodes.size} of ${snapshot.nodes.count} nodes match ${describeRequirement(requirement)}`;
-        return output({ requirements: [requirement], nodes, modelHolds, preferred: within, notes });
+        let modelHolds = `${nodes.size} of ${snapshot.nodes.count} nodes match ${describeRequirement(requirement)}`;
+        if (!avoid) return output({ requirements: [requirement], nodes, modelHolds, preferred: within, notes });
+        nodes = nodes.andNot(avoid.nodes);
+        modelHolds += `, ${nodes.size} of them not degraded`;
+        return output({ requirements: [requirement, avoid.requirement], nodes, modelHolds, preferred: within, notes });
       }
       const preferred: PreferredSchedulingTerm[] = [];
+      if (avoid) preferred.push({ weight: MISSING_WEIGHT, preference: { matchExpressions: [avoid.requirement] } });
       if (missing.length > 0)
         preferred.push({ weight: MISSING_WEIGHT, preference: { matchExpressions: [inZones(missing)] } });
       if (missing.length < callerZones.length)

@@ -442,6 +442,13 @@ export const colocate = refine(
         'Preferred',
         "Required: only the callers' zones lacking a replica (else all the callers' zones); Preferred: those weigh most.",
       ),
+      avoidDegradedNodes: Type.Optional(
+        Type.Boolean({
+          description:
+            'Leave out the nodes NetworkTopology status.degradedNodes names (a node whose measured RTT belies its zone label).',
+          default: false,
+        }),
+      ),
     },
     {
       description:

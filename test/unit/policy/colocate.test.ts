@@ -27,9 +27,23 @@ function fabric(): KubeObject[] {
   ];
 }
 
+/** What a probe publishes when b1's RTT to its zone's peers belies its label. */
+const NETWORK: KubeObject = {
+  apiVersion: 'topogate.dev/v1alpha1',
+  kind: 'NetworkTopology',
+  metadata: { name: 'default' },
+  spec: { domainLabel: ZONE, links: [{ from: 'za', to: 'zb', rttMs: 0.5 }] },
+  status: {
+    observedAt: new Date(NOW - 1000).toISOString(),
+    links: [{ from: 'za', to: 'zb', rttMs: 0.5, samples: 100 }],
+    degradedNodes: [{ name: 'b1', rttMs: 0.5, zoneRttMs: 0.1 }],
+  },
+};
+
 function setUp(rule: ColocateRule = RULE, pods: readonly KubeObject[] = []) {
-  const builder = new TopologyBuilder({ sources: ['nodes', 'pods'] });
+  const builder = new TopologyBuilder({ sources: ['nodes', 'pods', 'networkTopologies'] });
   builder.replace('nodes', fabric(), NOW);
+  builder.replace('networkTopologies', [NETWORK], NOW);
   builder.replace('pods', [...pods], NOW);
   const compiled = compile(
     [policy('near-callers', { colocate: rule }, { match: { namespaces: ['ml'] } })],
@@ -114,12 +128,37 @@ test('Required keeps the Pod in the callers’ zones that lack it', () => {
   });
 });
 
+test('avoidDegradedNodes leaves out the nodes the probe found far from their zone', () => {
+  const callers = [boundOf('f1', 'a1', 'frontend'), boundOf('f2', 'b2', 'frontend')];
+  const preferred = setUp({ ...RULE, avoidDegradedNodes: true }, callers).decideFor('cart');
+  assert.deepEqual((affinity(preferred).preferred as unknown[])[0], {
+    weight: 100,
+    preference: { matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'NotIn', values: ['b1'] }] },
+  });
+  const required = setUp({ ...RULE, within: undefined, avoidDegradedNodes: true, mode: 'Required' }, callers);
+  assert.deepEqual(affinity(required.decideFor('cart')).required, {
+    nodeSelectorTerms: [
+      {
+        matchExpressions: [
+          { key: ZONE, operator: 'In', values: ['za', 'zb'] },
+          { key: 'kubernetes.io/hostname', operator: 'NotIn', values: ['b1'] },
+        ],
+      },
+    ],
+  });
+});
+
 test('the schema takes a colocate rule with its defaults, and refuses a repeated caller', () => {
   const text = (callers: string) =>
     `apiVersion: topogate.dev/v1alpha1\nkind: SchedulingPolicy\nmetadata: {name: p}\nspec:\n  rules:\n    colocate: {callers: ${callers}}\n`;
   const loaded = parsePolicies(text('[frontend]'), 'p.yaml');
   assert.deepEqual(loaded.errors, []);
-  assert.deepEqual(loaded.policies[0]?.rules.colocate, { callers: ['frontend'], topologyKey: ZONE, mode: 'Preferred' });
+  assert.deepEqual(loaded.policies[0]?.rules.colocate, {
+    callers: ['frontend'],
+    topologyKey: ZONE,
+    mode: 'Preferred',
+    avoidDegradedNodes: false,
+  });
   assert.match(
     parsePolicies(text('[a, a]'), 'p.yaml')
       .errors.map((e) => e.message)
