@@ -120,26 +120,24 @@ export function buildFabric(seed: number): Fabric {
       tenants.push({ node: node.name, cpuMilli: gpus * 4000, memoryMi: gpus * 32768, gpus });
     }
   }
-  const fakeNodes = placed.map(
-    (node): FakeNode => ({
-      name: node.name,
-      labels: {
-        [ZONE]: node.labelled.zone,
-        'topology.kubernetes.io/region': 'region-1',
-        [BLOCK]: node.labelled.block,
-        [RACK]: node.labelled.rack,
-        [FLEET_LABEL]: FLEET,
-        ...(node.gpu ? { 'nvidia.com/gpu.present': 'true', 'nvidia.com/gpu.count': String(GPUS_PER_NODE) } : {}),
-      },
-      allocatable: {
-        cpu: String(node.cpuMilli / 1000),
-        memory: `${node.memoryBytes / 2 ** 30}Gi`,
-        pods: '110',
-        ...(node.gpu ? { 'nvidia.com/gpu': String(GPUS_PER_NODE) } : {}),
-      },
-      ...(node.gpu ? { taints: [{ key: GPU_TAINT, value: 'present', effect: 'NoSchedule' }] } : {}),
-    }),
-  );
+  const fakeNodes = placed.map((node): FakeNode => ({
+    name: node.name,
+    labels: {
+      [ZONE]: node.labelled.zone,
+      'topology.kubernetes.io/region': 'region-1',
+      [BLOCK]: node.labelled.block,
+      [RACK]: node.labelled.rack,
+      [FLEET_LABEL]: FLEET,
+      ...(node.gpu ? { 'nvidia.com/gpu.present': 'true', 'nvidia.com/gpu.count': String(GPUS_PER_NODE) } : {}),
+    },
+    allocatable: {
+      cpu: String(node.cpuMilli / 1000),
+      memory: `${node.memoryBytes / 2 ** 30}Gi`,
+      pods: '110',
+      ...(node.gpu ? { 'nvidia.com/gpu': String(GPUS_PER_NODE) } : {}),
+    },
+    ...(node.gpu ? { taints: [{ key: GPU_TAINT, value: 'present', effect: 'NoSchedule' }] } : {}),
+  }));
   const link = { from: FABRIC_ZONES[0], to: FABRIC_ZONES[1], rttMs: FABRIC_RTT_MS.crossZone, bandwidthGbps: 25 };
   return {
     seed,
