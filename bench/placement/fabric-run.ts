@@ -99,6 +99,7 @@ export async function runFabric(options: FabricOptions): Promise<Map<Arm, ArmRun
   } finally {
     await topogate?.stop();
     await removeFabric(cluster);
+    await kubectl(cluster, ['delete', 'namespace', ...FABRIC_NAMESPACES, '--ignore-not-found', '--wait=false']);
   }
   return results;
 }

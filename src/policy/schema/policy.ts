@@ -385,6 +385,13 @@ export const pack = refine(
       levels: labelKeys('Node label keys of the hierarchy, outermost first.'),
       level: labelKey('One of levels: the workload is kept inside one domain of it.'),
       mode: mode('Preferred', 'Required: only the chosen domain; Preferred: the chosen domain preferred.'),
+      fit: Type.Optional(
+        Type.Enum(['Spread', 'BestFit'], {
+          description:
+            'Among the domains with room for the whole workload: Spread, the first for the workload by rendezvous hashing (workloads spread over them); BestFit, the one with the least room left (whole domains kept free for large workloads).',
+          default: 'Spread',
+        }),
+      ),
     },
     {
       description: 'Keep all Pods of one workload inside one domain (a rack, a block) whose free capacity fits them.',

@@ -118,6 +118,28 @@ function fabricCompiled(): CompiledPolicySet {
       bound('frontend-2', 'frontend', 'fx-b2-r1-n5'),
       bound('checkoutservice-1', 'checkoutservice', 'fx-a1-r2-n4'),
       bound('cartservice-1', 'cartservice', 'fx-a1-r2-n1'),
+      // Other tenants: what pack's room and BestFit count.
+      ...fabric.tenants.map((tenant, index) => ({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: `tenant-${index}`, namespace: 'default' },
+        spec: {
+          nodeName: tenant.node,
+          containers: [
+            {
+              name: 'main',
+              resources: {
+                requests: {
+                  cpu: `${tenant.cpuMilli}m`,
+                  memory: `${tenant.memoryMi}Mi`,
+                  ...(tenant.gpus > 0 ? { 'nvidia.com/gpu': String(tenant.gpus) } : {}),
+                },
+              },
+            },
+          ],
+        },
+        status: { phase: 'Running' },
+      })),
     ],
     BENCH_NOW,
   );
