@@ -16,13 +16,15 @@ import { runOnCluster, writeJson } from './cluster-run.ts';
 import { buildFabric } from './fabric.ts';
 import type { ArmRun } from './fabric-run.ts';
 import { CONTROLLER_MANAGER_ARGS, runFabric, TAS_API_SERVER_ARGS, TAS_SCHEDULER_ARGS } from './fabric-run.ts';
+import type { FabricResults } from './fabric-summary.ts';
 import { fabricResults } from './fabric-summary.ts';
 import type { ArmName } from './trace.ts';
 import { RUN_ARMS } from './trace.ts';
 import type { Run } from './cluster-run.ts';
 import { parseServiceGraph } from './graph.ts';
-import { peersSection, placementChart, placementSection, SECTION_HEADING } from './report.ts';
+import { PEERS_HEADING, peersSection, placementChart, placementSection, SECTION_HEADING } from './report.ts';
 import type { RunPlacement } from './summary.ts';
+import type { PlacementResults } from './summary.ts';
 import { placementResults, withPeers } from './summary.ts';
 import { gangsThatFitRacks } from './metrics.ts';
 import { GANG_POD, GANG_SIZE, gangCount } from './workloads.ts';
@@ -54,6 +56,31 @@ export function runPlacements(runs: readonly Run[]): RunPlacement[] {
 const gangRequest = Object.fromEntries(
   Object.entries(GANG_POD.requests).map(([name, value]) => [name, parseQuantity(value) ?? 0]),
 );
+
+/**
+ * `--fabric-only`: the peers into bench/results (placement.json's summary and `peers`, the plot, the part of
+ * the BENCHMARKS.md section from "### Against the peers" on), the scenarios kept as the last full run left them.
+ */
+function writePeersOnly(peers: FabricResults): void {
+  const dir = join(repoRoot, 'bench', 'results');
+  const last = JSON.parse(readFileSync(join(dir, 'placement.json'), 'utf8')) as PlacementResults;
+  const { rttReduction, crossZoneBytesReduction, pendingDefault, pendingTopogate } = last.summary;
+  const results = withPeers(
+    { scenarios: last.scenarios, summary: { rttReduction, crossZoneBytesReduction, pendingDefault, pendingTopogate } },
+    peers,
+  );
+  writeJson(dir, 'placement.json', results);
+  writeFileSync(join(dir, 'placement.svg'), placementChart(results, peers));
+  const benchmarks = join(repoRoot, 'BENCHMARKS.md');
+  const text = readFileSync(benchmarks, 'utf8');
+  const at = text.indexOf(SECTION_HEADING);
+  const end = text.indexOf('\n## ', at + SECTION_HEADING.length);
+  const section = text.slice(at, end < 0 ? undefined : end + 1);
+  const cut = section.indexOf(PEERS_HEADING);
+  const updated = `${(cut < 0 ? section : section.slice(0, cut)).trimEnd()}\n\n${peersSection(peers).join('\n').trimEnd()}\n`;
+  writeFileSync(join(dir, 'placement.md'), updated);
+  writeFileSync(benchmarks, withSection(text, SECTION_HEADING, updated));
+}
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -115,8 +142,9 @@ async function main(): Promise<number> {
   const seconds = Math.round((Date.now() - started) / 1000);
   if (values['fabric-only']) {
     writeJson(join(repoRoot, 'bench', 'out', 'placement'), 'fabric.json', peers);
+    if (!values.out) writePeersOnly(peers);
     process.stdout.write(`${peersSection(peers).join('\n')}\n`);
-    log(`wrote bench/out/placement/fabric.json in ${seconds} s`);
+    log(`wrote the peer comparison in ${seconds} s`);
     return 0;
   }
   const out =

@@ -7,6 +7,7 @@ import type { ModeSummary, PlacementResults, Spread, TopogateCounts } from './su
 import { median } from './summary.ts';
 
 export const SECTION_HEADING = '## 9. Placement: what topogate’s decisions are worth';
+export const PEERS_HEADING = '### Against the peers';
 
 export interface RunFacts {
   readonly seeds: number;
@@ -143,7 +144,7 @@ function signed(reduction: number | null): string {
 export function peersSection(peers: FabricResults): string[] {
   const wins = peerWins(peers);
   return [
-    `### Against the peers: one trace on a ${peers.nodes}-node fabric`,
+    `${PEERS_HEADING}: one trace on a ${peers.nodes}-node fabric`,
     '',
     'Each arm ran the same seeded trace (background Deployments, four shop tenants wave by wave, then the gangs one by one) ' +
       'on the same fabric, one after another; the real scheduler bound every Pod. How each arm is configured: ' +
