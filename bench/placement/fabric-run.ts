@@ -24,8 +24,8 @@ import { RUN_LABEL } from './workloads.ts';
 type Kube = Pick<ClusterState, 'kubectl' | 'kubeconfig'>;
 
 /** The gates of KEP-5732 (and the Workload API it builds on), on the API server and the scheduler alike. */
-export const TAS_GATES = 'GenericWorkload=true,GangScheduling=true,TopologyAwareWorkloadScheduling=true';
-export const TAS_API_SERVER_ARGS = [`--feature-gates=${TAS_GATES}`, '--runtime-config=scheduling.k8s.io/v1alpha3=true'];
+export const TAS_GATES = 'GenericWorkload=true,TopologyAwareWorkloadScheduling=true';
+export const TAS_API_SERVER_ARGS = [`--feature-gates=${TAS_GATES}`, '--runtime-config=scheduling.k8s.io/v1beta1=true'];
 export const TAS_SCHEDULER_ARGS = [`--feature-gates=${TAS_GATES}`];
 /** The controller manager creates a trace's Pods; its default 20 writes/s would pace the scheduler. */
 export const CONTROLLER_MANAGER_ARGS = ['--kube-api-qps=200', '--kube-api-burst=400'];

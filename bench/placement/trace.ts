@@ -142,7 +142,7 @@ function gangObjects(arm: Arm, name: string, size: number): object[] {
       // KEP-5732: a PodGroup with a gang policy and one topology key; the Pods name it.
       return [
         {
-          apiVersion: 'scheduling.k8s.io/v1alpha3',
+          apiVersion: 'scheduling.k8s.io/v1beta1',
           kind: 'PodGroup',
           metadata: { name, namespace: TRAIN_NAMESPACE, labels: { [RUN_LABEL]: 'true' } },
           spec: {
