@@ -10,7 +10,7 @@ import { parseQuantity } from '../../src/kube/quantity.ts';
 import type { ClusterState } from '../../test/e2e/harness/cluster.ts';
 import { coreApi, createNodes, kubectl, kubectlOk } from '../../test/e2e/harness/kube.ts';
 import type { Topogate } from '../../test/e2e/harness/topogate.ts';
-import { applyAll, registerWebhook, startTopogate } from '../../test/e2e/harness/topogate.ts';
+import { applyAll, installTopogateCrds, registerWebhook, startTopogate } from '../../test/e2e/harness/topogate.ts';
 import { httpsGet, waitFor } from '../../test/e2e/harness/wait.ts';
 import type { Fabric } from './fabric.ts';
 import type { FabricPod } from './fabric-metrics.ts';
@@ -61,6 +61,7 @@ export async function runFabric(options: FabricOptions): Promise<Map<Arm, ArmRun
   const { cluster, fabric, log } = options;
   const api = coreApi(cluster);
   const results = new Map<Arm, ArmRun | string>();
+  await installTopogateCrds(cluster);
   await applyAll(
     cluster,
     FABRIC_NAMESPACES.map((name) => ({
