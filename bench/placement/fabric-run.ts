@@ -31,6 +31,7 @@ export const TAS_SCHEDULER_ARGS = [`--feature-gates=${TAS_GATES}`];
 export const CONTROLLER_MANAGER_ARGS = ['--kube-api-qps=200', '--kube-api-burst=400'];
 
 const QUIET_MS = 3_000;
+const MISSING_QUIET_MS = 10_000;
 const WAVE_TIMEOUT_MS = 90_000;
 
 export interface ArmRun {
@@ -122,6 +123,7 @@ async function runArm(
     const pods = await settle(api, expected);
     wallSeconds += (Date.now() - started) / 1000;
     const bound = pods.filter((pod) => pod.spec?.nodeName).length;
+    if (pods.length < expected) throw new Error(`${wave.name}: ${pods.length} of ${expected} Pods created`);
     if (bound < expected) log(`${arm}: ${wave.name}: ${bound} of ${expected} Pods bound so far`);
   }
   const after = await schedulerCounts(cluster);
@@ -165,7 +167,8 @@ async function settle(api: CoreV1Api, expected: number): Promise<V1Pod[]> {
     const state = `${pods.length}/${bound}`;
     if (state !== last) [last, quietSince] = [state, Date.now()];
     if (pods.length >= expected && bound === pods.length) return pods;
-    if (pods.length >= expected && Date.now() - quietSince > QUIET_MS) return pods;
+    // Pods still missing after a long quiet: the controller cannot create them (the arm's error says why).
+    if (Date.now() - quietSince > (pods.length >= expected ? QUIET_MS : MISSING_QUIET_MS)) return pods;
     if (Date.now() > deadline) return pods;
     await sleep(200);
   }
