@@ -65,7 +65,7 @@ export const invalid: InvalidCase[] = [
     name: 'no rule at all',
     text: policy('rules: {}'),
     errors: [
-      'p.yaml:5:10: spec.rules: needs at least one rule: nodeLabels, gpu, numa, latency, bandwidth, pack, spread or dra',
+      'p.yaml:5:10: spec.rules: needs at least one rule: nodeLabels, gpu, numa, latency, bandwidth, pack, colocate, spread or dra',
     ],
   },
   {

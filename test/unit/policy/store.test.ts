@@ -112,7 +112,7 @@ test('a bad first load is not ready, and a fix makes it ready', async () => {
   try {
     assert.deepEqual(store.readiness(), {
       ready: false,
-      reason: `policies not loaded: ${join(dir, 'a.yaml')}:4:15: spec.rules: needs at least one rule: nodeLabels, gpu, numa, latency, bandwidth, pack, spread or dra`,
+      reason: `policies not loaded: ${join(dir, 'a.yaml')}:4:15: spec.rules: needs at least one rule: nodeLabels, gpu, numa, latency, bandwidth, pack, colocate, spread or dra`,
     });
     assert.deepEqual(store.current(), { version: 0, policies: [] });
     const changed = nextChange(store);
