@@ -56,6 +56,10 @@ export interface ClusterOptions {
   readonly apiServerArgs?: readonly string[];
   /** Real nodes (node-1…node-N, kubelets in their own network namespaces); 0 (default) runs none. */
   readonly nodes?: number;
+  /** More kube-scheduler flags, e.g. `--feature-gates=…`. */
+  readonly schedulerArgs?: readonly string[];
+  /** More kube-controller-manager flags, e.g. `--kube-api-qps=…`. */
+  readonly controllerManagerArgs?: readonly string[];
 }
 
 export interface RunningComponent extends Component {
@@ -320,18 +324,14 @@ async function prepare(
     components: [
       ...etcd.map((member) => etcdComponent(bins, dir, member, etcd, options.etcdFsync)),
       apiServerComponent(bins, dir, apiPort, etcd, files, [...nodeArgs.apiServer, ...(options.apiServerArgs ?? [])]),
-      schedulerComponent(bins, dir, schedulerPort, schedulerKubeconfig, serving),
+      schedulerComponent(bins, dir, schedulerPort, schedulerKubeconfig, serving, options.schedulerArgs),
       controllerManagerComponent(
         bins,
         dir,
         controllerManagerPort,
         controllerManagerKubeconfig,
-        {
-          ...serving,
-          rootCa: files.clientCa,
-          serviceAccountPrivateKey: files.serviceAccountPrivateKey,
-        },
-        nodeArgs.controllerManager,
+        { ...serving, rootCa: files.clientCa, serviceAccountPrivateKey: files.serviceAccountPrivateKey },
+        [...nodeArgs.controllerManager, ...(options.controllerManagerArgs ?? [])],
       ),
     ].map((component) => ({ ...component, pid: 0 })),
   };

@@ -136,12 +136,13 @@ export function schedulerComponent(
   port: number,
   kubeconfig: string,
   serving: ServingFiles,
+  extraArgs: readonly string[] = [],
 ): Component {
   return {
     name: 'kube-scheduler',
     command: bins.kubeScheduler,
     logFile: join(dir, 'logs', 'kube-scheduler.log'),
-    args: [...securePort(kubeconfig, port, serving), ...leaderElection],
+    args: [...securePort(kubeconfig, port, serving), ...leaderElection, ...extraArgs],
   };
 }
 
