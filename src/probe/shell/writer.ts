@@ -6,14 +6,17 @@
 
 import type { Logger } from 'pino';
 import { aggregate } from '../aggregate.ts';
+import { type NodePairRtt, type PairLimits, PairStore } from '../pairs.ts';
 import type { Peer } from '../peers.ts';
-import { type AgentSummary, parseSummary } from '../summary.ts';
+import { type AgentSummary, acceptSummary, parseSummary } from '../summary.ts';
 import { type WritePolicy, type Written, writeReason } from '../write-policy.ts';
 import type { ProbeMetrics } from './metrics.ts';
 import type { StatusWriter } from './status-writer.ts';
 
 /** Summaries fetched in parallel at most: 1,000 agents take ~32 sequential batches. */
 const CONCURRENCY = 32;
+/** An honest summary is a few KB (zones' histograms and at most 256 peers); a longer body is cut here. */
+export const MAX_SUMMARY_BYTES = 256 * 1024;
 
 export interface WriterOptions {
   readonly policy: WritePolicy;
@@ -25,6 +28,9 @@ export interface WriterOptions {
   readonly log: Logger;
   /** Extra summaries from other tools' metrics (adapters), gathered beside the agents'. */
   readonly extra?: () => Promise<readonly AgentSummary[]>;
+  /** A gather stops asking further agents after this (the slow ones are left out of it); default 30 s. */
+  readonly gatherDeadlineMs?: number;
+  readonly pairLimits?: PairLimits;
 }
 
 export class Writer {
@@ -35,9 +41,16 @@ export class Writer {
   /** Bumped at every change of role, so that a loop from an earlier term ends. */
   #term = 0;
   #running = false;
+  readonly #pairs: PairStore;
 
   constructor(options: WriterOptions) {
     this.#options = options;
+    this.#pairs = new PairStore(options.pairLimits);
+  }
+
+  /** The node pairs measured lately, as the last gathers reported them (see src/probe/pairs.ts). */
+  pairs(): readonly NodePairRtt[] {
+    return this.#pairs.pairs(Date.now());
   }
 
   lead(): void {
@@ -74,8 +87,9 @@ export class Writer {
     const summaries = [...(await this.#gather()), ...((await extra?.()) ?? [])];
     const mine = own();
     if (mine) summaries.push(mine);
-    const next = aggregate(summaries);
     const now = Date.now();
+    this.#keepPairs(summaries, now);
+    const next = aggregate(summaries);
     const reason = writeReason(this.#last, next, now, policy);
     if (!reason || term !== this.#term) return;
     await status.write(next, new Date(now));
@@ -87,28 +101,51 @@ export class Writer {
     );
   }
 
+  #keepPairs(summaries: readonly AgentSummary[], now: number): void {
+    const nodes = new Set(summaries.map((summary) => summary.node));
+    for (const peer of this.#options.peers()) nodes.add(peer.node);
+    for (const { node, peers } of summaries)
+      for (const peer of peers ?? []) this.#pairs.report(node, peer.node, peer.rttMs, now);
+    this.#pairs.prune(now, nodes);
+  }
+
   async #gather(): Promise<AgentSummary[]> {
     const peers = this.#options.peers();
+    const mine = this.#options.own();
+    const known = {
+      zones: new Set([...peers.map((peer) => peer.zone), ...(mine ? [mine.zone] : [])]),
+      nodes: new Set([...peers.map((peer) => peer.node), ...(mine ? [mine.node] : [])]),
+    };
+    const deadline = performance.now() + (this.#options.gatherDeadlineMs ?? 30_000);
     const out: AgentSummary[] = [];
     let next = 0;
     const worker = async () => {
-      while (next < peers.length) {
-        const summary = await this.#fetch(peers[next++]!);
+      while (next < peers.length && performance.now() < deadline) {
+        const summary = await this.#fetch(peers[next++]!, known);
         if (summary) out.push(summary);
       }
     };
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY, peers.length) }, worker));
+    if (next < peers.length) {
+      this.#options.metrics.gatherFailures.inc(peers.length - next);
+      this.#options.log.warn(
+        { left: peers.length - next },
+        'gather deadline passed: the agents not asked yet are left out',
+      );
+    }
     return out;
   }
 
-  async #fetch(peer: Peer): Promise<AgentSummary | undefined> {
+  async #fetch(peer: Peer, known: Parameters<typeof acceptSummary>[2]): Promise<AgentSummary | undefined> {
     try {
       const response = await fetch(`http://${hostPort(peer)}/summary`, {
         signal: AbortSignal.timeout(this.#options.gatherTimeoutMs),
       });
-      if (response.status === 503) return undefined;
+      if (response.status === 503) return void (await response.body?.cancel());
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      const summary = parseSummary(await response.json());
+      const parsed = parseSummary(JSON.parse(await readCapped(response, MAX_SUMMARY_BYTES)));
+      if (typeof parsed === 'string') throw new Error(parsed);
+      const summary = acceptSummary(parsed, peer, known);
       if (typeof summary === 'string') throw new Error(summary);
       return summary;
     } catch (error) {
@@ -117,6 +154,29 @@ export class Writer {
       return undefined;
     }
   }
+}
+
+/** The body as text, refused beyond `maxBytes` (read no further: an endless body costs nothing). */
+async function readCapped(response: Response, maxBytes: number): Promise<string> {
+  const declared = Number(response.headers.get('content-length') ?? 0);
+  if (declared > maxBytes) {
+    await response.body?.cancel();
+    throw new Error(`a summary of ${declared} bytes, over ${maxBytes}`);
+  }
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  const reader = response.body!.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    length += value.length;
+    if (length > maxBytes) {
+      await reader.cancel();
+      throw new Error(`a summary over ${maxBytes} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, length).toString('utf8');
 }
 
 function hostPort(peer: Peer): string {
