@@ -100,9 +100,18 @@ export class Prober {
     this.#forgetGone(peers);
     const plan = planRound(peers, this.#cursors, budget);
     this.#cursors = plan.cursors;
-    const results = await Promise.all(
-      plan.targets.map(async (peer) => ({ peer, result: await this.#connection(peer).probe(timeoutMs) })),
+    // Spread over the first half of the interval, never sent at once: a burst of probes queues behind itself
+    // (in this process, in the peers', on the path), and the last answers of a burst read that queue as RTT.
+    const spacingMs = this.#intervalMs / (2 * plan.targets.length);
+    const answered = await Promise.all(
+      plan.targets.map(async (peer, i) => {
+        if (i > 0) await new Promise((resolve) => setTimeout(resolve, i * spacingMs));
+        // Stopped meanwhile: no new connection that nothing would close.
+        return this.#stopped ? undefined : { peer, result: await this.#connection(peer).probe(timeoutMs) };
+      }),
     );
+    if (this.#stopped) return;
+    const results = answered.filter((entry) => entry !== undefined);
 
     const byZone = new Map<string, Sample[]>();
     const at = Date.now();
