@@ -13,8 +13,6 @@ export interface PeerRtt {
 export const MAX_REPORTED_PEERS = 256;
 /** Samples kept per peer; a peer's figure is their median. */
 export const PEER_SAMPLES = 5;
-/** A summary carries the peers probed within this. */
-export const REPORT_WITHIN_MS = 60_000;
 
 export class PeerRtts {
   /** By node, in the order of their last sample (a Map keeps insertion order). */
@@ -35,7 +33,7 @@ export class PeerRtts {
   }
 
   /** The peers sampled since `now - withinMs`, latest first, at most `max`: each the median of its last samples. */
-  recent(now: number, withinMs = REPORT_WITHIN_MS, max = MAX_REPORTED_PEERS): PeerRtt[] {
+  recent(now: number, withinMs: number, max = MAX_REPORTED_PEERS): PeerRtt[] {
     const out: PeerRtt[] = [];
     const entries = [...this.#peers];
     for (let i = entries.length - 1; i >= 0 && out.length < max; i--) {

@@ -37,6 +37,7 @@ async function agent(i: number): Promise<void> {
     timeoutMs: 500,
     view: () => ({ peers, zone: `zone-${i % ZONES}` }),
     node: `node-${i}`,
+    reportPeersWithinMs: 10_000,
     metrics: createProbeMetrics(new Registry()),
     log: pino({ level: 'silent' }),
   });

@@ -30,6 +30,8 @@ export interface ProberOptions {
   /** The current peers and this node's zone, read afresh each round. */
   readonly view: () => { readonly peers: readonly Peer[]; readonly zone: string | undefined };
   readonly node: string;
+  /** A summary names the peers sampled within this: two write periods, so each gather sees each sample twice. */
+  readonly reportPeersWithinMs: number;
   readonly metrics: ProbeMetrics;
   readonly log: Logger;
 }
@@ -77,7 +79,8 @@ export class Prober {
         return { zone, buckets: window.buckets() };
       })
       .filter((z) => z.buckets.size > 0);
-    return { node: this.#options.node, zone: this.#zone, zones, peers: this.#peerRtts.recent(now) };
+    const peers = this.#peerRtts.recent(now, this.#options.reportPeersWithinMs);
+    return { node: this.#options.node, zone: this.#zone, zones, peers };
   }
 
   async #loop(): Promise<void> {

@@ -84,11 +84,12 @@ export class Writer {
 
   async #once(term: number): Promise<void> {
     const { own, policy, status, metrics, log, extra } = this.#options;
-    const summaries = [...(await this.#gather()), ...((await extra?.()) ?? [])];
+    const peers = this.#options.peers();
+    const summaries = [...(await this.#gather(peers)), ...((await extra?.()) ?? [])];
     const mine = own();
     if (mine) summaries.push(mine);
     const now = Date.now();
-    this.#keepPairs(summaries, now);
+    this.#keepPairs(summaries, peers, now);
     const next = aggregate(summaries);
     const reason = writeReason(this.#last, next, now, policy);
     if (!reason || term !== this.#term) return;
@@ -101,16 +102,16 @@ export class Writer {
     );
   }
 
-  #keepPairs(summaries: readonly AgentSummary[], now: number): void {
+  /** Adds the summaries' node pairs, and drops the pairs of nodes no longer in the fleet. */
+  #keepPairs(summaries: readonly AgentSummary[], peers: readonly Peer[], now: number): void {
     const nodes = new Set(summaries.map((summary) => summary.node));
-    for (const peer of this.#options.peers()) nodes.add(peer.node);
+    for (const peer of peers) nodes.add(peer.node);
     for (const { node, peers } of summaries)
       for (const peer of peers ?? []) this.#pairs.report(node, peer.node, peer.rttMs, now);
     this.#pairs.prune(now, nodes);
   }
 
-  async #gather(): Promise<AgentSummary[]> {
-    const peers = this.#options.peers();
+  async #gather(peers: readonly Peer[]): Promise<AgentSummary[]> {
     const mine = this.#options.own();
     const known = {
       zones: new Set([...peers.map((peer) => peer.zone), ...(mine ? [mine.zone] : [])]),

@@ -42,6 +42,7 @@ describe('probe rounds and the writer, on loopback', () => {
         timeoutMs: 500,
         view: () => ({ peers: peers.filter((p) => p.node !== node.name), zone: node.zone }),
         node: node.name,
+        reportPeersWithinMs: 10_000,
         metrics: createProbeMetrics(new Registry()),
         log,
       });
