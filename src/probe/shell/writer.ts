@@ -10,6 +10,7 @@ import { type NodePairRtt, type PairLimits, PairStore } from '../pairs.ts';
 import type { Peer } from '../peers.ts';
 import { type AgentSummary, acceptSummary, parseSummary } from '../summary.ts';
 import { type WritePolicy, type Written, writeReason } from '../write-policy.ts';
+import { getBounded } from './http-get.ts';
 import type { ProbeMetrics } from './metrics.ts';
 import type { StatusWriter } from './status-writer.ts';
 
@@ -106,8 +107,8 @@ export class Writer {
   #keepPairs(summaries: readonly AgentSummary[], peers: readonly Peer[], now: number): void {
     const nodes = new Set(summaries.map((summary) => summary.node));
     for (const peer of peers) nodes.add(peer.node);
-    for (const { node, peers } of summaries)
-      for (const peer of peers ?? []) this.#pairs.report(node, peer.node, peer.rttMs, now);
+    for (const summary of summaries)
+      for (const peer of summary.peers ?? []) this.#pairs.report(summary.node, peer.node, peer.rttMs, now);
     this.#pairs.prune(now, nodes);
   }
 
@@ -139,12 +140,16 @@ export class Writer {
 
   async #fetch(peer: Peer, known: Parameters<typeof acceptSummary>[2]): Promise<AgentSummary | undefined> {
     try {
-      const response = await fetch(`http://${hostPort(peer)}/summary`, {
-        signal: AbortSignal.timeout(this.#options.gatherTimeoutMs),
-      });
-      if (response.status === 503) return void (await response.body?.cancel());
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      const parsed = parseSummary(JSON.parse(await readCapped(response, MAX_SUMMARY_BYTES)));
+      const { status, body } = await getBounded(
+        peer.ip,
+        peer.port,
+        '/summary',
+        this.#options.gatherTimeoutMs,
+        MAX_SUMMARY_BYTES,
+      );
+      if (status === 503) return undefined;
+      if (status !== 200) throw new Error(`HTTP ${status}`);
+      const parsed = parseSummary(JSON.parse(body));
       if (typeof parsed === 'string') throw new Error(parsed);
       const summary = acceptSummary(parsed, peer, known);
       if (typeof summary === 'string') throw new Error(summary);
@@ -155,31 +160,4 @@ export class Writer {
       return undefined;
     }
   }
-}
-
-/** The body as text, refused beyond `maxBytes` (read no further: an endless body costs nothing). */
-async function readCapped(response: Response, maxBytes: number): Promise<string> {
-  const declared = Number(response.headers.get('content-length') ?? 0);
-  if (declared > maxBytes) {
-    await response.body?.cancel();
-    throw new Error(`a summary of ${declared} bytes, over ${maxBytes}`);
-  }
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  const reader = response.body!.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    length += value.length;
-    if (length > maxBytes) {
-      await reader.cancel();
-      throw new Error(`a summary over ${maxBytes} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, length).toString('utf8');
-}
-
-function hostPort(peer: Peer): string {
-  return peer.ip.includes(':') ? `[${peer.ip}]:${peer.port}` : `${peer.ip}:${peer.port}`;
 }

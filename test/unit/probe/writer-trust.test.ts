@@ -108,7 +108,7 @@ describe('the writer trusts a summary only as far as its source', () => {
     const { written, lines } = await gatherOnce([endless], ownSummary);
     assert.equal(written.length, 1, 'the gather ends and the status is written without that peer');
     assert.ok(
-      lines.some((line) => line.includes(`a summary over ${MAX_SUMMARY_BYTES} bytes`)),
+      lines.some((line) => line.includes(`an answer over ${MAX_SUMMARY_BYTES} bytes`)),
       lines.join(''),
     );
   });
