@@ -45,7 +45,7 @@ import { DEFAULT_WRITE_POLICY } from '../src/probe/write-policy.ts';
 import { withSection } from './sections.ts';
 
 const ZONES = ['zone-0', 'zone-1', 'zone-2'];
-const HEADING = '## 11. The probe fleet at 1,000 and 5,000 nodes: API requests and the writer';
+const HEADING = '## 12. The probe fleet at 1,000 and 5,000 nodes: API requests and the writer';
 /** The agent's defaults: --lease-duration 15s, --renew 2s; candidates look every lease / 3. */
 const LEASE_MS = 15_000;
 const RENEW_MS = 2_000;
