@@ -27,6 +27,7 @@ export const placement: ServeComponent = {
         return () => stops.forEach((stop) => stop());
       },
       deferMaxMs: config.deferMaxMs,
+      leaseNamespace: config.leaseNamespace,
       log,
       registry,
     });
