@@ -20,6 +20,9 @@ import { inRollout, rolloutBucket } from './rollout.ts';
 import type { AuditOutcome, Decision, DecisionOptions, PodRequest } from './types.ts';
 import type { AppliedPolicy } from './writes.ts';
 
+/** How an Audit policy's warning begins: it is said to whoever creates the Pod, never written onto the Pod. */
+export const AUDIT_WARNING = 'audit: ';
+
 export function decide(request: PodRequest, compiled: CompiledPolicySet, options: DecisionOptions): Decision {
   // While every source is fresh a decision depends on the Pod and the compiled set alone; explain always walks.
   if (options.explain || options.now > compiled.memo.freshUntil(options.maxSourceAgeMs))
@@ -143,7 +146,7 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
         if (audit) {
           (audited ??= []).push({ policy: policy.name, wouldChange: false, unsatisfiable: true });
           auditNotes[policy.name] = `would deny the Pod: ${message}`;
-          warnings.push(`audit: policy ${policy.name} would deny the Pod: ${message}`);
+          warnings.push(`${AUDIT_WARNING}policy ${policy.name} would deny the Pod: ${message}`);
           continue;
         }
         return denied(
@@ -217,7 +220,7 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
       (audited ??= []).push({ policy: policy.name, wouldChange: changed, unsatisfiable });
       const note = changed ? `would add ${describeChanges(target)}` : 'would change nothing';
       auditNotes[policy.name] = note;
-      warnings.push(`audit: policy ${policy.name} ${note}${said.length > 0 ? `; ${said.join('; ')}` : ''}`);
+      warnings.push(`${AUDIT_WARNING}policy ${policy.name} ${note}${said.length > 0 ? `; ${said.join('; ')}` : ''}`);
     } else if (changed) {
       applied.push(policy.name);
       recorded.push({ policy, rules: results });
