@@ -137,7 +137,12 @@ describe('an Audit policy', () => {
     const mixed = decision({
       warnings: ['policy a: spread[0] dropped: no label', 'audit: policy watch would change nothing'],
     });
-    const [operation] = warningsOnPod(owned(), mixed).patch;
-    assert.deepEqual(operation?.value, { [WARNINGS_ANNOTATION]: 'policy a: spread[0] dropped: no label' });
+    assert.deepEqual(warningsOnPod(owned(), mixed).patch, [
+      {
+        op: 'add',
+        path: '/metadata/annotations',
+        value: { [WARNINGS_ANNOTATION]: 'policy a: spread[0] dropped: no label' },
+      },
+    ]);
   });
 });
