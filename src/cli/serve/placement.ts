@@ -15,7 +15,8 @@ export const placement: ServeComponent = {
     // Loaded only here, as the live topology is: @kubernetes/client-node is large.
     const { startPlacement } = await import('../../gates/start.ts');
     const started = await startPlacement(config.kubeconfig, {
-      place: (request, without) => decider.place(request, without),
+      place: (request, created) => decider.place(request, created),
+      ...(topology.expect && { expect: (pod) => topology.expect!('pods', pod) }),
       subscribe: (listener) => {
         const stops = [topology.subscribe(listener), policies.onChange(listener)];
         return () => stops.forEach((stop) => stop());
