@@ -9,7 +9,9 @@ export const placement: ServeComponent = {
   async start({ config, log, registry, decider, topology, policies }) {
     if (config.topology !== 'kube') {
       if (config.defer !== 'never')
-        log.info('--defer needs --topology kube (a controller to release Pods): deferring nothing');
+        log.info(
+          '--defer needs --topology kube (a controller to release Pods): deferring nothing, late Pods are decided late',
+        );
       return undefined;
     }
     // Loaded only here, as the live topology is: @kubernetes/client-node is large.
@@ -26,7 +28,9 @@ export const placement: ServeComponent = {
       registry,
     });
     if ('problem' in started) {
-      log.warn(`the placement controller cannot run (${started.problem}): deferring nothing`);
+      log.warn(
+        `the placement controller cannot run (${started.problem}): deferring nothing, late Pods are decided late`,
+      );
       return undefined;
     }
     const component: StartedComponent = { stop: () => started.controller.stop() };
