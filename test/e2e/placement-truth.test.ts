@@ -135,11 +135,14 @@ describe('what topogate says it did, it did', { timeout: 600_000 }, () => {
       const { items } = await api.listNamespacedPod({ namespace: 'loaded' });
       return items.length === names.length && items.every((pod) => pod.spec?.nodeName) ? items : undefined;
     });
-    const report = `under load: ${names.length} Pods deferred for the budget, all placed and bound ${Date.now() - started} ms after creation`;
+    // A request the loop reaches at once (no time spent before it, by the clock that discounts the loop's lag)
+    // is decided at once; the others are deferred. Either way, placed.
+    const deferred = pods.filter((pod) => pod.metadata?.annotations?.['topogate.dev/deferred'] === 'budget');
+    const report = `under load: ${deferred.length} of ${names.length} Pods deferred for the budget, all placed and bound ${Date.now() - started} ms after creation`;
     t.diagnostic(report);
     console.log(report);
+    assert.ok(deferred.length > 0, 'the budget deferred some Pods: else this test proves nothing');
     for (const pod of pods) {
-      assert.equal(pod.metadata?.annotations?.['topogate.dev/deferred'], 'budget', pod.metadata?.name);
       assert.equal(pod.metadata?.annotations?.['topogate.dev/policies'], 'zone-b', pod.metadata?.name);
       assert.equal(zoneOf(pod.spec!.nodeName!), 'b', `${pod.metadata?.name} on ${pod.spec?.nodeName}`);
     }
@@ -218,8 +221,10 @@ describe('what topogate says it did, it did', { timeout: 600_000 }, () => {
       const pod = await api.readNamespacedPod({ namespace: 'reject', name: 'trainer' });
       return gates(pod).length === 0 ? pod : undefined;
     });
-    const terms =
-      trainer.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
+    // Plain JSON, not the client's classes.
+    const terms = JSON.parse(
+      JSON.stringify(trainer.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution),
+    ).nodeSelectorTerms;
     assert.deepEqual(terms, [{ matchExpressions: [{ key: PRODUCT, operator: 'In', values: ['NVIDIA-H200'] }] }]);
     assert.deepEqual(record(trainer).added.required, terms![0]!.matchExpressions);
     await sleep(5_000);
