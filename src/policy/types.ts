@@ -1,4 +1,4 @@
-// SchedulingPolicy v1alpha1 after validation and defaulting (see ../shared/spec/policy.md and
+// SchedulingPolicy v1alpha1 after validation and defaulting (see
 // docs/policy.md): the types come from the schema (schema/policy.ts) by TypeBox's Static. The loader
 // produces these; the compiler and engine consume them.
 
@@ -28,6 +28,7 @@ export type NumaRule = NonNullable<PolicyRules['numa']>;
 export type LatencyRule = NonNullable<PolicyRules['latency']>;
 export type BandwidthRule = NonNullable<PolicyRules['bandwidth']>;
 export type PackRule = NonNullable<PolicyRules['pack']>;
+export type ColocateRule = NonNullable<PolicyRules['colocate']>;
 export type DraRule = NonNullable<PolicyRules['dra']>;
 export type SpreadRule = NonNullable<PolicyRules['spread']>[number];
 export type RuleMode = GpuRule['mode'];

@@ -38,6 +38,8 @@ export interface Decider {
   defer(request: PodRequest, overrun: string | undefined, always: boolean): Decision | undefined;
   /** The placement controller's decision on a Pod that exists; `wait` while it cannot be made well. */
   place(request: PodRequest, created: AfterCreation): Decision | { readonly wait: string };
+  /** The decision on the current model with its trace (`explain`), off the request path: the view asks it. */
+  explain(request: PodRequest): Decision;
   stop(): void;
 }
 
@@ -107,6 +109,8 @@ export function createDecider({ policies, topology, maxSourceAgeMs, log, now = D
       if (found.reason !== undefined) return { wait: found.reason };
       return decide(request, compiled(), options);
     },
+    explain: (request) =>
+      decide(request, compiled(), { now: now(), maxSourceAgeMs, occupancy: topology.occupancy(), explain: true }),
     stop: () => unsubscribe.forEach((stop) => stop()),
   };
 }

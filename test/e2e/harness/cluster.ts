@@ -35,6 +35,10 @@ export interface ClusterOptions {
   readonly etcdFsync?: boolean;
   /** More kube-apiserver flags, e.g. `--admission-control-config-file=…`. */
   readonly apiServerArgs?: readonly string[];
+  /** More kube-scheduler flags, e.g. `--feature-gates=…`. */
+  readonly schedulerArgs?: readonly string[];
+  /** More kube-controller-manager flags, e.g. `--kube-api-qps=…`. */
+  readonly controllerManagerArgs?: readonly string[];
 }
 
 export interface RunningComponent extends Component {
@@ -166,12 +170,15 @@ async function prepare(bins: Binaries, dir: string, options: ClusterOptions): Pr
     components: [
       ...etcd.map((member) => etcdComponent(bins, dir, member, etcd, options.etcdFsync)),
       apiServerComponent(bins, dir, apiPort, etcd, files, options.apiServerArgs),
-      schedulerComponent(bins, dir, schedulerPort, schedulerKubeconfig, serving),
-      controllerManagerComponent(bins, dir, controllerManagerPort, controllerManagerKubeconfig, {
-        ...serving,
-        rootCa: files.clientCa,
-        serviceAccountPrivateKey: files.serviceAccountPrivateKey,
-      }),
+      schedulerComponent(bins, dir, schedulerPort, schedulerKubeconfig, serving, options.schedulerArgs),
+      controllerManagerComponent(
+        bins,
+        dir,
+        controllerManagerPort,
+        controllerManagerKubeconfig,
+        { ...serving, rootCa: files.clientCa, serviceAccountPrivateKey: files.serviceAccountPrivateKey },
+        options.controllerManagerArgs,
+      ),
     ].map((component) => ({ ...component, pid: 0 })),
   };
 }
