@@ -5,7 +5,7 @@
 // writes bench/results/placement.{json,md,svg} and its BENCHMARKS.md section
 // (with --quick: bench/out/placement/ only).
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ClusterState } from '../../test/e2e/harness/cluster.ts';
@@ -13,16 +13,29 @@ import { attachCluster, startCluster } from '../../test/e2e/harness/cluster.ts';
 import { repoRoot } from '../../test/e2e/harness/versions.ts';
 import { withSection } from '../sections.ts';
 import { runOnCluster, writeJson } from './cluster-run.ts';
+import { buildFabric } from './fabric.ts';
+import type { ArmRun } from './fabric-run.ts';
+import { CONTROLLER_MANAGER_ARGS, runFabric, TAS_API_SERVER_ARGS, TAS_SCHEDULER_ARGS } from './fabric-run.ts';
+import type { FabricResults } from './fabric-summary.ts';
+import { fabricResults } from './fabric-summary.ts';
+import type { ArmName } from './trace.ts';
+import { RUN_ARMS } from './trace.ts';
 import type { Run } from './cluster-run.ts';
 import { parseServiceGraph } from './graph.ts';
-import { placementChart, placementSection, SECTION_HEADING } from './report.ts';
+import { PEERS_HEADING, peersSection, placementChart, placementSection, SECTION_HEADING } from './report.ts';
 import type { RunPlacement } from './summary.ts';
-import { placementResults } from './summary.ts';
+import type { PlacementResults } from './summary.ts';
+import { placementResults, withPeers } from './summary.ts';
 import { gangsThatFitRacks } from './metrics.ts';
 import { GANG_POD, GANG_SIZE, gangCount } from './workloads.ts';
 import { parseQuantity } from '../../src/kube/quantity.ts';
 
-const usage = 'usage: npm run bench:placement [-- --quick] [--seeds N] [--state FILE] [--out DIR]';
+/** Why the Kueue arm has no figures (docs/benchmarks.md says more). */
+const KUEUE_NOT_RUN =
+  'not run: building sigs.k8s.io/kueue v0.17.0 and running its manager out of cluster (webhooks, cert rotation, ' +
+  'pod integration) did not fit in this round; its configuration is described in docs/benchmarks.md';
+
+const usage = 'usage: npm run bench:placement [-- --quick] [--seeds N] [--state FILE] [--out DIR] [--fabric-only]';
 
 export function runPlacements(runs: readonly Run[]): RunPlacement[] {
   return runs.map((run) => ({
@@ -44,6 +57,31 @@ const gangRequest = Object.fromEntries(
   Object.entries(GANG_POD.requests).map(([name, value]) => [name, parseQuantity(value) ?? 0]),
 );
 
+/**
+ * `--fabric-only`: the peers into bench/results (placement.json's summary and `peers`, the plot, the part of
+ * the BENCHMARKS.md section from "### Against the peers" on), the scenarios kept as the last full run left them.
+ */
+function writePeersOnly(peers: FabricResults): void {
+  const dir = join(repoRoot, 'bench', 'results');
+  const last = JSON.parse(readFileSync(join(dir, 'placement.json'), 'utf8')) as PlacementResults;
+  const { rttReduction, crossZoneBytesReduction, pendingDefault, pendingTopogate } = last.summary;
+  const results = withPeers(
+    { scenarios: last.scenarios, summary: { rttReduction, crossZoneBytesReduction, pendingDefault, pendingTopogate } },
+    peers,
+  );
+  writeJson(dir, 'placement.json', results);
+  writeFileSync(join(dir, 'placement.svg'), placementChart(results, peers));
+  const benchmarks = join(repoRoot, 'BENCHMARKS.md');
+  const text = readFileSync(benchmarks, 'utf8');
+  const at = text.indexOf(SECTION_HEADING);
+  const end = text.indexOf('\n## ', at + SECTION_HEADING.length);
+  const section = text.slice(at, end < 0 ? undefined : end + 1);
+  const cut = section.indexOf(PEERS_HEADING);
+  const updated = `${(cut < 0 ? section : section.slice(0, cut)).trimEnd()}\n\n${peersSection(peers).join('\n').trimEnd()}\n`;
+  writeFileSync(join(dir, 'placement.md'), updated);
+  writeFileSync(benchmarks, withSection(text, SECTION_HEADING, updated));
+}
+
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
@@ -51,6 +89,7 @@ async function main(): Promise<number> {
       seeds: { type: 'string' },
       out: { type: 'string' },
       state: { type: 'string' },
+      'fabric-only': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -69,22 +108,45 @@ async function main(): Promise<number> {
   const graph = parseServiceGraph(JSON.parse(readFileSync(join(repoRoot, 'bench/data/online-boutique.json'), 'utf8')));
   const cluster = values.state
     ? attachCluster(JSON.parse(readFileSync(values.state, 'utf8')) as ClusterState)
-    : await startCluster();
+    : await startCluster({
+        apiServerArgs: TAS_API_SERVER_ARGS,
+        schedulerArgs: TAS_SCHEDULER_ARGS,
+        controllerManagerArgs: CONTROLLER_MANAGER_ARGS,
+      });
   log(values.state ? `using the cluster of ${values.state}` : `started a control plane in ${cluster.dir}`);
-  let runs: Run[];
+  let runs: Run[] = [];
+  const fabric = buildFabric(1);
+  let armRuns: Map<ArmName, ArmRun | string>;
   try {
-    runs = await runOnCluster({
+    if (!values['fabric-only'])
+      runs = await runOnCluster({
+        cluster,
+        seeds: Array.from({ length: seedCount }, (_, i) => i + 1),
+        graph,
+        quick: values.quick,
+        log,
+      });
+    armRuns = await runFabric({
       cluster,
-      seeds: Array.from({ length: seedCount }, (_, i) => i + 1),
-      graph,
-      quick: values.quick,
+      fabric,
+      graph: parseServiceGraph(JSON.parse(readFileSync(join(repoRoot, 'bench/data/online-boutique.json'), 'utf8'))),
+      arms: RUN_ARMS,
+      scratch: mkdtempSync(join(cluster.dir, 'fabric-')),
       log,
     });
   } finally {
     if (!values.state) await cluster.stop();
   }
-  const results = placementResults(runPlacements(runs));
+  const peers = fabricResults(fabric, armRuns, { kueueTas: KUEUE_NOT_RUN });
+  const results = withPeers(placementResults(runPlacements(runs)), peers);
   const seconds = Math.round((Date.now() - started) / 1000);
+  if (values['fabric-only']) {
+    writeJson(join(repoRoot, 'bench', 'out', 'placement'), 'fabric.json', peers);
+    if (!values.out) writePeersOnly(peers);
+    process.stdout.write(`${peersSection(peers).join('\n')}\n`);
+    log(`wrote the peer comparison in ${seconds} s`);
+    return 0;
+  }
   const out =
     values.out ?? (values.quick ? join(repoRoot, 'bench', 'out', 'placement') : join(repoRoot, 'bench', 'results'));
   writeJson(out, 'placement.json', results);
@@ -98,18 +160,22 @@ async function main(): Promise<number> {
       scenarios: run.scenarios.map((s) => ({ name: s.scenario.name, pods: s.records })),
     })),
   );
-  writeFileSync(join(out, 'placement.svg'), placementChart(results));
-  const section = placementSection(results, {
-    seeds: seedCount,
-    seconds,
-    quick: values.quick,
-    pods: runs.map((run) => run.scenarios.reduce((sum, s) => sum + s.pods.length, 0)),
-    settleSeconds: runs.map((run) => run.settleSeconds),
-    gangRoom: runs
-      .filter((run) => run.mode === 'default')
-      .map((run) => gangsThatFitRacks(run.fleet.facts.values(), gangRequest, GANG_SIZE)),
-    gangs: gangCount(values.quick),
-  });
+  writeFileSync(join(out, 'placement.svg'), placementChart(results, peers));
+  const section = placementSection(
+    results,
+    {
+      seeds: seedCount,
+      seconds,
+      quick: values.quick,
+      pods: runs.map((run) => run.scenarios.reduce((sum, s) => sum + s.pods.length, 0)),
+      settleSeconds: runs.map((run) => run.settleSeconds),
+      gangRoom: runs
+        .filter((run) => run.mode === 'default')
+        .map((run) => gangsThatFitRacks(run.fleet.facts.values(), gangRequest, GANG_SIZE)),
+      gangs: gangCount(values.quick),
+    },
+    peers,
+  );
   writeFileSync(join(out, 'placement.md'), section);
   const benchmarks = join(repoRoot, 'BENCHMARKS.md');
   if (!values.quick && !values.out)

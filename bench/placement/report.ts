@@ -1,10 +1,13 @@
 // The placement benchmark's BENCHMARKS.md section and plot, from its results. Pure.
 
 import { barChart, stackedSvg } from '../plot.ts';
+import type { FabricResults } from './fabric-summary.ts';
+import { peersCharts, peersTable, peerWins } from './peers-report.ts';
 import type { ModeSummary, PlacementResults, Spread, TopogateCounts } from './summary.ts';
 import { median } from './summary.ts';
 
 export const SECTION_HEADING = '## 9. Placement: what topogate’s decisions are worth';
+export const PEERS_HEADING = '### Against the peers';
 
 export interface RunFacts {
   readonly seeds: number;
@@ -70,7 +73,7 @@ export function worseWithTopogate(results: PlacementResults): string[] {
   return worse;
 }
 
-export function placementSection(results: PlacementResults, run: RunFacts): string {
+export function placementSection(results: PlacementResults, run: RunFacts, peers?: FabricResults): string {
   const { summary } = results;
   const seeds = run.seeds;
   const lines = [
@@ -128,6 +131,7 @@ export function placementSection(results: PlacementResults, run: RunFacts): stri
     ...(worse.length > 0 ? worse.map((w) => `- ${w}`) : ['- No median came out worse with topogate.']),
     '',
   );
+  if (peers) lines.push(...peersSection(peers));
   return `${lines.join('\n')}\n`;
 }
 
@@ -136,7 +140,29 @@ function signed(reduction: number | null): string {
   return reduction >= 0 ? `−${pct(reduction)}` : `+${pct(-reduction)}`;
 }
 
-export function placementChart(results: PlacementResults): string {
+/** The fabric's arms side by side, the rows a peer wins, and why an arm has no figures. */
+export function peersSection(peers: FabricResults): string[] {
+  const wins = peerWins(peers);
+  return [
+    `${PEERS_HEADING}: one trace on a ${peers.nodes}-node fabric`,
+    '',
+    'Each arm ran the same seeded trace (background Deployments, four shop tenants wave by wave, then the gangs one by one) ' +
+      'on the same fabric, one after another; the real scheduler bound every Pod. How each arm is configured: ' +
+      '[docs/benchmarks.md](docs/benchmarks.md#against-the-peers-the-fabric).',
+    '',
+    ...peersTable(peers),
+    '',
+    '#### Where a peer beats topogate in this run',
+    '',
+    ...(wins.length > 0
+      ? wins.map((w) => `- ${w}`)
+      : ['- No row: topogate is at least as good as every arm that ran.']),
+    ...(peers.notes.length > 0 ? ['', ...peers.notes.map((note) => `- ${note}`)] : []),
+    '',
+  ];
+}
+
+export function placementChart(results: PlacementResults, peers?: FabricResults): string {
   const groups = results.scenarios.filter((s) => s.default.meanRttMs || s.topogate.meanRttMs);
   const bars = (metric: Metric, scaleOf: (scenario: (typeof groups)[number]) => number) =>
     (['default', 'topogate'] as const).map((mode, index) => ({
@@ -169,5 +195,6 @@ export function placementChart(results: PlacementResults): string {
       groups: names,
       series: bars('crossZoneBytesPerSecond', ofDefault),
     }),
+    ...(peers ? peersCharts(peers) : []),
   ]);
 }

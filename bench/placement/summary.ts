@@ -6,6 +6,8 @@ import type { Edge, NodeFacts, PlacedPod, PlacementMetrics, Scenario } from './m
 import { placementMetrics } from './metrics.ts';
 import { network } from './fleet.ts';
 import type { Mode } from './workloads.ts';
+import type { FabricResults, PerArm } from './fabric-summary.ts';
+import { eachArm } from './fabric-summary.ts';
 
 export interface Spread {
   readonly min: number;
@@ -131,5 +133,48 @@ export function placementResults(runs: readonly RunPlacement[]): PlacementResult
       pendingDefault: medianOf(before.map((b) => b.pendingShare)),
       pendingTopogate: medianOf(after.map((a) => a.pendingShare)),
     },
+  };
+}
+
+/** The results with the peer comparison on the fabric: its summary fields beside today's, its arms in full. */
+export interface PlacementWithPeers extends PlacementResults {
+  readonly summary: PlacementResults['summary'] & {
+    /** Share of the 2+-replica workloads (gangs aside) whose replicas sit in 2+ zones, with topogate, on the fabric. */
+    readonly haKept: number | null;
+    readonly gangsInOneRack: PerArm<number>;
+    /** GPU racks left with every GPU free (room for a 32-Pod gang): more is less fragmented. */
+    readonly fragmentation: PerArm<number>;
+    /** Pods bound per second of scheduler time with topogate's Pods, over the default's (no webhook). */
+    readonly schedulerThroughputRatio: number | null;
+    readonly nodes: number;
+    /** On the fabric, topogate against the default scheduler. */
+    readonly fabricRttReduction: number | null;
+    readonly fabricCrossZoneBytesReduction: number | null;
+    readonly notes: readonly string[];
+  };
+  readonly peers: FabricResults;
+}
+
+export function withPeers(results: PlacementResults, peers: FabricResults): PlacementWithPeers {
+  const { default: before, topogate: after } = peers.arms;
+  const ratio = (a: number | null | undefined, b: number | null | undefined) =>
+    a === null || a === undefined || b === null || b === undefined || b === 0 ? null : a / b;
+  return {
+    ...results,
+    summary: {
+      ...results.summary,
+      haKept: after?.haKept ?? null,
+      gangsInOneRack: eachArm(peers, (arm) => arm.gangsInOneRack),
+      fragmentation: eachArm(peers, (arm) => arm.freeGpuRacks),
+      schedulerThroughputRatio: ratio(after?.podsPerSchedulingSecond, before?.podsPerSchedulingSecond),
+      nodes: peers.nodes,
+      fabricRttReduction: reduction(before?.meanRttMs ?? null, after?.meanRttMs ?? null),
+      fabricCrossZoneBytesReduction: reduction(
+        before?.crossZoneBytesPerSecond ?? null,
+        after?.crossZoneBytesPerSecond ?? null,
+      ),
+      notes: peers.notes,
+    },
+    peers,
   };
 }

@@ -12,6 +12,7 @@ import { compileGpu } from './rules/gpu.ts';
 import { compileLatency } from './rules/latency.ts';
 import { compileNodeLabels } from './rules/nodeLabels.ts';
 import { compileNuma } from './rules/numa.ts';
+import { compileColocate } from './rules/colocate.ts';
 import { compilePack } from './rules/pack.ts';
 import type { CompiledRule } from './rules/rule.ts';
 import { compileSpread } from './rules/spread.ts';
@@ -61,7 +62,7 @@ export function compile(policies: readonly SchedulingPolicy[], snapshot: Topolog
 }
 
 function compilePolicy(policy: SchedulingPolicy, snapshot: TopologySnapshot): CompiledPolicy {
-  const { nodeLabels, gpu, latency, bandwidth, pack, spread, numa } = policy.rules;
+  const { nodeLabels, gpu, latency, bandwidth, pack, colocate, spread, numa } = policy.rules;
   const rules: CompiledRule[] = [];
   if (nodeLabels) rules.push(...compileNodeLabels(nodeLabels, snapshot));
   if (gpu) rules.push(compileGpu(gpu, snapshot));
@@ -69,7 +70,13 @@ function compilePolicy(policy: SchedulingPolicy, snapshot: TopologySnapshot): Co
   if (bandwidth) rules.push(compileBandwidth(bandwidth, snapshot));
   // pack after the zone rules: the domain it picks must lie among the nodes they allow.
   if (pack) rules.push(compilePack(pack, snapshot));
+  if (colocate) rules.push(compileColocate(colocate, snapshot));
   (spread ?? []).forEach((rule, index) => rules.push(compileSpread(rule, index, snapshot)));
   if (numa) rules.push(compileNuma(numa));
-  return { policy, match: compileMatch(policy.match), rules, readsOccupancy: pack !== undefined };
+  return {
+    policy,
+    match: compileMatch(policy.match),
+    rules,
+    readsOccupancy: pack !== undefined || colocate !== undefined,
+  };
 }

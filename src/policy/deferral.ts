@@ -28,6 +28,7 @@ export const RULE_NEEDS: { readonly [Rule in keyof PolicyRules]-?: RuleNeeds } =
   latency: { model: true, sources: ['nodes', 'networkTopologies', 'etcd', 'endpointSlices'] },
   bandwidth: { model: true, sources: ['nodes', 'networkTopologies', 'etcd', 'endpointSlices'] },
   pack: { model: true, sources: ['nodes', 'pods'] },
+  colocate: { model: true, sources: ['nodes', 'pods'] },
   spread: { model: false, sources: [] },
   // A dra rule writes to ResourceClaims and their templates, never to a Pod.
   dra: { model: false, sources: [] },

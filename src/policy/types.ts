@@ -28,6 +28,7 @@ export type NumaRule = NonNullable<PolicyRules['numa']>;
 export type LatencyRule = NonNullable<PolicyRules['latency']>;
 export type BandwidthRule = NonNullable<PolicyRules['bandwidth']>;
 export type PackRule = NonNullable<PolicyRules['pack']>;
+export type ColocateRule = NonNullable<PolicyRules['colocate']>;
 export type DraRule = NonNullable<PolicyRules['dra']>;
 export type SpreadRule = NonNullable<PolicyRules['spread']>[number];
 export type RuleMode = GpuRule['mode'];

@@ -112,13 +112,13 @@ function requiredOutput(
   return output({ requirements: [requirement, avoid.requirement], nodes, modelHolds });
 }
 
-interface Degraded {
+export interface Degraded {
   readonly requirement: NodeSelectorRequirement;
   readonly nodes: NodeSet;
 }
 
 /** The nodes NetworkTopology status.degradedNodes names, as a hostname NotIn requirement; undefined when there are none. */
-function degradedOutput(snapshot: TopologySnapshot): Degraded | undefined {
+export function degradedOutput(snapshot: TopologySnapshot): Degraded | undefined {
   const names = [...(snapshot.network?.degradedNodes.keys() ?? [])].sort();
   if (names.length === 0) return undefined;
   const slots: number[] = [];

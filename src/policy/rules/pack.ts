@@ -159,7 +159,7 @@ export function compilePack(rule: PackRule, snapshot: TopologySnapshot): Compile
       if (!chosen) {
         // Domains without the workload's Pods need room for all of it; those with some, for the rest.
         const partly = [...bound.keys()].filter((domain) => fits(domain) && room.of(domain) < replicas);
-        chosen = rendezvous(workload, room, Math.max(1, replicas), partly);
+        chosen = rendezvous(workload, room, Math.max(1, replicas), partly, rule.fit === 'BestFit');
       }
       const shape = describeRequest(request);
       if (!chosen) {
@@ -344,20 +344,30 @@ function podsTaken(held: PendingUnder, request: ResourceList): number {
  * fitting moves only its own. One pass over the domains' counts and hashes (typed arrays), an integer mix each:
  * about a microsecond for 250 racks, and nothing allocated.
  */
-function rendezvous(workload: string, room: Room, need: number, partly: readonly Domain[]): Domain | undefined {
+function rendezvous(
+  workload: string,
+  room: Room,
+  need: number,
+  partly: readonly Domain[],
+  bestFit: boolean,
+): Domain | undefined {
   const { domains, hashes } = room.layout;
+  const counts = room.counts;
   const seed = fnv1a(workload);
   let best = -1;
   let bestScore = -1;
-  // Ties go to the lower index, which is the smaller key.
+  // BestFit: the least room first; then (and for Spread, only) the rendezvous score; ties to the smaller key.
   const consider = (index: number) => {
     const score = mix(seed ^ hashes[index]!);
+    if (bestFit && best >= 0 && counts[index]! !== counts[best]!) {
+      if (counts[index]! < counts[best]!) [best, bestScore] = [index, score];
+      return;
+    }
     if (score > bestScore || (score === bestScore && index < best)) {
       best = index;
       bestScore = score;
     }
   };
-  const counts = room.counts;
   for (let i = 0; i < counts.length; i++) if (counts[i]! >= need) consider(i);
   for (const domain of partly) consider(domain.index);
   return best < 0 ? undefined : domains[best];

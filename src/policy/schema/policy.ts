@@ -385,6 +385,13 @@ export const pack = refine(
       levels: labelKeys('Node label keys of the hierarchy, outermost first.'),
       level: labelKey('One of levels: the workload is kept inside one domain of it.'),
       mode: mode('Preferred', 'Required: only the chosen domain; Preferred: the chosen domain preferred.'),
+      fit: Type.Optional(
+        Type.Enum(['Spread', 'BestFit'], {
+          description:
+            'Among the domains with room for the whole workload: Spread, the first for the workload by rendezvous hashing (workloads spread over them); BestFit, the one with the least room left (whole domains kept free for large workloads).',
+          default: 'Spread',
+        }),
+      ),
     },
     {
       description: 'Keep all Pods of one workload inside one domain (a rack, a block) whose free capacity fits them.',
@@ -406,6 +413,66 @@ export const pack = refine(
     value.levels.forEach((level, index) => {
       if (seen.has(level)) issues.push({ path: [...path, 'levels', index], at: 'value', message: `repeats ${level}` });
       seen.add(level);
+    });
+  },
+);
+
+export const colocate = refine(
+  Type.Object(
+    {
+      callers: Type.Array(
+        exact(
+          Type.String({
+            description:
+              "A workload in the Pod's namespace whose Pods call this one: a Deployment or StatefulSet name.",
+            ...jsonPatterns.dnsSubdomain,
+          }),
+          checkDnsSubdomain,
+        ),
+        { description: 'The callers, by workload name.', minItems: 1, maxItems: 16 },
+      ),
+      topologyKey: exact(
+        Type.String({
+          description: 'The node label whose values are the zones to complete.',
+          default: 'topology.kubernetes.io/zone',
+          ...jsonPatterns.labelKey,
+        }),
+        checkLabelKey,
+      ),
+      within: Type.Optional(
+        labelKeys(
+          "Finer node labels inside a zone (a block, a rack), outermost first: the callers' domains preferred.",
+          4,
+        ),
+      ),
+      mode: mode(
+        'Preferred',
+        "Required: only the callers' zones lacking a replica (else all the callers' zones); Preferred: those weigh most.",
+      ),
+      avoidDegradedNodes: Type.Optional(
+        Type.Boolean({
+          description:
+            'Leave out the nodes NetworkTopology status.degradedNodes names (a node whose measured RTT belies its zone label).',
+          default: false,
+        }),
+      ),
+    },
+    {
+      description:
+        "Zone-complete co-location: every zone that runs a caller also runs a replica of this workload, so that a Service with trafficDistribution PreferSameZone keeps each call in its caller's zone.",
+      additionalProperties: false,
+    },
+  ),
+  (value, path, issues) => {
+    const seen = new Set<string>();
+    value.callers.forEach((caller, index) => {
+      if (seen.has(caller))
+        issues.push({ path: [...path, 'callers', index], at: 'value', message: `repeats ${caller}` });
+      seen.add(caller);
+    });
+    (value.within ?? []).forEach((key, index) => {
+      if (key === value.topologyKey)
+        issues.push({ path: [...path, 'within', index], at: 'value', message: 'repeats the topologyKey' });
     });
   },
 );
@@ -498,6 +565,7 @@ export const rules = refine(
       latency: Type.Optional(latency),
       bandwidth: Type.Optional(bandwidth),
       pack: Type.Optional(pack),
+      colocate: Type.Optional(colocate),
       spread: Type.Optional(spread),
       dra: Type.Optional(dra),
     },
@@ -508,7 +576,7 @@ export const rules = refine(
       issues.push({
         path,
         at: 'value',
-        message: 'needs at least one rule: nodeLabels, gpu, numa, latency, bandwidth, pack, spread or dra',
+        message: 'needs at least one rule: nodeLabels, gpu, numa, latency, bandwidth, pack, colocate, spread or dra',
       });
   },
 );

@@ -136,12 +136,13 @@ export function schedulerComponent(
   port: number,
   kubeconfig: string,
   serving: ServingFiles,
+  extraArgs: readonly string[] = [],
 ): Component {
   return {
     name: 'kube-scheduler',
     command: bins.kubeScheduler,
     logFile: join(dir, 'logs', 'kube-scheduler.log'),
-    args: [...securePort(kubeconfig, port, serving), ...leaderElection],
+    args: [...securePort(kubeconfig, port, serving), ...leaderElection, ...extraArgs],
   };
 }
 
@@ -165,6 +166,7 @@ export function controllerManagerComponent(
   port: number,
   kubeconfig: string,
   files: ControllerManagerFiles,
+  extraArgs: readonly string[] = [],
 ): Component {
   return {
     name: 'kube-controller-manager',
@@ -178,6 +180,7 @@ export function controllerManagerComponent(
       '--use-service-account-credentials=true',
       `--service-account-private-key-file=${files.serviceAccountPrivateKey}`,
       `--root-ca-file=${files.rootCa}`,
+      ...extraArgs,
     ],
   };
 }

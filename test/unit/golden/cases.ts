@@ -7,6 +7,7 @@
 // their explain traces run to megabytes.
 
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { loadPolicySet, loadSnapshot } from '../../../bench/model.ts';
 import { decisionPods, trainerPod } from '../../../bench/workload.ts';
@@ -14,6 +15,10 @@ import { compile, type CompiledPolicySet } from '../../../src/policy/compiler.ts
 import type { Decision, DecisionOptions } from '../../../src/policy/types.ts';
 import { basePods, mutated, namespaces } from '../fuzz/corpus.ts';
 import { demoCompiled, demoOptions, demoSnapshot } from '../fuzz/demo.ts';
+import { buildFabric } from '../../../bench/placement/fabric.ts';
+import { parsePolicies } from '../../../src/policy/parse.ts';
+import { TopologyBuilder } from '../../../src/topology/builder.ts';
+import { nodeObject } from '../../e2e/harness/kube.ts';
 
 export interface GoldenCase {
   readonly label: string;
@@ -56,6 +61,8 @@ export async function goldenCases(): Promise<GoldenCase[]> {
     add(`bench pod #${index} ${namespace}`, pod, namespace, bench, benchOptions),
   );
   add('bench trainer (http)', trainerPod(), 'ml-training', bench, benchOptions);
+  const fabric = fabricCompiled();
+  for (const [label, pod, namespace] of fabricPods()) add(`fabric ${label}`, pod, namespace, fabric, benchOptions);
   const spoiled = fc.sample(mutated(basePods), { numRuns: SPOILED, seed: 20261203 });
   spoiled.forEach((pod, index) => {
     if (typeof pod !== 'object' || pod === null || Array.isArray(pod)) return;
@@ -73,4 +80,91 @@ export function benchCompiled(): CompiledPolicySet {
 export function digest(decision: Decision, compiled: CompiledPolicySet): string {
   const text = JSON.stringify(decision).replaceAll(compiled.snapshotId, '<snapshot>');
   return createHash('sha256').update(text).digest('base64url');
+}
+
+/** A Deployment's replica as the ReplicaSet controller makes it (the webhook sees no name yet). */
+function replicaOf(deployment: string, requests: Record<string, string>, annotations?: Record<string, string>) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      generateName: `${deployment}-7d4-`,
+      labels: { app: deployment, 'pod-template-hash': '7d4' },
+      ...(annotations ? { annotations } : {}),
+      ownerReferences: [{ kind: 'ReplicaSet', name: `${deployment}-7d4`, controller: true, uid: deployment }],
+    },
+    spec: {
+      tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }],
+      containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10', resources: { requests } }],
+    },
+  };
+}
+
+/** The placement benchmark's fabric policies over its 160-node fabric, a shop's callers bound in both zones. */
+function fabricCompiled(): CompiledPolicySet {
+  const fabric = buildFabric(1);
+  const builder = new TopologyBuilder({ sources: ['nodes', 'pods', 'networkTopologies'] });
+  builder.replace('nodes', fabric.fakeNodes.map(nodeObject) as never, BENCH_NOW);
+  const bound = (name: string, deployment: string, nodeName: string) => ({
+    ...replicaOf(deployment, { cpu: '100m' }),
+    metadata: { ...replicaOf(deployment, {}).metadata, name, namespace: 'fx-shop-1' },
+    spec: { nodeName, containers: [{ name: 'main', resources: { requests: { cpu: '100m' } } }] },
+    status: { phase: 'Running' },
+  });
+  builder.replace(
+    'pods',
+    [
+      bound('frontend-1', 'frontend', 'fx-a1-r2-n3'),
+      bound('frontend-2', 'frontend', 'fx-b2-r1-n5'),
+      bound('checkoutservice-1', 'checkoutservice', 'fx-a1-r2-n4'),
+      bound('cartservice-1', 'cartservice', 'fx-a1-r2-n1'),
+      // Other tenants: what pack's room and BestFit count.
+      ...fabric.tenants.map((tenant, index) => ({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: `tenant-${index}`, namespace: 'default' },
+        spec: {
+          nodeName: tenant.node,
+          containers: [
+            {
+              name: 'main',
+              resources: {
+                requests: {
+                  cpu: `${tenant.cpuMilli}m`,
+                  memory: `${tenant.memoryMi}Mi`,
+                  ...(tenant.gpus > 0 ? { 'nvidia.com/gpu': String(tenant.gpus) } : {}),
+                },
+              },
+            },
+          ],
+        },
+        status: { phase: 'Running' },
+      })),
+    ],
+    BENCH_NOW,
+  );
+  builder.replace(
+    'networkTopologies',
+    [
+      {
+        ...(fabric.networkTopology as object),
+        status: { ...(fabric.networkStatus as object), observedAt: new Date(BENCH_NOW - 1000).toISOString() },
+      },
+    ],
+    BENCH_NOW,
+  );
+  const text = readFileSync(new URL('../../../bench/placement/policies/fabric.yaml', import.meta.url), 'utf8');
+  return compile(parsePolicies(text, 'fabric.yaml').policies, builder.publish());
+}
+
+function fabricPods(): [label: string, pod: unknown, namespace: string][] {
+  const gang = { cpu: '4', memory: '32Gi', 'nvidia.com/gpu': '1' };
+  return [
+    ['cartservice (a zone lacks it)', replicaOf('cartservice', { cpu: '200m' }), 'fx-shop-1'],
+    ['productcatalogservice (two callers bound)', replicaOf('productcatalogservice', { cpu: '100m' }), 'fx-shop-1'],
+    ['redis-cart (its caller in one zone)', replicaOf('redis-cart', { cpu: '70m' }), 'fx-shop-1'],
+    ['paymentservice (no caller bound elsewhere)', replicaOf('paymentservice', { cpu: '100m' }), 'fx-shop-2'],
+    ['frontend (spread)', replicaOf('frontend', { cpu: '100m' }), 'fx-shop-1'],
+    ['gang of 16', replicaOf('gang-3', gang, { 'topogate.dev/replicas': '16' }), 'fx-train'],
+  ];
 }

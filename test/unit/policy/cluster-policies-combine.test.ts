@@ -55,7 +55,7 @@ test('an object edited into an invalid spec keeps its last good version in force
   const brokenAgain = readPolicyObjects([policyObject('alpha', { rules: {} }, '3')], broken);
   assert.equal(combinePolicies([], brokenAgain).policies[0], good.get('alpha')?.policy);
   assert.deepEqual(describe(combinePolicies([], brokenAgain)).errors, [
-    'SchedulingPolicy/alpha: spec.rules: needs at least one rule: nodeLabels, gpu, numa, latency, bandwidth, pack, spread or dra',
+    'SchedulingPolicy/alpha: spec.rules: needs at least one rule: nodeLabels, gpu, numa, latency, bandwidth, pack, colocate, spread or dra',
   ]);
 
   const fixed = combinePolicies([], readPolicyObjects([policyObject('alpha', ssd, '4')], brokenAgain));

@@ -38,6 +38,19 @@ describe('pack', () => {
     assert.ok(['r1', 'r2'].includes([...picks][0]!));
   });
 
+  test('fit: BestFit takes the fitting rack with the least room, whatever the workload; Spread spreads workloads', () => {
+    // 2 × 16 cpu fits r1, r2 (4 Pods each) and r3 (2 Pods): BestFit leaves the larger racks whole.
+    const bestFit = { ...PACK, fit: 'BestFit' as const };
+    const names = Array.from({ length: 12 }, (_, i) => `job-${i}`);
+    const picks = (rule: PackRule) =>
+      new Set(names.map((name) => rackOf(racks(), replica(name, '16', 2), rule).expressions[0].values[0]));
+    assert.deepEqual([...picks(bestFit)], ['r3']);
+    assert.ok(picks(PACK).size > 1, 'rendezvous hashing spreads workloads over the fitting racks');
+    // With one Pod of another workload on r1 (16 cpu), r1 has room for 3: it now fits best for 3 replicas.
+    const busy = [...racks(), bound('o1', 'n1', '16')];
+    assert.equal(rackOf(busy, replica('train', '16', 3), bestFit).expressions[0].values[0], 'r1');
+  });
+
   test('free capacity is allocatable minus what bound Pods request, in whole Pods per node', () => {
     // r1 and r2 each lose 40 cpu of 64 to other Pods: 24 left, but 17 per node only fits 1 Pod per node where 17 is free.
     const busy = [...racks(), bound('o1', 'n1', '20'), bound('o2', 'n3', '20'), bound('o3', 'n4', '20')];

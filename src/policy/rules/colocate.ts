@@ -1,0 +1,110 @@
+// colocate: zone-complete co-location. Every zone that runs a caller should
+// also run a replica of the callee, so that a Service with
+// trafficDistribution: PreferSameZone keeps each call in the caller's zone.
+// Read from the occupancy (where the callers' Pods are bound, where the
+// callee's own Pods are bound or held), never stored: the zones the callee
+// still lacks weigh most, then the callers' zones, then the callers' finer
+// domains (a block, a rack) inside them. Node affinity only, which keeps the
+// Pod signable for the scheduler's batching, unlike pod affinity.
+
+import type { NodeSelectorRequirement, PreferredSchedulingTerm } from '../../kube/types.ts';
+import { workloadKey } from '../../kube/workload-identity.ts';
+import type { Occupancy, TopologySnapshot } from '../../topology/model.ts';
+import { NodeSet } from '../../topology/nodeset.ts';
+import type { ColocateRule } from '../types.ts';
+import { degradedOutput } from './latency.ts';
+import { describeRequirement, output, type CompiledRule, type RuleInput, type RuleResult } from './rule.ts';
+
+/** The kinds a caller's name is looked up as, in the Pod's namespace. */
+const CALLER_KINDS = ['Deployment', 'StatefulSet'] as const;
+const MISSING_WEIGHT = 100;
+const CALLER_ZONE_WEIGHT = 50;
+/** The innermost `within` level weighs this much, each level out a third less. */
+const WITHIN_WEIGHT = 30;
+
+/** Where a set of workloads runs: the values each label takes on the nodes that hold their Pods. */
+type Domains = ReadonlyMap<string, ReadonlySet<string>>;
+
+export function compileColocate(rule: ColocateRule, snapshot: TopologySnapshot): CompiledRule {
+  const levels = [rule.topologyKey, ...(rule.within ?? [])];
+  const avoid = rule.avoidDegradedNodes ? degradedOutput(snapshot) : undefined;
+  const callerKeys = (namespace: string) =>
+    rule.callers.flatMap((name) => CALLER_KINDS.map((kind) => workloadKey({ namespace, kind, name })));
+
+  /** Each level's values on the nodes holding the workloads' bound Pods; empty when none is bound. */
+  const boundIn = (workloads: readonly string[], occupancy: Occupancy): Domains => {
+    const values = new Map<string, Set<string>>(levels.map((level) => [level, new Set()]));
+    for (const workload of workloads)
+      for (const [nodeName, count] of occupancy.workloadNodes(workload) ?? []) {
+        const node = count > 0 ? snapshot.nodes.get(nodeName) : undefined;
+        if (!node) continue;
+        for (const level of levels) {
+          const value = node.labels[level];
+          if (value !== undefined) values.get(level)!.add(value);
+        }
+      }
+    return values;
+  };
+
+  /** The zones holding the callee: its bound Pods, and those held to one zone but not bound yet. */
+  const calleeZones = (workload: string, occupancy: Occupancy): Set<string> => {
+    const zones = new Set(boundIn([workload], occupancy).get(rule.topologyKey));
+    for (const [zone, held] of occupancy.pendingUnder(rule.topologyKey) ?? [])
+      if ((held.workloads.get(workload) ?? 0) > 0) zones.add(zone);
+    return zones;
+  };
+
+  const inZones = (zones: string[]): NodeSelectorRequirement => ({
+    key: rule.topologyKey,
+    operator: 'In',
+    values: zones,
+  });
+
+  return {
+    name: 'colocate',
+    hard: rule.mode === 'Required',
+    evaluate({ pod }: RuleInput): RuleResult {
+      const callers = boundIn(callerKeys(pod.facts.workload.namespace), pod.occupancy);
+      const callerZones = [...callers.get(rule.topologyKey)!].sort();
+      if (callerZones.length === 0)
+        return {
+          dropped: `no Pod of the callers [${rule.callers.join(', ')}] is bound on a node with a ${rule.topologyKey} label`,
+        };
+      const own = calleeZones(workloadKey(pod.facts.workload), pod.occupancy);
+      const missing = callerZones.filter((zone) => !own.has(zone));
+      const notes = [
+        `callers run in ${rule.topologyKey} [${callerZones.join(', ')}]; ` +
+          (missing.length > 0 ? `no replica yet in [${missing.join(', ')}]` : 'every one holds a replica'),
+      ];
+      const within = withinTerms(rule, callers);
+      if (rule.mode === 'Required') {
+        const requirement = inZones(missing.length > 0 ? missing : callerZones);
+        let nodes = NodeSet.EMPTY;
+        for (const zone of requirement.values!) nodes = nodes.or(snapshot.nodes.withLabelValue(rule.topologyKey, zone));
+        let modelHolds = `${nodes.size} of ${snapshot.nodes.count} nodes match ${describeRequirement(requirement)}`;
+        if (!avoid) return output({ requirements: [requirement], nodes, modelHolds, preferred: within, notes });
+        nodes = nodes.andNot(avoid.nodes);
+        modelHolds += `, ${nodes.size} of them not degraded`;
+        return output({ requirements: [requirement, avoid.requirement], nodes, modelHolds, preferred: within, notes });
+      }
+      const preferred: PreferredSchedulingTerm[] = [];
+      if (avoid) preferred.push({ weight: MISSING_WEIGHT, preference: { matchExpressions: [avoid.requirement] } });
+      if (missing.length > 0)
+        preferred.push({ weight: MISSING_WEIGHT, preference: { matchExpressions: [inZones(missing)] } });
+      if (missing.length < callerZones.length)
+        preferred.push({ weight: CALLER_ZONE_WEIGHT, preference: { matchExpressions: [inZones(callerZones)] } });
+      return output({ preferred: [...preferred, ...within], notes });
+    },
+  };
+}
+
+/** One term per `within` level: the values the callers' nodes carry, the innermost weighing most. */
+function withinTerms(rule: ColocateRule, callers: Domains): PreferredSchedulingTerm[] {
+  const within = rule.within ?? [];
+  return within.flatMap((level, index) => {
+    const values = [...callers.get(level)!].sort();
+    if (values.length === 0) return [];
+    const weight = Math.max(1, Math.round(WITHIN_WEIGHT * (1 - (within.length - 1 - index) / 3)));
+    return [{ weight, preference: { matchExpressions: [{ key: level, operator: 'In' as const, values }] } }];
+  });
+}
