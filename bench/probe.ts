@@ -154,6 +154,7 @@ async function measuredProcess(which: 'agent' | 'writer'): Promise<void> {
       timeoutMs: 1000,
       view: () => ({ peers, zone: 'zone-0' }),
       node: 'bench',
+      reportPeersWithinMs: 10_000,
       metrics,
       log,
     });

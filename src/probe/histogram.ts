@@ -9,13 +9,19 @@ const GAMMA = 1.04;
 const LOG_GAMMA = Math.log(GAMMA);
 /** Values below this (a microsecond) share the lowest bucket. */
 const MIN_MS = 0.001;
+/** Values above this (a minute, far beyond any probe timeout) share the highest bucket. */
+const MAX_MS = 60_000;
 
 /** Sparse: bucket index → count. */
 export type Buckets = ReadonlyMap<number, number>;
 
 export function bucketOf(ms: number): number {
-  return Math.ceil(Math.log(Math.max(ms, MIN_MS)) / LOG_GAMMA);
+  return Math.ceil(Math.log(Math.min(Math.max(ms, MIN_MS), MAX_MS)) / LOG_GAMMA);
 }
+
+/** The buckets a histogram can hold: an index outside them did not come from bucketOf. */
+export const MIN_BUCKET = bucketOf(MIN_MS);
+export const MAX_BUCKET = bucketOf(MAX_MS);
 
 /** The value a bucket stands for: the middle of its range, in ms. */
 export function valueOf(bucket: number): number {

@@ -96,6 +96,7 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
     timeoutMs: options.timeoutMs,
     view,
     node,
+    reportPeersWithinMs: 2 * options.writePolicy.minPeriodMs,
     metrics,
     log,
   });

@@ -5,16 +5,20 @@
 
 import type { Logger } from 'pino';
 import { type IntervalBounds, nextInterval } from '../interval.ts';
+import { PeerRtts } from '../peer-rtts.ts';
 import type { Peer } from '../peers.ts';
 import { planRound } from '../rotation.ts';
 import type { AgentSummary } from '../summary.ts';
 import { type Sample, ZoneWindow } from '../window.ts';
 import { PeerConnection } from './connection.ts';
+import { DEFAULT_LISTENER_LIMITS } from './listener.ts';
 import type { ProbeMetrics } from './metrics.ts';
 
 const DOWN_AFTER = 3;
 /** Kept connections at most; the least recently used closes first. */
 const MAX_CONNECTIONS = 128;
+/** A kept connection unused this long is closed: half the listener's idle deadline, so the prober closes first. */
+const CONNECTION_IDLE_MS = DEFAULT_LISTENER_LIMITS.probeIdleMs / 2;
 
 export interface ProberOptions {
   /** The address probes are sent from; undefined lets the kernel choose (listening on 0.0.0.0). */
@@ -26,6 +30,8 @@ export interface ProberOptions {
   /** The current peers and this node's zone, read afresh each round. */
   readonly view: () => { readonly peers: readonly Peer[]; readonly zone: string | undefined };
   readonly node: string;
+  /** A summary names the peers sampled within this: two write periods, so each gather sees each sample twice. */
+  readonly reportPeersWithinMs: number;
   readonly metrics: ProbeMetrics;
   readonly log: Logger;
 }
@@ -33,8 +39,9 @@ export interface ProberOptions {
 export class Prober {
   readonly #options: ProberOptions;
   readonly #windows = new Map<string, ZoneWindow>();
-  readonly #connections = new Map<string, PeerConnection>();
+  readonly #connections = new Map<string, { readonly connection: PeerConnection; readonly usedAt: number }>();
   readonly #failures = new Map<string, number>();
+  readonly #peerRtts = new PeerRtts();
   #cursors: ReadonlyMap<string, number> = new Map();
   #intervalMs: number;
   #timer: NodeJS.Timeout | undefined;
@@ -58,7 +65,7 @@ export class Prober {
   stop(): void {
     this.#stopped = true;
     clearTimeout(this.#timer);
-    for (const connection of this.#connections.values()) connection.close();
+    for (const { connection } of this.#connections.values()) connection.close();
     this.#connections.clear();
   }
 
@@ -72,7 +79,8 @@ export class Prober {
         return { zone, buckets: window.buckets() };
       })
       .filter((z) => z.buckets.size > 0);
-    return { node: this.#options.node, zone: this.#zone, zones };
+    const peers = this.#peerRtts.recent(now, this.#options.reportPeersWithinMs);
+    return { node: this.#options.node, zone: this.#zone, zones, peers };
   }
 
   async #loop(): Promise<void> {
@@ -95,9 +103,18 @@ export class Prober {
     this.#forgetGone(peers);
     const plan = planRound(peers, this.#cursors, budget);
     this.#cursors = plan.cursors;
-    const results = await Promise.all(
-      plan.targets.map(async (peer) => ({ peer, result: await this.#connection(peer).probe(timeoutMs) })),
+    // Spread over the first half of the interval, never sent at once: a burst of probes queues behind itself
+    // (in this process, in the peers', on the path), and the last answers of a burst read that queue as RTT.
+    const spacingMs = this.#intervalMs / (2 * plan.targets.length);
+    const answered = await Promise.all(
+      plan.targets.map(async (peer, i) => {
+        if (i > 0) await new Promise((resolve) => setTimeout(resolve, i * spacingMs));
+        // Stopped meanwhile: no new connection that nothing would close.
+        return this.#stopped ? undefined : { peer, result: await this.#connection(peer).probe(timeoutMs) };
+      }),
     );
+    if (this.#stopped) return;
+    const results = answered.filter((entry) => entry !== undefined);
 
     const byZone = new Map<string, Sample[]>();
     const at = Date.now();
@@ -107,6 +124,7 @@ export class Prober {
       if ('rttMs' in result) {
         this.#failures.delete(peer.name);
         samples.push({ peer: peer.name, ms: result.rttMs, at });
+        this.#peerRtts.add(peer.node, result.rttMs, at);
         metrics.rtt.observe({ zone: peer.zone }, result.rttMs / 1000);
       } else {
         metrics.lost.inc({ zone: peer.zone });
@@ -131,10 +149,10 @@ export class Prober {
 
   #connection(peer: Peer): PeerConnection {
     const key = `${peer.ip}:${peer.port}`;
-    let connection = this.#connections.get(key);
-    if (connection) this.#connections.delete(key);
-    else connection = new PeerConnection(peer.ip, peer.port, this.#options.localAddress);
-    this.#connections.set(key, connection);
+    const connection =
+      this.#connections.get(key)?.connection ?? new PeerConnection(peer.ip, peer.port, this.#options.localAddress);
+    this.#connections.delete(key);
+    this.#connections.set(key, { connection, usedAt: performance.now() });
     return connection;
   }
 
@@ -144,16 +162,18 @@ export class Prober {
       if (current.get(name)?.ip === peer.ip) continue;
       this.#windows.get(peer.zone)?.drop(name);
       this.#failures.delete(name);
-      this.#connections.get(`${peer.ip}:${peer.port}`)?.close();
+      this.#connections.get(`${peer.ip}:${peer.port}`)?.connection.close();
       this.#connections.delete(`${peer.ip}:${peer.port}`);
     }
     this.#known = current;
+    this.#peerRtts.retain(new Set(peers.map((peer) => peer.node)));
   }
 
-  /** Beyond MAX_CONNECTIONS, close the least recently used (the Map keeps use order). */
+  /** Beyond MAX_CONNECTIONS, or unused for CONNECTION_IDLE_MS, close the least recently used (the Map keeps use order). */
   #closeIdle(): void {
-    for (const [key, connection] of this.#connections) {
-      if (this.#connections.size <= MAX_CONNECTIONS) break;
+    const idleSince = performance.now() - CONNECTION_IDLE_MS;
+    for (const [key, { connection, usedAt }] of this.#connections) {
+      if (this.#connections.size <= MAX_CONNECTIONS && usedAt >= idleSince) break;
       connection.close();
       this.#connections.delete(key);
     }

@@ -6,14 +6,18 @@
 
 import type { Logger } from 'pino';
 import { aggregate } from '../aggregate.ts';
+import { type NodePairRtt, type PairLimits, PairStore } from '../pairs.ts';
 import type { Peer } from '../peers.ts';
-import { type AgentSummary, parseSummary } from '../summary.ts';
+import { type AgentSummary, acceptSummary, parseSummary } from '../summary.ts';
 import { type WritePolicy, type Written, writeReason } from '../write-policy.ts';
+import { getBounded } from './http-get.ts';
 import type { ProbeMetrics } from './metrics.ts';
 import type { StatusWriter } from './status-writer.ts';
 
 /** Summaries fetched in parallel at most: 1,000 agents take ~32 sequential batches. */
 const CONCURRENCY = 32;
+/** An honest summary is a few KB (zones' histograms and at most 256 peers); a longer body is cut here. */
+export const MAX_SUMMARY_BYTES = 256 * 1024;
 
 export interface WriterOptions {
   readonly policy: WritePolicy;
@@ -25,6 +29,9 @@ export interface WriterOptions {
   readonly log: Logger;
   /** Extra summaries from other tools' metrics (adapters), gathered beside the agents'. */
   readonly extra?: () => Promise<readonly AgentSummary[]>;
+  /** A gather stops asking further agents after this (the slow ones are left out of it); default 30 s. */
+  readonly gatherDeadlineMs?: number;
+  readonly pairLimits?: PairLimits;
 }
 
 export class Writer {
@@ -35,9 +42,16 @@ export class Writer {
   /** Bumped at every change of role, so that a loop from an earlier term ends. */
   #term = 0;
   #running = false;
+  readonly #pairs: PairStore;
 
   constructor(options: WriterOptions) {
     this.#options = options;
+    this.#pairs = new PairStore(options.pairLimits);
+  }
+
+  /** The node pairs measured lately, as the last gathers reported them (see src/probe/pairs.ts). */
+  pairs(): readonly NodePairRtt[] {
+    return this.#pairs.pairs(Date.now());
   }
 
   lead(): void {
@@ -71,11 +85,13 @@ export class Writer {
 
   async #once(term: number): Promise<void> {
     const { own, policy, status, metrics, log, extra } = this.#options;
-    const summaries = [...(await this.#gather()), ...((await extra?.()) ?? [])];
+    const peers = this.#options.peers();
+    const summaries = [...(await this.#gather(peers)), ...((await extra?.()) ?? [])];
     const mine = own();
     if (mine) summaries.push(mine);
-    const next = aggregate(summaries);
     const now = Date.now();
+    this.#keepPairs(summaries, peers, now);
+    const next = aggregate(summaries);
     const reason = writeReason(this.#last, next, now, policy);
     if (!reason || term !== this.#term) return;
     await status.write(next, new Date(now));
@@ -87,28 +103,55 @@ export class Writer {
     );
   }
 
-  async #gather(): Promise<AgentSummary[]> {
-    const peers = this.#options.peers();
+  /** Adds the summaries' node pairs, and drops the pairs of nodes no longer in the fleet. */
+  #keepPairs(summaries: readonly AgentSummary[], peers: readonly Peer[], now: number): void {
+    const nodes = new Set(summaries.map((summary) => summary.node));
+    for (const peer of peers) nodes.add(peer.node);
+    for (const summary of summaries)
+      for (const peer of summary.peers ?? []) this.#pairs.report(summary.node, peer.node, peer.rttMs, now);
+    this.#pairs.prune(now, nodes);
+  }
+
+  async #gather(peers: readonly Peer[]): Promise<AgentSummary[]> {
+    const mine = this.#options.own();
+    const known = {
+      zones: new Set([...peers.map((peer) => peer.zone), ...(mine ? [mine.zone] : [])]),
+      nodes: new Set([...peers.map((peer) => peer.node), ...(mine ? [mine.node] : [])]),
+    };
+    const deadline = performance.now() + (this.#options.gatherDeadlineMs ?? 30_000);
     const out: AgentSummary[] = [];
     let next = 0;
     const worker = async () => {
-      while (next < peers.length) {
-        const summary = await this.#fetch(peers[next++]!);
+      while (next < peers.length && performance.now() < deadline) {
+        const summary = await this.#fetch(peers[next++]!, known);
         if (summary) out.push(summary);
       }
     };
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY, peers.length) }, worker));
+    if (next < peers.length) {
+      this.#options.metrics.gatherFailures.inc(peers.length - next);
+      this.#options.log.warn(
+        { left: peers.length - next },
+        'gather deadline passed: the agents not asked yet are left out',
+      );
+    }
     return out;
   }
 
-  async #fetch(peer: Peer): Promise<AgentSummary | undefined> {
+  async #fetch(peer: Peer, known: Parameters<typeof acceptSummary>[2]): Promise<AgentSummary | undefined> {
     try {
-      const response = await fetch(`http://${hostPort(peer)}/summary`, {
-        signal: AbortSignal.timeout(this.#options.gatherTimeoutMs),
-      });
-      if (response.status === 503) return undefined;
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      const summary = parseSummary(await response.json());
+      const { status, body } = await getBounded(
+        peer.ip,
+        peer.port,
+        '/summary',
+        this.#options.gatherTimeoutMs,
+        MAX_SUMMARY_BYTES,
+      );
+      if (status === 503) return undefined;
+      if (status !== 200) throw new Error(`HTTP ${status}`);
+      const parsed = parseSummary(JSON.parse(body));
+      if (typeof parsed === 'string') throw new Error(parsed);
+      const summary = acceptSummary(parsed, peer, known);
       if (typeof summary === 'string') throw new Error(summary);
       return summary;
     } catch (error) {
@@ -117,8 +160,4 @@ export class Writer {
       return undefined;
     }
   }
-}
-
-function hostPort(peer: Peer): string {
-  return peer.ip.includes(':') ? `[${peer.ip}]:${peer.port}` : `${peer.ip}:${peer.port}`;
 }

@@ -42,6 +42,7 @@ describe('probe rounds and the writer, on loopback', () => {
         timeoutMs: 500,
         view: () => ({ peers: peers.filter((p) => p.node !== node.name), zone: node.zone }),
         node: node.name,
+        reportPeersWithinMs: 10_000,
         metrics: createProbeMetrics(new Registry()),
         log,
       });
@@ -88,5 +89,12 @@ describe('probe rounds and the writer, on loopback', () => {
     // Round trips on loopback, answered within the probe timeout (never the timeout itself: loss is not an RTT).
     for (const link of first!.links)
       assert.ok(link.samples > 0 && link.rttMs > 0 && link.rttMs < 500, JSON.stringify(link));
+    // Beside the zone pairs, every node pair, for topology derivation.
+    const pairs = writer.pairs();
+    assert.deepEqual(
+      pairs.map(({ a, b }) => `${a}-${b}`),
+      ['a1-a2', 'a1-b1', 'a2-b1'],
+    );
+    for (const pair of pairs) assert.ok(pair.rttMs > 0 && pair.rttMs < 500, JSON.stringify(pair));
   });
 });
