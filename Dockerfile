@@ -32,8 +32,12 @@ COPY package.json ./
 COPY bin ./bin
 COPY src ./src
 COPY manifests ./manifests
+# What `serve` with no flags reads outside a cluster (the demo, as `npm start` serves it).
+COPY policies ./policies
+COPY examples ./examples
 # Numeric, so the kubelet can verify runAsNonRoot; the files stay root-owned and read-only to it.
 USER 65532:65532
 EXPOSE 8443
 ENTRYPOINT ["node", "bin/topogate.ts"]
-CMD ["serve", "--topology", "kube"]
+# Inside a cluster (KUBERNETES_SERVICE_HOST set) serve watches it; elsewhere it serves the demo.
+CMD ["serve"]

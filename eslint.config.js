@@ -60,7 +60,14 @@ export default tseslint.config(
   // The topology view's page script runs in the browser.
   {
     files: ['src/view/static/*.js'],
-    languageOptions: { globals: { document: 'readonly', Node: 'readonly', EventSource: 'readonly' } },
+    languageOptions: {
+      globals: Object.fromEntries(
+        ['document', 'Node', 'Element', 'EventSource', 'fetch', 'CSS', 'setTimeout', 'clearTimeout'].map((name) => [
+          name,
+          'readonly',
+        ]),
+      ),
+    },
   },
   // Narrowing untrusted JSON: a record whose fields are each checked where they are read.
   {

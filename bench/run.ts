@@ -223,11 +223,11 @@ async function main(): Promise<void> {
   if (chart) await writeFile(join(resultsDir, 'decision-latency.svg'), chart);
   await writeFile(join(resultsDir, 'results.json'), `${JSON.stringify(final, null, 2)}\n`);
   const reportFile = quick ? join(out, 'BENCHMARKS.md') : join(ROOT, 'BENCHMARKS.md');
-  // Sections measured by scripts of their own (bench/probe.ts, bench/soak.ts, bench/placement/, bench/apiserver.ts)
-  // stay as their last run wrote them.
+  // Sections measured by scripts of their own (bench/probe.ts, bench/soak.ts, bench/placement/, bench/apiserver.ts,
+  // bench/discover.ts) stay as their last run wrote them.
   const kept = (
     await Promise.all(
-      ['probe.md', 'soak.md', 'placement.md', 'apiserver.md'].map((file) =>
+      ['probe.md', 'soak.md', 'placement.md', 'apiserver.md', 'discover.md'].map((file) =>
         readFile(join(ROOT, 'bench', 'results', file), 'utf8').catch(() => ''),
       ),
     )

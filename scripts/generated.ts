@@ -1,12 +1,14 @@
 // What `npm run generate` writes, computed from the schemas of src/policy/schema/ and the files it is
 // given: the JSON Schemas under schema/, the SchedulingPolicy CRD with its openAPIV3Schema, and the Helm
-// chart's copies of manifests/.
+// chart's copies of manifests/ (the optional PolicyReport CRD among them).
 
 import { isScalar, parseDocument, visit } from 'yaml';
 import { policyCrdSchema } from '../src/policy/schema/crd.ts';
 import { publishedSchemas, schemaText } from '../src/policy/schema/json.ts';
 
 const policyCrd = 'manifests/crds/schedulingpolicies.yaml';
+/** Not topogate's kind, so not in manifests/crds: installed only when asked (docs/rollout.md). */
+const policyReportCrd = 'manifests/policyreport/policyreports.yaml';
 const chartManifests = [
   'rbac.yaml',
   'policy-writer-rbac.yaml',
@@ -33,6 +35,7 @@ export function generatedFiles(read: (path: string) => string, crds: readonly st
   const copies = [
     ...chartManifests.map((file) => [`manifests/${file}`, `charts/topogate/files/manifests/${file}`] as const),
     ...crds.map((file) => [`manifests/crds/${file}`, `charts/topogate/files/crds/${file}`] as const),
+    [policyReportCrd, `charts/topogate/files/policyreport/policyreports.yaml`] as const,
   ];
   for (const [from, to] of copies) files.set(to, files.get(from) ?? read(from));
   return files;

@@ -1,6 +1,7 @@
 // Turns a decoded request into an answer. A Pod CREATE reaches the decision,
 // a ResourceClaim or ResourceClaimTemplate CREATE the dra rule; every other
-// kind, operation or subresource is admitted unchanged.
+// kind, operation or subresource is admitted unchanged, and so is a Pod over
+// the bounds of what topogate reads (podBounds.ts).
 // Pure when the functions it is given are.
 
 import { podRequest } from '../kube/podFacts.ts';
@@ -10,6 +11,7 @@ import type { AdmissionAnswer } from './answer.ts';
 import { allowed, denied, patched } from './answer.ts';
 import { claimCreate } from './claim.ts';
 import { isPodCreate, podNamespace } from './pod.ts';
+import { overBoundsWarning, podOverBounds } from './podBounds.ts';
 import type { AdmissionRequest } from './review.ts';
 import { warningsOnPod } from './warnings-annotation.ts';
 
@@ -52,6 +54,9 @@ export function handleAdmission(
   const skipWarning = skip?.();
   if (skipWarning !== undefined && defer === undefined)
     return { answer: allowed({ warnings: [skipWarning] }), outcome: 'skipped' };
+  const overBounds = podOverBounds(request.object);
+  if (overBounds !== undefined)
+    return { answer: allowed({ warnings: [overBoundsWarning(overBounds)] }), outcome: 'skipped' };
   const pod = podRequest(request.object, podNamespace(request));
   const decision = defer?.(pod, skipWarning) ?? decide(pod);
   return { ...answerFor(warningsOnPod(pod.facts, decision)), decision };

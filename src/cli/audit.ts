@@ -9,7 +9,7 @@ import { parseDuration } from '../server/duration.ts';
 import type { Command } from './command.ts';
 import { EXIT, parseFlags } from './command.ts';
 import { listPods, listWorkloads, readLiveCluster } from './live.ts';
-import { writePolicyReports } from './policy-reports.ts';
+import { writePolicyReports } from '../sources/policies/reports.ts';
 
 const usage = `Usage: topogate audit [--kubeconfig F] [--policies DIR] [--output table|json] [--write-reports]
 
@@ -23,14 +23,18 @@ Nothing in the cluster is changed.
 Flags:
   --kubeconfig F        the cluster (default: KUBECONFIG, ~/.kube/config, in-cluster)
   --policies DIR        policy files or folders, beside the cluster's SchedulingPolicy
-                        objects (repeatable; default: the objects alone)
+                        objects (repeatable; default: the files the running webhook
+                        serves, from its policies ConfigMap)
   --output table|json   default table; json: {"policies": [{"name", "matched",
                         "wouldChange", "unsatisfiable", "examples": {...}, ...}]}
   --write-reports       also write the results as wgpolicyk8s.io/v1alpha2
-                        PolicyReports, one per namespace (named topogate)
+                        PolicyReports, one per namespace (named topogate); needs
+                        their CRD (the chart's policyReports.installCRD, or
+                        manifests/policyreport/ in the package)
   --max-source-age D    sources older than this degrade the rules that need them (default 10m)
 
-Exit 0 when the audit ran, 1 when the cluster could not be read, 2 on bad usage.
+Exit 0 when the audit ran, 1 when the cluster could not be read or the reports
+not written, 2 on bad usage.
 `;
 
 export const audit: Command = {
@@ -61,6 +65,7 @@ export const audit: Command = {
         cwd: io.cwd,
       });
       for (const error of cluster.policyErrors) io.stderr.write(`Warning: invalid policy left out: ${error}\n`);
+      io.stderr.write(`topogate audit: ${cluster.policySources}\n`);
       const [pods, workloads] = await Promise.all([listPods(cluster.config), listWorkloads(cluster.config)]);
       const now = Date.now();
       const report = auditCluster(pods, workloads, cluster.compiled, { now, maxSourceAgeMs });

@@ -1,9 +1,8 @@
 // `topogate controlplane`: measures the control plane once, over a short
-// window, and prints ControlPlane's status (collection.md §2): the figures
+// window, and prints ControlPlane's status (docs/controlplane.md): the figures
 // serve keeps writing, taken here by one process in one go.
 
 import type { KubeConfig } from '@kubernetes/client-node';
-import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { stringify } from 'yaml';
 import { ControlPlaneCollector } from '../controlplane/collector.ts';
@@ -14,6 +13,7 @@ import { createKubeTopology } from '../sources/topology/kube.ts';
 import type { Command } from './command.ts';
 import { EXIT, parseFlags } from './command.ts';
 import { loadKubeConfig } from '../sources/kubeconfig.ts';
+import { stderrLog } from './stderr-log.ts';
 
 const usage = `Usage: topogate controlplane [--kubeconfig F] [--etcd-metrics URL…] [--scheduler-metrics URL] [--output json]
 
@@ -85,7 +85,7 @@ export const controlplane: Command = {
     if (schedulerSkipTlsVerify && values['scheduler-metrics'] === undefined)
       return bad('--scheduler-insecure-skip-tls-verify needs --scheduler-metrics');
 
-    const log = pino({ level: 'warn' }, io.stderr);
+    const log = stderrLog('controlplane', io.stderr);
     let kubeConfig: KubeConfig;
     let topology;
     try {

@@ -26,7 +26,8 @@ const usage = `Usage: topogate explain pod/NAMESPACE/NAME [--kubeconfig F] [--po
 pod/NAMESPACE/NAME: reads the live Pod, takes back what topogate added (by its
 topogate.dev/decision record) and the node the scheduler chose, decides it
 again on the live model and policies (the cluster's SchedulingPolicy objects,
-and --policies files when given), and says what was decided then (policies,
+and the files the running webhook serves, from its policies ConfigMap, or the
+--policies files instead when given), and says what was decided then (policies,
 generations, rule results, topology snapshot), what would be decided now, and
 why they differ. Exit 0 when explained (the same or not), 2 on bad usage or
 when the Pod cannot be read.
@@ -69,6 +70,7 @@ export const explain: Command = {
       return EXIT.usage;
     }
     for (const error of cluster.policyErrors) io.stderr.write(`Warning: invalid policy left out: ${error}\n`);
+    io.stderr.write(`topogate explain: ${cluster.policySources}\n`);
     const { record: then, problem } = readRecord(live);
     const original = takeBack(live, then);
     const decision = decide(podRequest(original, namespace, podWorkload(live, namespace)), cluster.compiled, {

@@ -7,10 +7,12 @@ import { AppsV1Api, BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import type { KubeObject, Pod } from '../kube/types.ts';
-import { combinePolicies, readPolicyObjects } from '../policy/combine.ts';
+import { combinePolicies, objectOrigin, readPolicyObjects } from '../policy/combine.ts';
 import { compile, type CompiledPolicySet } from '../policy/compiler.ts';
 import { formatPolicyError } from '../policy/errors.ts';
+import type { PolicySet } from '../policy/parse.ts';
 import { loadPolicies } from '../sources/policies/files.ts';
+import { readWebhookPolicyFiles } from '../sources/policies/webhook-files.ts';
 import { loadKubeConfig } from '../sources/kubeconfig.ts';
 
 const READY_TIMEOUT_MS = 30_000;
@@ -20,6 +22,8 @@ export interface LiveCluster {
   readonly compiled: CompiledPolicySet;
   /** Invalid policies (files or objects), one line each: they are left out, as serve leaves them out. */
   readonly policyErrors: readonly string[];
+  /** Where the policies in force come from, in a sentence for stderr. */
+  readonly policySources: string;
 }
 
 export function kubeConfig(kubeconfig: string | undefined): KubeConfig {
@@ -28,15 +32,20 @@ export function kubeConfig(kubeconfig: string | undefined): KubeConfig {
   return config;
 }
 
-/** The live model and the policies: the cluster's SchedulingPolicy objects, and the files in `policyPaths`. */
+/**
+ * The live model and the policies: the cluster's SchedulingPolicy objects, and the files in `policyPaths`, or,
+ * without them, the files the running webhook serves (its policies ConfigMap).
+ */
 export async function readLiveCluster(options: {
   readonly kubeconfig?: string;
   readonly policyPaths: readonly string[];
   readonly cwd: string;
 }): Promise<LiveCluster> {
   const config = kubeConfig(options.kubeconfig);
-  const files =
-    options.policyPaths.length > 0 ? await loadPolicies(options.policyPaths, { cwd: options.cwd }) : undefined;
+  const files: PolicyFiles =
+    options.policyPaths.length > 0
+      ? { ...(await loadPolicies(options.policyPaths, { cwd: options.cwd })), from: options.policyPaths.join(', ') }
+      : await webhookFiles(config);
   // Loaded only here, as serve does: the watches bring the generated API models.
   const [{ createKubeTopology }, { listed, watchPolicyObjects }] = await Promise.all([
     import('../sources/topology/kube.ts'),
@@ -52,15 +61,30 @@ export async function readLiveCluster(options: {
   try {
     await Promise.all([topology.ready(READY_TIMEOUT_MS), listed(policyObjects, READY_TIMEOUT_MS)]);
     const objects = policyObjects.objects();
-    const combined = combinePolicies(files?.policies ?? [], readPolicyObjects(objects, new Map()));
+    const combined = combinePolicies(files.policies, readPolicyObjects(objects, new Map()));
+    const fromObjects = combined.policies.filter((policy) => policy.source?.file.startsWith(objectOrigin(''))).length;
     return {
       config,
       compiled: compile(combined.policies, topology.current()),
-      policyErrors: [...(files?.errors ?? []), ...combined.errors].map(formatPolicyError),
+      policyErrors: [...files.errors, ...combined.errors].map(formatPolicyError),
+      policySources:
+        `${combined.policies.length} policies in force: ${fromObjects} from SchedulingPolicy objects, ` +
+        ('missing' in files
+          ? `none from files: ${files.missing} (--policies DIR adds files)`
+          : `${combined.policies.length - fromObjects} from ${files.from}`),
     };
   } finally {
     await Promise.all([topology.stop(), policyObjects.stop()]);
   }
+}
+
+type PolicyFiles = PolicySet & ({ readonly from: string } | { readonly missing: string });
+
+/** The webhook's policy files, or none and why (then only the objects are in force, and the sentence says so). */
+async function webhookFiles(config: KubeConfig): Promise<PolicyFiles> {
+  const read = await readWebhookPolicyFiles(config);
+  if ('missing' in read) return { policies: [], errors: [], missing: read.missing };
+  return { ...read.set, from: `the webhook's files (ConfigMap ${read.configMap})` };
 }
 
 /** Every Pod of the cluster, as plain JSON. */

@@ -17,6 +17,7 @@ const commands: Record<string, () => Promise<Command>> = {
   version: async () => (await import('./version.ts')).version,
   audit: async () => (await import('./audit.ts')).audit,
   probe: async () => (await import('./probe.ts')).probe,
+  discover: async () => (await import('./discover.ts')).discoverCommand,
 };
 
 const processIO: CommandIO = {

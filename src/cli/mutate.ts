@@ -33,8 +33,9 @@ const flags = `Flags:
   --topology PATH…    topology objects: files or folders (repeatable, or several
                       paths before FILE; required unless --kubeconfig)
   --kubeconfig F      decide on the live cluster instead: its model and its
-                      SchedulingPolicy objects (with --policies files, if given),
-                      as the webhook would now; nothing is created or changed
+                      SchedulingPolicy objects, with the files the running webhook
+                      serves (its policies ConfigMap) or the --policies files when
+                      given, as the webhook would now; nothing is created or changed
   --output yaml|json  output format (default yaml)
   --now TIME          the decision's time, RFC 3339 (default: the clock)
   --max-source-age D  sources older than this degrade the rules that need them (default ${DEFAULT_MAX_SOURCE_AGE}; Go durations: 90s, 1m30s, 1h)
@@ -209,6 +210,7 @@ async function loadLive(parsed: Parsed, io: CommandIO): Promise<CompiledPolicySe
       cwd: io.cwd,
     });
     for (const error of cluster.policyErrors) io.stderr.write(`Warning: invalid policy left out: ${error}\n`);
+    io.stderr.write(`topogate: ${cluster.policySources}\n`);
     return cluster.compiled;
   } catch (error) {
     throw new BadInput(`the cluster: ${(error as Error).message}`);

@@ -1,5 +1,5 @@
-// `topogate probe`: the per-node network probe agent (docs/probe.md). Flags as
-// in the collection spec §1; the rest bound its rates and its failover.
+// `topogate probe`: the per-node network probe agent (docs/probe.md). Flags say
+// what it measures; the rest bound its rates and its failover.
 
 import type { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';

@@ -2,7 +2,6 @@
 // so that a cluster's model can be saved and replayed offline with
 // `mutate --topology`, `explain --topology` or `serve --topology`.
 
-import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { stringifyForKubectl } from '../kube/yaml.ts';
 import type { KubeObject } from '../kube/types.ts';
@@ -10,6 +9,7 @@ import { TOPOLOGY_SOURCES } from '../topology/kinds.ts';
 import { createKubeTopology } from '../sources/topology/kube.ts';
 import type { Command } from './command.ts';
 import { EXIT, parseFlags } from './command.ts';
+import { stderrLog } from './stderr-log.ts';
 
 const usage = `Usage: topogate snapshot [--kubeconfig F] [--etcd-metrics URL…] [--timeout SECONDS]
 
@@ -54,7 +54,7 @@ export const snapshot: Command = {
       topology = createKubeTopology({
         ...(values.kubeconfig !== undefined && { kubeconfig: values.kubeconfig }),
         etcdMetrics: values['etcd-metrics'] ?? [],
-        log: pino({ level: 'warn' }, io.stderr),
+        log: stderrLog('snapshot', io.stderr),
         registry: new Registry(),
       });
     } catch (error) {

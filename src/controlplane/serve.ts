@@ -1,4 +1,4 @@
-// serve's part in measuring the control plane (collection.md §2): scrapes the
+// serve's part in measuring the control plane (docs/controlplane.md): scrapes the
 // API server, etcd and the scheduler, reads the leader Leases, times its own
 // watch heartbeat, writes ControlPlane/default from one replica, and serves the
 // figures as topogate_controlplane_… metrics.

@@ -1,4 +1,4 @@
-// The ControlPlane object's status (collection.md §2): what `topogate
+// The ControlPlane object's status (docs/controlplane.md): what `topogate
 // controlplane --output json` prints and what one serve replica writes.
 // A figure nothing could be measured for (no observation in the window, a
 // source that did not answer) is left out rather than written as zero.

@@ -1,26 +1,24 @@
 // Starting the placement controller against a cluster: only when the API
 // server lets this account patch Pods (else a deferred Pod would wait for
-// --defer-max with nobody to release it), with the Lease in serve's own namespace.
+// --defer-max with nobody to release it), with the Lease where serve keeps its
+// Leases (--lease-namespace).
 
-import { readFile } from 'node:fs/promises';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { AuthorizationV1Api } from '@kubernetes/client-node';
 import { describeKubeError } from '../sources/topology/errors.ts';
 import { startPlacementController, type PlacementController, type PlacementControllerOptions } from './controller.ts';
 import { loadKubeConfig } from '../sources/kubeconfig.ts';
 
-const serviceAccountNamespace = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
-
 export type PlacementStart = { readonly controller: PlacementController } | { readonly problem: string };
 
 export async function startPlacement(
   kubeconfig: string | undefined,
-  options: Omit<PlacementControllerOptions, 'config' | 'leaseNamespace'>,
+  options: Omit<PlacementControllerOptions, 'config'>,
 ): Promise<PlacementStart> {
   const config = loadKubeConfig(kubeconfig);
   const problem = await cannotRelease(config);
   if (problem !== undefined) return { problem };
-  return { controller: startPlacementController({ ...options, config, leaseNamespace: await leaseNamespace() }) };
+  return { controller: startPlacementController({ ...options, config }) };
 }
 
 /** Why this account may not patch Pods cluster-wide, if it may not. */
@@ -33,13 +31,4 @@ async function cannotRelease(config: KubeConfig): Promise<string | undefined> {
   } catch (error) {
     return `asking whether it may patch Pods failed: ${describeKubeError(error)}`;
   }
-}
-
-/** POD_NAMESPACE, else the service account's namespace, else default. */
-export async function leaseNamespace(): Promise<string> {
-  if (process.env.POD_NAMESPACE) return process.env.POD_NAMESPACE;
-  return readFile(serviceAccountNamespace, 'utf8').then(
-    (text) => text.trim() || 'default',
-    () => 'default',
-  );
 }

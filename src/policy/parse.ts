@@ -20,12 +20,28 @@ export interface PolicySet {
 
 const LIST_KINDS = new Set(['List', 'SchedulingPolicyList']);
 
+/**
+ * Policies in one file, and in all the files of a set: far past any real set (tens to hundreds), and what bounds
+ * the work and memory of a load (one policy file of a million empty documents took a minute and 1.3 GB).
+ */
+export const MAX_POLICIES = 1_000;
+/** YAML documents in one file, empty ones included. */
+export const MAX_DOCUMENTS = 1_000;
+
 /** Every document of a YAML stream; a `kind: List` (or SchedulingPolicyList) contributes its items. */
 export function parsePolicies(text: string, file: string): PolicySet {
-  const { documents, errors } = readYamlDocuments(text, file);
+  const { documents, errors } = readYamlDocuments(text, file, MAX_DOCUMENTS);
   const policies: SchedulingPolicy[] = [];
+  let objects = 0;
   for (const { value, locate } of documents) {
     for (const [path, object] of documentsIn(value)) {
+      if (++objects > MAX_POLICIES) {
+        errors.push({
+          ...locate(path),
+          message: `more than ${MAX_POLICIES} policies in one file: the rest is not read`,
+        });
+        return { policies, errors };
+      }
       const checked = check(object, path);
       if ('issues' in checked) errors.push(...locatedErrors(checked.issues, locate));
       else policies.push(toPolicy(checked.document, locate([...path, 'metadata', 'name'])));

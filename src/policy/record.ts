@@ -1,5 +1,5 @@
 // The decision record: the annotation topogate.dev/decision that every Pod
-// topogate changed carries (policy-v2.md). Compact JSON naming each applied
+// topogate changed carries (docs/rollout.md). Compact JSON naming each applied
 // policy (with its generation when it came from the cluster) and each of its
 // rules' results, the topology snapshot it was decided on, and what was
 // added, so that `explain pod/…` and `audit` can take the additions back and

@@ -1,4 +1,4 @@
-// SchedulingPolicy v1alpha1 after validation and defaulting (see ../shared/spec/policy.md and
+// SchedulingPolicy v1alpha1 after validation and defaulting (see
 // docs/policy.md): the types come from the schema (schema/policy.ts) by TypeBox's Static. The loader
 // produces these; the compiler and engine consume them.
 

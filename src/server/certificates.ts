@@ -36,7 +36,7 @@ export function watchCertificates({
 }: CertificateWatchOptions): CertificateWatch {
   const reloads = new Counter({
     name: 'topogate_certificate_reloads_total',
-    help: 'Serving certificate reloads from --cert-dir, by result (applied, rejected).',
+    help: 'Serving certificate reloads from --cert-dir, by result (applied, rejected, unreadable).',
     labelNames: ['result'] as const,
     registers: [registry],
   });
@@ -54,7 +54,14 @@ export function watchCertificates({
     try {
       pair = await readKeyPair(dir);
     } catch (error) {
-      log.debug({ err: error, dir }, 'certificate files not readable yet');
+      // Missing is a rotation caught mid-swap, which the next change event completes; anything else (permissions,
+      // a directory in the file's place) lasts until someone fixes it, and the old certificate expires meanwhile.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+        log.debug({ err: error, dir }, 'certificate files not there yet');
+      else {
+        reloads.inc({ result: 'unreadable' });
+        log.warn({ err: error, dir }, 'cannot read the changed certificate; the one in use keeps serving');
+      }
       return;
     }
     if (pair.cert === current.cert && pair.key === current.key) return;

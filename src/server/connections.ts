@@ -19,6 +19,10 @@ export interface ConnectionTracker {
   destroyUnsecured(): void;
   /** Destroys every connection left. */
   destroyAll(): void;
+  /** Whether no request has arrived for `ms` (performance.now()'s clock). */
+  quietFor(ms: number): boolean;
+  /** Whether a request has arrived on this TLS socket before. */
+  carriedRequests(socket: Socket): boolean;
   /** Ends a socket with a refusal, and destroys it if the peer has not closed it within `lingerMs`. */
   refuse(socket: Socket, answer: string): void;
 }
@@ -41,6 +45,8 @@ export function trackConnections(server: Server, options: ConnectionTrackerOptio
   // promoted per scavenge under wrk -c25, 2 ms pauses and a full collection every few seconds; docs/benchmarks.md,
   // "Sixth look").
   const answers = new Map<Socket, ServerResponse>();
+  const carried = new WeakSet<Socket>();
+  let lastRequestAt = 0;
   let draining = false;
   const closeAfter = (response: ServerResponse) => {
     if (!response.headersSent) response.setHeader('Connection', 'close');
@@ -91,9 +97,13 @@ export function trackConnections(server: Server, options: ConnectionTrackerOptio
 
   return {
     answering(response) {
+      carried.add(response.req.socket);
+      lastRequestAt = performance.now();
       if (draining) return closeAfter(response);
       answers.set(response.req.socket, response);
     },
+    carriedRequests: (socket) => carried.has(socket),
+    quietFor: (ms) => performance.now() - lastRequestAt >= ms,
     closeAfterAnswers() {
       draining = true;
       answers.forEach(closeAfter);

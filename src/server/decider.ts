@@ -38,6 +38,8 @@ export interface Decider {
   defer(request: PodRequest, overrun: string | undefined, always: boolean): Decision | undefined;
   /** The placement controller's decision, without the named policies; `wait` while it cannot be made well. */
   place(request: PodRequest, without: ReadonlySet<string>): Decision | { readonly wait: string };
+  /** The decision on the current model with its trace (`explain`), off the request path: the view asks it. */
+  explain(request: PodRequest): Decision;
   stop(): void;
 }
 
@@ -108,6 +110,8 @@ export function createDecider({ policies, topology, maxSourceAgeMs, log, now = D
       const set = without.size === 0 ? compiled() : compileWithout(without);
       return decide(request, set, options);
     },
+    explain: (request) =>
+      decide(request, compiled(), { now: now(), maxSourceAgeMs, occupancy: topology.occupancy(), explain: true }),
     stop: () => unsubscribe.forEach((stop) => stop()),
   };
 

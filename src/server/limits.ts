@@ -2,6 +2,8 @@
 // holds, and how long a shutdown may take. Every socket the server stops
 // serving is destroyed within one of these bounds, whatever the client does.
 
+import { defaultSlowBody, type SlowBodyLimits } from './overload.ts';
+
 export interface ServerLimits {
   /** A TLS handshake must finish within this; an unfinished one is destroyed at once. */
   readonly handshakeTimeoutMs: number;
@@ -17,6 +19,13 @@ export interface ServerLimits {
   readonly refusalLingerMs: number;
   /** On shutdown, how long in-flight requests may take before every socket left is destroyed. */
   readonly shutdownGraceMs: number;
+  /**
+   * On shutdown, idle kept-alive connections are closed once no request has arrived for this long: a request may
+   * be on its way on any of them, and closing it then resets a request the client has sent.
+   */
+  readonly drainQuietMs: number;
+  /** While every in-flight slot is taken, a body slower than this loses its slot to a new request (overload.ts). */
+  readonly slowBody: SlowBodyLimits;
 }
 
 /**
@@ -34,4 +43,6 @@ export const defaultLimits: ServerLimits = {
   maxConnections: defaultMaxConnections,
   refusalLingerMs: 1_000,
   shutdownGraceMs: 10_000,
+  drainQuietMs: 250,
+  slowBody: defaultSlowBody,
 };

@@ -9,7 +9,7 @@ import { requireClientCertificate } from './clientAuth.ts';
 import type { LoopLag } from './lag.ts';
 import { mutateHandler, type MutateOptions } from './mutate.ts';
 import { isMutatePost, mutateRoute, type RequestListener } from './mutateRoute.ts';
-import { defaultMaxInFlight, limitInFlight } from './overload.ts';
+import { defaultMaxInFlight, limitInFlight, type SlowBodyLimits } from './overload.ts';
 import type { ReadinessChecks } from './readiness.ts';
 
 export interface ListenerOptions {
@@ -19,6 +19,8 @@ export interface ListenerOptions {
   readonly log: Logger;
   /** AdmissionReviews held at once; more are refused with 429 (default 128). */
   readonly maxInFlight?: number;
+  /** When a slow body loses its slot to a new request (default: overload.ts's). */
+  readonly slowBody?: SlowBodyLimits;
   /** The event loop's lag, counted into each request's budget (none: the budget starts at the headers). */
   readonly lag?: LoopLag;
   /** /mutate only for clients whose certificate the TLS handshake verified (serve --client-ca). */
@@ -31,13 +33,14 @@ export function createRequestListener({
   registry,
   log,
   maxInFlight = defaultMaxInFlight,
+  slowBody,
   lag,
   requireClientCertificate: clientCertificateRequired = false,
 }: ListenerOptions): RequestListener {
   const clientCertificate = clientCertificateRequired ? requireClientCertificate({ registry, log }) : undefined;
   const mutateListener = mutateRoute({
     handle: mutateHandler({ ...mutate, log }),
-    limit: limitInFlight({ max: maxInFlight, registry }),
+    limit: limitInFlight({ max: maxInFlight, registry, ...(slowBody && { slowBody }) }),
     log,
     ...(lag && { lag }),
     ...(clientCertificate && { clientCertificate }),

@@ -84,6 +84,8 @@ export function mutateHandler({
     const body =
       declaredTooLarge(incoming.headers['content-length'], maxBodyBytes) ??
       (await readIncoming(incoming, maxBodyBytes));
+    // Answered meanwhile: a slow body whose slot went to another request (overload.ts).
+    if (response.headersSent) return;
     if (!body.ok) return refuse(response, body.code, body.message);
     await endOfTurn();
     const decoded = reviews.decode(body.bytes);

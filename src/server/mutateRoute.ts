@@ -2,7 +2,7 @@
 // middlewares ran: the client certificate (serve --client-ca), the in-flight
 // cap, the arrival time, then the handler. A bug of the handler's own answers
 // 500, as Hono's error handler did; the in-flight slot is given back once the
-// answer is written.
+// answer is written, unless a slow body lost it to another request before.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
@@ -29,11 +29,13 @@ export function mutateRoute({ handle, limit, log, lag, clientCertificate }: Muta
     log.error({ err: error, method: request.method, path: request.url }, 'request failed');
     if (!response.headersSent) replyFailure(response, 500, `internal error: ${(error as Error).message}`);
   };
-  const leave = () => limit.leave();
   return (request, response) => {
     if (clientCertificate && !clientCertificate(request.socket as Partial<TLSSocket>, response)) return;
-    if (!limit.enter(response)) return;
-    handle(request, response, arrivalTime(lag)).catch(failed(request, response)).finally(leave);
+    const slot = limit.enter(request, response);
+    if (slot === -1) return;
+    handle(request, response, arrivalTime(lag))
+      .catch(failed(request, response))
+      .finally(() => limit.leave(slot, response));
   };
 }
 

@@ -4,35 +4,70 @@
 // API server then applies the webhook's failurePolicy (Ignore admits the Pod
 // unchanged, as the budget's safe answer would). No Retry-After is sent, so
 // the API server's client does not retry into the overload.
+// Unless a slot is held by a body arriving slower than a minimum rate: then
+// that request is answered 408 and its slot goes to the new one. Slow senders
+// that reconnect after each 408 held every slot for the 30 s request timeout
+// (263 of 264 real requests got 429 over 75 s); now they lose their slots to
+// real requests, and only a sender paying the minimum rate on all of them
+// keeps them. The API server writes a body at once, so it is never the slow one.
 // Requests within the cap that have waited too long are shed by queue age in
 // mutate.ts (the budget check made before deciding).
 
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { replyFailure } from './reply.ts';
 
 /** 128 bodies of a real Pod (10–50 KB) are a few MB; even at the 3 MiB body limit the cap keeps them under 400 MB. */
 export const defaultMaxInFlight = 128;
 
+export interface SlowBodyLimits {
+  /** A body younger than this keeps its slot whatever its rate. */
+  readonly graceMs: number;
+  /** Below this rate over its whole age, an unfinished body gives its slot to a new request when none is free. */
+  readonly minBytesPerSecond: number;
+  /** How long the 408 may take to leave before the slow request's connection is destroyed. */
+  readonly lingerMs: number;
+}
+
+/** 1 s, and 64 KiB/s: holding all 128 slots costs a sender 8 MiB/s, and a real body is written at once. */
+export const defaultSlowBody: SlowBodyLimits = { graceMs: 1_000, minBytesPerSecond: 64 * 1024, lingerMs: 1_000 };
+
 export interface InFlightLimitOptions {
   readonly max: number;
   readonly registry: Registry;
+  readonly slowBody?: SlowBodyLimits;
 }
 
 export interface InFlightLimit {
-  /** Takes a slot, or answers 429 and says false. A slot taken must be given back with `leave`. */
-  enter(response: ServerResponse): boolean;
-  leave(): void;
+  /** Takes a slot, or answers 429 and says -1. A slot taken must be given back with `leave`. */
+  enter(request: IncomingMessage, response: ServerResponse): number;
+  /** Gives the slot back, unless it was given to another request meanwhile (a slow body's). */
+  leave(slot: number, response: ServerResponse): void;
 }
 
-export function limitInFlight({ max, registry }: InFlightLimitOptions): InFlightLimit {
-  let inFlight = 0;
+/** One slot; reused, so that a request costs no allocation here. */
+interface Slot {
+  request: IncomingMessage | undefined;
+  response: ServerResponse | undefined;
+  since: number;
+  /** The socket's decrypted bytes read when the request took the slot. */
+  bytesAtStart: number;
+}
+
+export function limitInFlight({ max, registry, slowBody = defaultSlowBody }: InFlightLimitOptions): InFlightLimit {
+  const slots: Slot[] = Array.from({ length: max }, () => ({
+    request: undefined,
+    response: undefined,
+    since: 0,
+    bytesAtStart: 0,
+  }));
+  const free = Array.from({ length: max }, (_, index) => max - 1 - index);
   new Gauge({
     name: 'topogate_in_flight_requests',
     help: 'AdmissionReviews being read or decided right now.',
     registers: [registry],
     collect() {
-      this.set(inFlight);
+      this.set(max - free.length);
     },
   });
   const refused = new Counter({
@@ -40,18 +75,72 @@ export function limitInFlight({ max, registry }: InFlightLimitOptions): InFlight
     help: `Requests to /mutate refused with 429 because ${max} were already in flight.`,
     registers: [registry],
   });
+  const evicted = new Counter({
+    name: 'topogate_slow_bodies_evicted_total',
+    help: `Requests answered 408 while the cap was full because their body arrived slower than ${slowBody.minBytesPerSecond} bytes/s; their slots went to new requests.`,
+    registers: [registry],
+  });
   const message = `topogate is overloaded: ${max} AdmissionReviews are already in flight; the API server applies the webhook's failurePolicy`;
 
+  /** The slot whose unfinished body arrives slowest, if one is below the minimum rate past its grace. */
+  function slowest(now: number): number {
+    let found = -1;
+    let lowest = slowBody.minBytesPerSecond;
+    for (const [index, slot] of slots.entries()) {
+      const { request, since, bytesAtStart } = slot;
+      if (request === undefined || request.complete || now - since < slowBody.graceMs) continue;
+      const rate = ((request.socket.bytesRead - bytesAtStart) * 1000) / (now - since);
+      if (rate < lowest) {
+        lowest = rate;
+        found = index;
+      }
+    }
+    return found;
+  }
+
+  function evict(index: number, now: number): void {
+    const { request, response, since, bytesAtStart } = slots[index]!;
+    const rate = Math.round(((request!.socket.bytesRead - bytesAtStart) * 1000) / (now - since));
+    evicted.inc();
+    replyFailure(
+      response!,
+      408,
+      `the body arrived at ${rate} bytes/s, slower than the ${slowBody.minBytesPerSecond} bytes/s a request must keep while every one of the ${max} slots is taken`,
+      true,
+    );
+    setTimeout(() => request!.destroy(), slowBody.lingerMs).unref();
+  }
+
+  function take(index: number, request: IncomingMessage, response: ServerResponse, now: number): number {
+    const slot = slots[index]!;
+    slot.request = request;
+    slot.response = response;
+    slot.since = now;
+    slot.bytesAtStart = request.socket.bytesRead;
+    return index;
+  }
+
   return {
-    enter(response) {
-      if (inFlight < max) return (inFlight++, true);
+    enter(request, response) {
+      const now = performance.now();
+      const index = free.pop();
+      if (index !== undefined) return take(index, request, response, now);
+      const slow = slowest(now);
+      if (slow !== -1) {
+        evict(slow, now);
+        return take(slow, request, response, now);
+      }
       refused.inc();
       // The body is left unread, so the connection cannot carry another request.
       replyFailure(response, 429, message, true);
-      return false;
+      return -1;
     },
-    leave() {
-      inFlight--;
+    leave(index, response) {
+      const slot = slots[index]!;
+      if (slot.response !== response) return;
+      slot.request = undefined;
+      slot.response = undefined;
+      free.push(index);
     },
   };
 }

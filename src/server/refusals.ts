@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { ConnectionTracker } from './connections.ts';
+import { replyFailure } from './reply.ts';
 import { failure } from './status.ts';
 
 interface Refusal {
@@ -44,7 +45,7 @@ export function statusResponse(code: number, phrase: string, message: string, wi
   const body = withoutBody ? '' : JSON.stringify(failure(code, message));
   return [
     `HTTP/1.1 ${code} ${phrase}`,
-    'Content-Type: application/json',
+    ...(withoutBody ? [] : ['Content-Type: application/json']),
     `Content-Length: ${Buffer.byteLength(body)}`,
     'Connection: close',
     '',
@@ -57,11 +58,11 @@ export function statusResponse(code: number, phrase: string, message: string, wi
  * whose line was read. An invalid method in a packet that starts with a valid one: bytes after a whole request (a
  * client's unframed body), no request at all, while the client waits on the answer to the request before, which
  * may be a HEAD. A response to HEAD has no body, whatever its Content-Length says. A client reads a body it does
- * not expect as the next response.
+ * not expect as the next response. None of that can be on a connection that has carried no request yet.
  */
-function answersWithBody(error: NodeJS.ErrnoException): boolean {
+function answersWithBody(error: NodeJS.ErrnoException, carriedRequests: boolean): boolean {
   const packet = (error as { rawPacket?: Buffer }).rawPacket;
-  if (packet === undefined) return true;
+  if (packet === undefined || !carriedRequests) return true;
   const start = packet.subarray(0, 16).toString('latin1');
   if (start.startsWith('HEAD ')) return false;
   // Headers too large for one packet: the packet is their middle, and the request the one the client waits on.
@@ -79,8 +80,19 @@ export function answerClientError(connections: ConnectionTracker, log: Logger) {
       return;
     }
     const { code, phrase, message } = refusalFor(error);
-    connections.refuse(socket, statusResponse(code, phrase, message, !answersWithBody(error)));
+    const withBody = answersWithBody(error, connections.carriedRequests(socket));
+    connections.refuse(socket, statusResponse(code, phrase, message, !withBody));
   };
+}
+
+/**
+ * A request without Host, refused as Node would (HTTP/1.1 requires it; Node asks it of HTTP/1.0 too) but with a
+ * Status body: the server sets `requireHostHeader: false` only so that this answer, not Node's empty one, is sent.
+ */
+export function refuseWithoutHost(request: IncomingMessage, response: ServerResponse): boolean {
+  if (request.headers.host !== undefined) return false;
+  replyFailure(response, 400, `the request has no Host header (HTTP/${request.httpVersion} requires one here)`, true);
+  return true;
 }
 
 /** The server's `checkExpectation` listener: only `Expect: 100-continue` is understood. */

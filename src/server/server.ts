@@ -20,7 +20,7 @@ import { createWebhookMetrics } from './metrics.ts';
 import { watchLoopLag } from './lag.ts';
 import { defaultLimits, type ServerLimits } from './limits.ts';
 import type { ReadinessChecks } from './readiness.ts';
-import { answerClientError, refuseExpectation } from './refusals.ts';
+import { answerClientError, refuseExpectation, refuseWithoutHost } from './refusals.ts';
 import { createRequestListener } from './listener.ts';
 import { keyPairProblem, readKeyPair, tlsSettings } from './tls.ts';
 import { trimAfterFloods, type FloodTrimOptions } from './trim.ts';
@@ -90,6 +90,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       requireClientCertificate,
       lag,
       ...(options.maxInFlight !== undefined && { maxInFlight: options.maxInFlight }),
+      slowBody: limits.slowBody,
     });
   const listener = listenerFor(registry, log, options.budgetMs, options.clientCa !== undefined);
   const twin = listenerFor(new Registry(), log.child({}, { level: 'silent' }), Number.POSITIVE_INFINITY);
@@ -105,10 +106,18 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       requestTimeout: limits.requestTimeoutMs,
       keepAliveTimeout: limits.keepAliveTimeoutMs,
       connectionsCheckingInterval: connectionsCheckingIntervalMs,
+      // Node's own refusal has an empty body: refuseWithoutHost answers with a Status instead.
+      requireHostHeader: false,
     },
-    (request, response) =>
-      (warmUpToken !== undefined && request.headers[warmUpHeader] === warmUpToken ? twin : listener)(request, response),
+    (request, response) => {
+      if (refuseWithoutHost(request, response)) return;
+      (warmUpToken !== undefined && request.headers[warmUpHeader] === warmUpToken ? twin : listener)(request, response);
+    },
   );
+  // node:http's close() closes every idle kept-alive connection at once, which resets a request already sent on one
+  // (8 of 8 back-to-back clients got ECONNRESET): the drain below closes them itself, once requests stop coming.
+  const closeIdleConnections = server.closeIdleConnections.bind(server);
+  server.closeIdleConnections = () => {};
   const connections = trackConnections(server, {
     maxConnections: limits.maxConnections,
     lingerMs: limits.refusalLingerMs,
@@ -157,11 +166,16 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       connections.closeAfterAnswers();
       return new Promise<void>((resolve) => {
         const cut = setTimeout(() => connections.destroyAll(), limits.shutdownGraceMs).unref();
+        // Busy kept-alive connections close after their next answer (Connection: close), idle ones once requests
+        // have stopped coming.
+        const quiet = setInterval(() => {
+          if (connections.quietFor(limits.drainQuietMs)) closeIdleConnections();
+        }, limits.drainQuietMs / 5).unref();
         server.close(() => {
           clearTimeout(cut);
+          clearInterval(quiet);
           resolve();
         });
-        server.closeIdleConnections();
         connections.destroyUnsecured();
       });
     },

@@ -9,6 +9,8 @@
 // shipped environments still bounds the waste (docs/reliability.md).
 
 import type { Server } from 'node:https';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
@@ -44,6 +46,17 @@ export function loadMallocTrim(): MallocTrim | undefined {
   }
 }
 
+/**
+ * A full, memory-reducing collection of V8's heap. Node has no call for it without --expose-gc, so the flag is set
+ * just long enough to fetch `gc` from a fresh context.
+ */
+export function collectFully(): void {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as (options: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
+  setFlagsFromString('--no-expose-gc');
+  gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+}
+
 export function trimAfterFloods(server: Server, options: FloodTrimOptions): { stop(): void } {
   const { log, registry, intervalMs = 10_000, minClosed = 256 } = options;
   const trims = new Counter({
@@ -60,7 +73,7 @@ export function trimAfterFloods(server: Server, options: FloodTrimOptions): { st
   };
   server.on('connection', count);
   const timer = setInterval(() => {
-    // A trim stalls the loop (~400 ms after 4,000 connections): not while a flood goes on, only once it is over.
+    // A trim stalls the loop (0.2-2 s after thousands of connections, with the load): not while a flood goes on.
     if (closed < minClosed || open >= minClosed) return;
     const closedNow = closed;
     closed = 0;
@@ -71,6 +84,11 @@ export function trimAfterFloods(server: Server, options: FloodTrimOptions): { st
     if (mallocTrim === undefined) return;
     const rssBefore = process.memoryUsage.rss();
     const started = performance.now();
+    // The closed sockets' objects still hold native memory (buffers, the parser) until V8 collects them, which an
+    // idle server may not do for minutes: collected first, it is given back too (8,000-connection flood, load 23:
+    // 1.12x the baseline after the trim alone, 1.00x after a collection and a trim).
+    collectFully();
+    const collected = performance.now();
     mallocTrim(0n);
     trims.inc();
     log.info(
@@ -79,6 +97,7 @@ export function trimAfterFloods(server: Server, options: FloodTrimOptions): { st
         rssMbBefore: Math.round(rssBefore / 2 ** 20),
         rssMbAfter: Math.round(process.memoryUsage.rss() / 2 ** 20),
         ms: Math.round(performance.now() - started),
+        collectionMs: Math.round(collected - started),
       },
       'connections closed in a flood: freed memory given back to the system',
     );

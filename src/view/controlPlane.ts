@@ -1,5 +1,5 @@
-// The control plane's measured figures as the view lists them (interface-v2.md,
-// "etcd members and leader with the control-plane figures"): one row a figure,
+// The control plane's measured figures as the view lists them (docs/view.md,
+// etcd members and leader with the control-plane figures): one row a figure,
 // read from the same ControlPlane status `topogate controlplane` prints. A figure
 // not measured in the window is left out, as the status leaves it out.
 

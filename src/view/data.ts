@@ -4,12 +4,16 @@
 // cluster are capped, their totals kept, so a 10,000-node cluster stays a page.
 
 import type { SchedulingPolicy } from '../policy/types.ts';
-import type { NodeInfo, TopologySnapshot } from '../topology/model.ts';
+import type { NodeInfo, Occupancy, TopologySnapshot } from '../topology/model.ts';
 import type { ControlPlaneStatus } from '../controlplane/status.ts';
 import { controlPlaneFigures, type ControlPlaneFigures } from './controlPlane.ts';
+import type { History, HistoryEvent } from './history.ts';
+import { topologyMap, zoneLabel, type TopologyMap } from './map.ts';
+import { workloadRows, type WorkloadRow } from './placements.ts';
 import type { RecentDecision } from './recent.ts';
+import { whyNoLeader, whyNoLinks, whySource } from './why.ts';
 
-export const zoneLabel = 'topology.kubernetes.io/zone';
+export { zoneLabel };
 /** Nodes and NUMA rows listed at most; the counts are always whole. */
 export const listCap = 200;
 
@@ -21,12 +25,33 @@ export interface ViewInput {
   readonly decisions: readonly RecentDecision[];
   /** The control plane's measured status, where serve measures it (--topology kube). */
   readonly controlPlaneStatus?: ControlPlaneStatus;
+  /** What is bound now (newer than the snapshot's); the snapshot's when absent. */
+  readonly occupancy?: Occupancy;
+  readonly history?: History;
   readonly now: number;
+}
+
+/** Why a section is empty, by section; a section with something to show is absent. */
+export interface EmptyReasons {
+  readonly links?: string;
+  readonly etcdLeader?: string;
+  readonly gpus?: string;
+  readonly numa?: string;
+  readonly controlPlane?: string;
+  readonly placements?: string;
+  readonly decisions?: string;
+  readonly trends?: string;
 }
 
 export interface ViewData {
   readonly generatedAt: string;
   readonly snapshotVersion: number;
+  readonly map: TopologyMap;
+  readonly empty: EmptyReasons;
+  /** The zone pairs with RTT samples, and the leader and degraded-node changes, newest first. */
+  readonly trends: { readonly pairs: readonly (readonly [string, string])[]; readonly events: readonly HistoryEvent[] };
+  /** The workloads the recent decisions name. */
+  readonly workloads: readonly WorkloadRow[];
   readonly zones: readonly ZoneRow[];
   readonly nodes: { readonly total: number; readonly listed: readonly NodeRow[] };
   readonly network?: NetworkView;
@@ -121,13 +146,18 @@ export interface SourceRow {
 }
 
 export function viewData(input: ViewInput): ViewData {
-  const { snapshot, policies, policyProblem, decisions, controlPlaneStatus, now } = input;
+  const { snapshot, policies, policyProblem, decisions, controlPlaneStatus, history, now } = input;
+  const occupancy = input.occupancy ?? snapshot.pods;
   const nodes = [...snapshot.nodes.all().slots()].map((slot) => snapshot.nodes.bySlot(slot)!);
   const zoneOf = (name: string | undefined) => (name ? snapshot.nodes.get(name)?.labels[zoneLabel] : undefined);
   const degraded = snapshot.network?.degradedNodes ?? new Map();
   return {
     generatedAt: new Date(now).toISOString(),
     snapshotVersion: snapshot.version,
+    map: topologyMap(snapshot, occupancy, now),
+    empty: emptyReasons(snapshot, decisions, history),
+    trends: { pairs: history?.pairs() ?? [], events: history?.events() ?? [] },
+    workloads: workloadRows(decisions),
     zones: zoneRows(nodes, degraded),
     nodes: {
       total: nodes.length,
@@ -181,6 +211,33 @@ export function viewData(input: ViewInput): ViewData {
       ...(source.updatedAt !== undefined && { ageSeconds: Math.max(0, Math.round((now - source.updatedAt) / 1000)) }),
     })),
   };
+}
+
+function emptyReasons(
+  snapshot: TopologySnapshot,
+  decisions: readonly RecentDecision[],
+  history: History | undefined,
+): EmptyReasons {
+  const gpus = snapshot.nodes.withLabel('nvidia.com/gpu.product').size + snapshot.devices.size > 0;
+  const reasons: Record<keyof EmptyReasons, string | undefined> = {
+    links: whyNoLinks(snapshot),
+    etcdLeader: whyNoLeader(snapshot),
+    gpus: gpus ? undefined : 'nothing yet: no node has GPU Feature Discovery labels or GPUs in ResourceSlices',
+    numa: whySource(snapshot, 'nodeResourceTopologies'),
+    controlPlane: whySource(snapshot, 'controlPlanePods'),
+    placements: whySource(snapshot, 'pods'),
+    decisions: decisions.length > 0 ? undefined : 'nothing yet: no Pod has been decided since topogate started',
+    trends:
+      history === undefined
+        ? 'no source: this view keeps no history'
+        : history.pairs().length > 0 || history.events().length > 0
+          ? undefined
+          : (whyNoLinks(snapshot) ??
+            (snapshot.network?.observedAt === undefined
+              ? 'nothing yet: no NetworkTopology status with an observedAt dates a measurement, and no leader or degraded node has changed'
+              : 'nothing yet: no measurement since this view started')),
+  };
+  return Object.fromEntries(Object.entries(reasons).filter(([, why]) => why !== undefined));
 }
 
 function zoneRows(nodes: readonly NodeInfo[], degraded: ReadonlyMap<string, unknown>): ZoneRow[] {

@@ -3,7 +3,7 @@
 // a read-only root filesystem, with host networking on loopback.
 
 import assert from 'node:assert/strict';
-import { chmodSync, copyFileSync, cpSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, cpSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -52,13 +52,20 @@ describe('the image, run by podman as the webhook the real API server calls', { 
     await createNodes(coreApi(cluster), fleet);
     await applyAll(cluster, [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-web' } }]);
 
-    // What the container reads, readable to its non-root user.
+    // What the container reads, owned by its user and private to it, as docs/install.md says to do.
     const config = join(cluster.dir, 'image-config');
     await issueServingCertificate(join(config, 'certs'));
     cpSync(policies, join(config, 'policies'), { recursive: true });
     copyFileSync(cluster.kubeconfig, join(config, 'kubeconfig'));
-    for (const file of ['kubeconfig', ...readdirSync(join(config, 'certs')).map((f) => join('certs', f))])
-      chmodSync(join(config, file), 0o644);
+    chmodSync(join(config, 'kubeconfig'), 0o600);
+    for (const file of [
+      '',
+      'kubeconfig',
+      'policies',
+      'certs',
+      ...readdirSync(join(config, 'certs')).map((f) => join('certs', f)),
+    ])
+      chownSync(join(config, file), 65532, 65532);
     caPem = readFileSync(join(config, 'certs', 'ca.crt'), 'utf8');
 
     const port = await freePort();
@@ -143,8 +150,66 @@ describe('the image, run by podman as the webhook the real API server calls', { 
     assert.equal(created.spec.topologySpreadConstraints[0].topologyKey, 'topology.kubernetes.io/zone');
   });
 
+  test('`serve` with no flags serves the demo on a read-only root: certificates in /tmp, the packaged demo', async () => {
+    const demo = `${container}-demo`;
+    const port = await freePort();
+    try {
+      await podmanOk([
+        'run',
+        '--detach',
+        '--name',
+        demo,
+        '--network',
+        'host',
+        '--read-only',
+        '--cap-drop',
+        'all',
+        '--security-opt',
+        'no-new-privileges',
+        image.tag,
+        'serve',
+        '--port',
+        String(port),
+      ]);
+      const readCa = [
+        'exec',
+        demo,
+        'node',
+        '-e',
+        "process.stdout.write(require('fs').readFileSync('/tmp/topogate-certs/ca.crt'))",
+      ];
+      let ca = '';
+      await waitFor(
+        async () => {
+          const read = await podman(readCa);
+          ca = read.code === 0 ? read.stdout : '';
+          return ca.includes('BEGIN CERTIFICATE');
+        },
+        { what: "the demo's first-start CA in /tmp/topogate-certs", timeoutMs: 60_000 },
+      );
+      await waitFor(async () => (await httpsGet(`https://127.0.0.1:${port}/readyz`, { ca })).status === 200, {
+        what: 'the demo in podman',
+        timeoutMs: 60_000,
+      });
+      const logs = await podmanOk(['logs', demo]);
+      const loaded = logs.split('\n').find((line) => line.includes('topology loaded from files')) ?? '';
+      assert.match(loaded, /"\/app\/examples\/cluster"/, 'the packaged demo is its topology');
+    } finally {
+      await podman(['rm', '--force', '--time', '5', demo]);
+    }
+  });
+
   test(`the image is small (${'<'} 200 MB)`, (t) => {
     t.diagnostic(`${image.tag}: ${(image.bytes / 1e6).toFixed(1)} MB, built in ${(image.ms / 1000).toFixed(1)} s`);
     assert.ok(image.bytes < 200e6, `${image.bytes} bytes`);
+    const documented = /\*\*Size\*\*: ([\d.]+) MB/.exec(
+      readFileSync(new URL('../../docs/install.md', import.meta.url), 'utf8'),
+    );
+    assert.ok(documented, 'docs/install.md states the size');
+    const drift = Math.abs(Number(documented[1]) * 1e6 - image.bytes) / image.bytes;
+    assert.ok(
+      drift < 0.05,
+      `docs/install.md says ${documented[1]} MB, the image is ${(image.bytes / 1e6).toFixed(1)} MB`,
+    );
   });
 });

@@ -1,12 +1,15 @@
 // The topology view in a real browser (Debian's chromium, driven by
-// playwright-core): on the demo cluster it renders the model's values and a
-// new decision appears without a reload; on a live control plane a Node added
-// through the API server appears without a reload. No console errors;
-// screenshots are kept in test-artifacts/.
+// playwright-core): on the demo cluster with measured links the map renders
+// its zones, nodes and links, a new decision appears without a reload and a
+// click on its Pod shows its record and the text `topogate explain` prints;
+// on a live control plane a Node added through the API server and a link
+// measured anew appear without a reload. No console errors; screenshots are
+// kept in test-artifacts/.
 
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,17 +17,18 @@ import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import type { Cluster } from './harness/cluster.ts';
-import { coreApi, createNodes } from './harness/kube.ts';
+import { coreApi, createNodes, kubectl, kubectlOk } from './harness/kube.ts';
 import { freePort } from './harness/ports.ts';
 import { sharedCluster } from './harness/shared.ts';
 import type { Topogate } from './harness/topogate.ts';
-import { startTopogate } from './harness/topogate.ts';
+import { applyAll, installTopogateCrds, startTopogate } from './harness/topogate.ts';
 import { repoRoot } from './harness/versions.ts';
 
 const chromiumPath = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const artifacts = join(repoRoot, 'test-artifacts');
 // The flags this machine's closed network needs (docs/view.md).
 const chromiumArgs = [
+  '--headless',
   '--no-sandbox',
   '--disable-gpu',
   '--disable-quic',
@@ -54,13 +58,49 @@ async function openPage(url: string): Promise<{ page: Page; errors: string[] }> 
   return { page, errors };
 }
 
+/** The demo cluster, its links measured (status) but for one declared, a node degraded. */
+function measuredDemo(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'topogate-view-topology-'));
+  const demo = join(repoRoot, 'examples', 'cluster');
+  for (const file of readdirSync(demo))
+    if (file !== 'network-topology.yaml') copyFileSync(join(demo, file), join(dir, file));
+  const link = (from: string, to: string, rttMs: number, rttP99Ms: number, bandwidthGbps: number) => ({
+    from,
+    to,
+    rttMs,
+    rttP99Ms,
+    bandwidthGbps,
+    samples: 600,
+  });
+  writeFileSync(
+    join(dir, 'network-topology.json'),
+    JSON.stringify({
+      apiVersion: 'topogate.dev/v1alpha1',
+      kind: 'NetworkTopology',
+      metadata: { name: 'default' },
+      spec: {
+        domainLabel: 'topology.kubernetes.io/zone',
+        links: [{ from: 'us-east-1a', to: 'us-east-1c', rttMs: 1.4, bandwidthGbps: 25 }],
+      },
+      status: {
+        links: [link('us-east-1a', 'us-east-1b', 0.42, 0.9, 92), link('us-east-1b', 'us-east-1c', 2.6, 4.8, 38)],
+        degradedNodes: [{ name: 'cpu-1b-2', rttMs: 3.9, zoneRttMs: 0.2 }],
+      },
+    }),
+  );
+  return dir;
+}
+
 describe('the demo cluster (npm start -- --ui-listen)', () => {
   let child: ChildProcess;
   let webhook: string;
   let view: string;
   let ca: string;
+  let certDir: string;
+  let topology: string;
   before(async () => {
-    const certDir = mkdtempSync(join(tmpdir(), 'topogate-view-'));
+    certDir = mkdtempSync(join(tmpdir(), 'topogate-view-'));
+    topology = measuredDemo();
     child = spawn(
       process.execPath,
       [
@@ -70,6 +110,8 @@ describe('the demo cluster (npm start -- --ui-listen)', () => {
         '0',
         '--cert-dir',
         certDir,
+        '--topology',
+        topology,
         '--ui-listen',
         '127.0.0.1:0',
         // The default 5 ms budget is for a webhook with a core of its own; beside chromium on a busy
@@ -93,23 +135,9 @@ describe('the demo cluster (npm start -- --ui-listen)', () => {
   });
   after(() => child?.kill('SIGTERM'));
 
-  test('shows zones, the RTT heat map, GPUs, etcd and policies, and a new decision without a reload', async () => {
-    const { page, errors } = await openPage(view);
-    const text = (id: string) => page.locator(`#${id}`).innerText();
-    assert.match(await text('zones'), /13 nodes in 3 zones/);
-    assert.match(await text('rtt'), /0\.9 ms/);
-    assert.equal(
-      await page.locator('#rtt td[aria-label="us-east-1a to us-east-1c: 1.4 ms, declared, 25 Gbps"]').count(),
-      1,
-      'each heat map cell says its value in text',
-    );
-    assert.match(await text('gpus'), /NVIDIA-H100-80GB-HBM3/);
-    assert.match(await text('controlplane'), /etcd leader: cp-us-east-1b/);
-    assert.match(await text('policies'), /gpu-training-h100/);
-    assert.match(await text('decisions'), /No decision yet/);
-
-    const review = readFileSync(join(repoRoot, 'examples', 'admission', 'pod-create-web.json'), 'utf8');
-    const answer = await new Promise<string>((resolve, reject) => {
+  /** POSTs an AdmissionReview to the webhook; its answer's body. */
+  function admit(review: string): Promise<string> {
+    return new Promise<string>((resolve, reject) => {
       const req = request(
         new URL('/mutate', webhook),
         { method: 'POST', ca, headers: { 'content-type': 'application/json' } },
@@ -122,10 +150,122 @@ describe('the demo cluster (npm start -- --ui-listen)', () => {
       req.on('error', reject);
       req.end(review);
     });
+  }
+
+  test('the map: zones, nodes, measured and declared links, the etcd leader and a degraded node', async () => {
+    const { page, errors } = await openPage(view);
+    const regions = page.locator('#regions .region.zone');
+    assert.deepEqual(await regions.evaluateAll((zones) => zones.map((zone) => zone.getAttribute('data-region'))), [
+      'us-east-1a',
+      'us-east-1b',
+      'us-east-1c',
+    ]);
+    assert.equal(await page.locator('#regions button.node').count(), 13, 'every node of the demo is drawn');
+    assert.equal(await page.locator('#regions button.node.cordoned').count(), 1);
+    assert.equal(
+      await page.locator('#regions button.node.degraded').getAttribute('data-node'),
+      'cpu-1b-2',
+      'the degraded node is marked',
+    );
+    const measured = page.locator('#links g.link.measured');
+    assert.equal(await measured.count(), 2);
+    assert.equal(
+      await page
+        .locator('#links g.link.measured[data-from="us-east-1a"][data-to="us-east-1b"]')
+        .getAttribute('aria-label'),
+      'us-east-1a ↔ us-east-1b: measured, p50 0.42 ms / p99 0.9 ms, 92 Gbps',
+    );
+    assert.match((await page.locator('#links g.link.far text').textContent()) ?? '', /● p50 2\.6 ms \/ p99 4\.8 ms/);
+    assert.equal(await page.locator('#links g.link.declared').count(), 1, 'the declared link is drawn apart');
+    assert.match(
+      await page.locator('#leader').innerText(),
+      /etcd leader: cp-us-east-1b on node cp-us-east-1b in us-east-1b/,
+    );
+    // Keyboard: a node is a button; Enter opens its record.
+    await page.locator('#regions button.node[data-node="cp-us-east-1b"]').focus();
+    await page.keyboard.press('Enter');
+    await page.locator('#node h3', { hasText: 'Node cp-us-east-1b' }).waitFor({ timeout: 10_000 });
+    assert.match(await page.locator('#node').innerText(), /etcd\s+yes/);
+    await page
+      .locator('section', { has: page.locator('#map-h') })
+      .screenshot({ path: join(artifacts, 'view-map.png') });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('a new decision appears without a reload; a click on its Pod shows its record and explain', async () => {
+    const { page, errors } = await openPage(view);
+    const text = (id: string) => page.locator(`#${id}`).innerText();
+    assert.match(await text('zones'), /13 nodes in 3 zones/);
+    assert.equal(
+      await page.locator('#rtt td[aria-label="us-east-1a to us-east-1c: 1.4 ms, declared, 25 Gbps"]').count(),
+      1,
+      'each heat map cell says its value in text',
+    );
+    assert.match(await text('gpus'), /NVIDIA-H100-80GB-HBM3/);
+    assert.match(await text('placements'), /No placements to show: nothing yet: no Pod has been decided/);
+    assert.equal(await page.locator('#decisions table').count(), 0, 'never a header-only table');
+
+    const review = readFileSync(join(repoRoot, 'examples', 'admission', 'pod-create-web.json'), 'utf8');
+    const answer = await admit(review);
     const { response } = JSON.parse(answer) as { response: { allowed: boolean; patch?: string } };
     assert.ok(response.allowed && response.patch !== undefined, `the review was decided: ${answer.slice(0, 400)}`);
     await page.locator('#decisions td', { hasText: 'web-zone-spread' }).first().waitFor({ timeout: 10_000 });
+    assert.match(await text('placements'), /Placed by web-zone-spread/);
+    await page.locator('#placements button.decision').first().click();
+    const explained = page.locator('#decision pre.explain');
+    await explained.waitFor({ timeout: 10_000 });
+    assert.match(await page.locator('#decision table').innerText(), /webhook\s+patched\s+web-zone-spread/);
+    const pod = JSON.parse(review).request.object;
+    const cli = execFileSync(
+      process.execPath,
+      [
+        join(repoRoot, 'bin', 'topogate.ts'),
+        'explain',
+        '--topology',
+        topology,
+        '--policies',
+        join(repoRoot, 'policies'),
+        '-',
+      ],
+      { input: JSON.stringify({ ...pod, metadata: { ...pod.metadata, namespace: 'web' } }), encoding: 'utf8' },
+    );
+    // The snapshot's id is the process's own; everything else is the very text the CLI prints.
+    const unsnapshotted = (text: string) => text.trim().replace(/topology snapshot \S+/, 'topology snapshot …');
+    assert.equal(unsnapshotted((await explained.textContent()) ?? ''), unsnapshotted(cli), 'the text the CLI prints');
     await page.screenshot({ path: join(artifacts, 'view-demo.png'), fullPage: true });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('a page open through hundreds of updates does not grow', async (t) => {
+    const { page, errors } = await openPage(view);
+    const review = readFileSync(join(repoRoot, 'examples', 'admission', 'pod-create-web.json'), 'utf8');
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Performance.enable');
+    /** DOM nodes and JS heap after a garbage collection, once the page has drawn the last update. */
+    const measure = async (updates: number) => {
+      for (let n = 0; n < updates; n++) await admit(review.replace('"uid": "0f6c', `"uid": "${n}-0f6c`));
+      await page.waitForTimeout(1500);
+      await cdp.send('HeapProfiler.collectGarbage');
+      const { metrics } = await cdp.send('Performance.getMetrics');
+      const metric = (name: string) => metrics.find((m) => m.name === name)!.value;
+      return {
+        nodes: metric('Nodes'),
+        heap: metric('JSHeapUsedSize'),
+        status: await page.locator('#status').innerText(),
+      };
+    };
+    // The ring holds 200 decisions: past it, every update redraws as much as the one before.
+    const full = await measure(220);
+    const later = await measure(200);
+    t.diagnostic(
+      `after 220 decisions: ${full.nodes} DOM nodes, ${full.heap} B heap; 200 more: ${later.nodes}, ${later.heap} B`,
+    );
+    assert.notEqual(later.status, '', 'updates arrived');
+    assert.equal(await page.locator('#decisions tbody tr').count(), 200);
+    assert.ok(later.nodes <= full.nodes * 1.05, `DOM nodes ${full.nodes} → ${later.nodes}`);
+    assert.ok(later.heap <= full.heap * 1.5, `JS heap ${full.heap} → ${later.heap} bytes`);
     assert.deepEqual(errors, []);
     await page.close();
   });
@@ -135,15 +275,43 @@ describe('a live control plane (serve --topology kube --ui-listen)', () => {
   let cluster: Cluster;
   let topogate: Topogate;
   let view: string;
-  const nodeName = (n: number) => `view-node-${n}`;
+  const zone = 'topology.kubernetes.io/zone';
+  const nodes = [
+    { name: 'view-a-1', labels: { [zone]: 'view-zone-a', 'topogate.dev/rack': 'rack-1' } },
+    { name: 'view-a-2', labels: { [zone]: 'view-zone-a', 'topogate.dev/rack': 'rack-2' } },
+    { name: 'view-b-1', labels: { [zone]: 'view-zone-b', 'topogate.dev/rack': 'rack-3' } },
+  ];
+  const measure = (rttMs: number, degraded: string[]) =>
+    kubectlOk(cluster, [
+      'patch',
+      'networktopology',
+      'default',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify({
+        status: {
+          observedAt: new Date().toISOString(),
+          links: [{ from: 'view-zone-a', to: 'view-zone-b', rttMs, rttP99Ms: rttMs * 2, samples: 300 }],
+          degradedNodes: degraded.map((name) => ({ name, rttMs: 4, zoneRttMs: 0.2 })),
+        },
+      }),
+    ]);
   before(async () => {
     cluster = await sharedCluster('view');
     const port = await freePort();
     view = `http://127.0.0.1:${port}`;
-    await createNodes(
-      coreApi(cluster),
-      [1, 2].map((n) => ({ name: nodeName(n), labels: { 'topology.kubernetes.io/zone': 'view-zone' } })),
-    );
+    await createNodes(coreApi(cluster), nodes.slice(0, 2));
+    await installTopogateCrds(cluster);
+    await applyAll(cluster, [
+      {
+        apiVersion: 'topogate.dev/v1alpha1',
+        kind: 'NetworkTopology',
+        metadata: { name: 'default' },
+        spec: { domainLabel: zone, links: [{ from: 'view-zone-a', to: 'view-zone-b', rttMs: 5 }] },
+      },
+    ]);
+    await measure(0.5, []);
     topogate = await startTopogate({
       cluster,
       policies: join(repoRoot, 'policies'),
@@ -152,23 +320,32 @@ describe('a live control plane (serve --topology kube --ui-listen)', () => {
   });
   after(async () => {
     await topogate?.stop();
+    await kubectl(cluster, ['delete', 'networktopology', 'default', '--ignore-not-found']).catch(() => undefined);
     const api = coreApi(cluster);
-    for (const n of [1, 2, 3]) await api.deleteNode({ name: nodeName(n) }).catch(() => undefined);
+    for (const node of nodes) await api.deleteNode({ name: node.name }).catch(() => undefined);
     await cluster?.stop();
   });
 
-  test('a Node created through the API server appears without a reload', async () => {
+  test('the map shows its zones, nodes and measured link; a Node and a new measurement appear without a reload', async () => {
     const { page, errors } = await openPage(view);
-    const zoneRow = page.locator('#zones tr', { hasText: 'view-zone' });
-    await zoneRow.waitFor({ timeout: 10_000 });
-    const nodesIn = async () => Number((await zoneRow.locator('td').nth(1).innerText()).trim());
-    assert.equal(await nodesIn(), 2);
-    await createNodes(coreApi(cluster), [
-      { name: nodeName(3), labels: { 'topology.kubernetes.io/zone': 'view-zone' } },
-    ]);
-    for (const deadline = Date.now() + 15_000; (await nodesIn()) !== 3 && Date.now() < deadline;)
-      await new Promise((done) => setTimeout(done, 100));
-    assert.equal(await nodesIn(), 3);
+    const zoneA = page.locator('#regions .region.zone[data-region="view-zone-a"]');
+    await zoneA.waitFor({ timeout: 15_000 });
+    assert.equal(await zoneA.locator('button.node').count(), 2);
+    const link = page.locator('#links g.link[data-from="view-zone-a"][data-to="view-zone-b"]');
+    await link.waitFor({ timeout: 15_000 });
+    assert.match((await link.getAttribute('aria-label')) ?? '', /measured, p50 0\.5 ms \/ p99 1 ms/);
+
+    // Injected: a Node through the API server, and a new measurement with a degraded node.
+    await createNodes(coreApi(cluster), nodes.slice(2));
+    await measure(3.5, ['view-a-2']);
+    await page
+      .locator('#regions .region.zone[data-region="view-zone-b"] button.node[data-node="view-b-1"]')
+      .waitFor({ timeout: 15_000 });
+    await page.locator('#regions button.node.degraded[data-node="view-a-2"]').waitFor({ timeout: 15_000 });
+    await page.locator('#links g.link.far[data-from="view-zone-a"]').waitFor({ timeout: 15_000 });
+    assert.match((await link.getAttribute('aria-label')) ?? '', /measured, p50 3\.5 ms \/ p99 7 ms/);
+    await page.locator('#trends li.degraded', { hasText: 'view-a-2' }).waitFor({ timeout: 15_000 });
+    assert.match(await page.locator('#leader').innerText(), /etcd leader: (unknown — .+|\S+)/);
     // The Nodes just created are API server writes: the collector measures their p99 from its /metrics.
     await page
       .locator('#controlplane td', { hasText: 'API server write p99' })

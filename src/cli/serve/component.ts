@@ -30,6 +30,8 @@ export interface StartedComponent {
   readonly defer?: PodDeferrer;
   /** Told of every Pod decision the webhook makes, after it is made (the view's recent decisions). */
   readonly observe?: DecisionObserver;
+  /** The placement controller's decisions (a deferred Pod released), told to what subscribes; returns unsubscribe. */
+  readonly onPlaced?: (observer: DecisionObserver) => () => void;
   /** The control plane's measured status (the controlplane component offers it to the view). */
   readonly controlPlaneStatus?: () => ControlPlaneStatus;
   stop(): Promise<void>;

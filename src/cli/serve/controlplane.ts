@@ -1,4 +1,4 @@
-// The control plane measured and written (collection.md §2): with --topology
+// The control plane measured and written (docs/controlplane.md): with --topology
 // kube, serve scrapes the API server, etcd and the scheduler, reads the leader
 // Leases, times its own watch heartbeat, writes ControlPlane/default from one
 // replica, and serves the figures as topogate_controlplane_… metrics.

@@ -2,7 +2,7 @@
 // is what releases a Pod the webhook deferred, so the webhook defers only
 // while it runs (src/gates/start.ts says when it can).
 
-import type { ServeComponent, StartedComponent } from './component.ts';
+import type { DecisionObserver, ServeComponent, StartedComponent } from './component.ts';
 
 export const placement: ServeComponent = {
   name: 'placement',
@@ -14,13 +14,20 @@ export const placement: ServeComponent = {
     }
     // Loaded only here, as the live topology is: @kubernetes/client-node is large.
     const { startPlacement } = await import('../../gates/start.ts');
+    const observers = new Set<DecisionObserver>();
     const started = await startPlacement(config.kubeconfig, {
-      place: (request, without) => decider.place(request, without),
+      place(request, without) {
+        const began = performance.now();
+        const placed = decider.place(request, without);
+        if (!('wait' in placed)) for (const observe of observers) observe(request, placed, performance.now() - began);
+        return placed;
+      },
       subscribe: (listener) => {
         const stops = [topology.subscribe(listener), policies.onChange(listener)];
         return () => stops.forEach((stop) => stop());
       },
       deferMaxMs: config.deferMaxMs,
+      leaseNamespace: config.leaseNamespace,
       log,
       registry,
     });
@@ -28,7 +35,13 @@ export const placement: ServeComponent = {
       log.warn(`the placement controller cannot run (${started.problem}): deferring nothing`);
       return undefined;
     }
-    const component: StartedComponent = { stop: () => started.controller.stop() };
+    const component: StartedComponent = {
+      stop: () => started.controller.stop(),
+      onPlaced(observer) {
+        observers.add(observer);
+        return () => observers.delete(observer);
+      },
+    };
     if (config.defer === 'never') return component;
     const always = config.defer === 'always';
     return { ...component, defer: (request, overrun) => decider.defer(request, overrun, always) };

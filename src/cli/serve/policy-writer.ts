@@ -12,15 +12,14 @@ export const policyWriter: ServeComponent = {
   async start({ config, topology, policies, log }) {
     if (config.topology !== 'kube' || !isClusterPolicies(policies)) return undefined;
     // Loaded only here, as the live topology is: @kubernetes/client-node is large.
-    const [{ startPolicyWriter }, { elect }, { leaseNamespace }, live, { writePolicyReports }] = await Promise.all([
+    const [{ startPolicyWriter }, { elect }, live, { writePolicyReports }] = await Promise.all([
       import('../../sources/policies/writer.ts'),
       import('../../gates/lease.ts'),
-      import('../../gates/start.ts'),
       import('../live.ts'),
-      import('../policy-reports.ts'),
+      import('../../sources/policies/reports.ts'),
     ]);
     const kube = live.kubeConfig(config.kubeconfig);
-    const namespace = await leaseNamespace();
+    const namespace = config.leaseNamespace;
     const fromObject = (policy: { source?: { file: string } }) => policy.source?.file.startsWith('SchedulingPolicy/');
     const writer = startPolicyWriter({
       config: kube,

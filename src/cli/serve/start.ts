@@ -50,7 +50,7 @@ export async function startTopogate(
   shell: Shell,
   components: readonly ServeComponent[] = defaultComponents,
 ): Promise<RunningTopogate> {
-  await ensureCertificates(config.certDir, shell.log);
+  const certDir = await ensureCertificates(config.certDir, shell.log, config.certFallbackDir);
   const clientCa = config.clientCa === undefined ? undefined : await readClientCa(config.clientCa);
   const store = await createPolicyStore({ dir: config.policies, ...shell });
   const topology = await createTopology(config, shell).catch(async (error: unknown) => {
@@ -90,7 +90,7 @@ export async function startTopogate(
   const server = await startWebhookServer({
     host: config.host,
     port: config.port,
-    certDir: config.certDir,
+    certDir,
     ...(clientCa !== undefined && { clientCa }),
     budgetMs: config.budgetMs,
     limits: { maxConnections: config.maxConnections, shutdownGraceMs: config.shutdownGraceMs },

@@ -1,20 +1,14 @@
 // Start-up's one-time allocations (a 10,000-node topology file is 32 MB of JSON, parsed at once) leave V8 with
 // a young generation grown to its maximum and an old space full of holes, which it keeps: ~100 MB of RSS
-// holding nothing. A memory-reducing full GC gives them back. Node has no call for it without
-// --expose-gc, so the flag is set just long enough to fetch `gc` from a fresh context. The same peak
+// holding nothing. A memory-reducing full GC gives them back (collectFully). The same peak
 // leaves glibc's heap full of free chunks between live ones (the parse's native buffers, V8's compiler
 // zones), which stay resident until malloc_trim gives them back: ~7 MB at 10,000 nodes.
 
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-import { loadMallocTrim } from '../../server/trim.ts';
+import { collectFully, loadMallocTrim } from '../../server/trim.ts';
 
 /** Returns whether glibc's heap was trimmed too (false where node:ffi or malloc_trim is missing). */
 export function releaseStartUpGarbage(): boolean {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as (options: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
-  setFlagsFromString('--no-expose-gc');
-  gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+  collectFully();
   const mallocTrim = loadMallocTrim();
   mallocTrim?.(0n);
   return mallocTrim !== undefined;

@@ -3,7 +3,7 @@
 
 import type { Document } from 'yaml';
 import { isMap, isPair, isScalar, isSeq, LineCounter } from 'yaml';
-import { documentValue, parseKubectlYaml } from '../../kube/yaml.ts';
+import { documentValue, kubectlYamlDocuments, YamlTagError } from '../../kube/yaml.ts';
 import type { PolicyError } from '../errors.ts';
 import type { SourceLocation } from '../types.ts';
 import type { Issue, Path } from './issue.ts';
@@ -14,13 +14,25 @@ export interface LocatedDocument {
   locate(path: Path, at?: Issue['at']): SourceLocation;
 }
 
-/** The non-empty documents of a YAML stream; a document with a syntax error yields errors instead. */
-export function readYamlDocuments(text: string, file: string): { documents: LocatedDocument[]; errors: PolicyError[] } {
+/**
+ * The non-empty documents of a YAML stream; a document with a syntax error yields errors instead. Past `maxDocuments`
+ * documents (empty ones too) it stops, with an error: a stream of a million empty documents is read no further.
+ */
+export function readYamlDocuments(
+  text: string,
+  file: string,
+  maxDocuments = Number.POSITIVE_INFINITY,
+): { documents: LocatedDocument[]; errors: PolicyError[] } {
   const lineCounter = new LineCounter();
   const documents: LocatedDocument[] = [];
   const errors: PolicyError[] = [];
   const at = (offset: number) => ({ file, ...lineCounter.linePos(offset) });
-  for (const doc of parseKubectlYaml(text, { lineCounter, prettyErrors: false })) {
+  let count = 0;
+  for (const doc of kubectlYamlDocuments(text, { lineCounter })) {
+    if (++count > maxDocuments) {
+      errors.push({ ...at(doc.range[0]), message: `more than ${maxDocuments} YAML documents: the rest is not read` });
+      break;
+    }
     if (doc.errors.length > 0) {
       for (const error of doc.errors)
         errors.push({ ...at(error.pos[0]), message: `invalid YAML: ${firstLine(error.message)}` });
@@ -33,7 +45,8 @@ export function readYamlDocuments(text: string, file: string): { documents: Loca
         locate: (path, where = 'value') => at(offsetOf(doc, path, where)),
       });
     } catch (error) {
-      errors.push({ ...at(doc.contents.range[0]), message: `invalid YAML: ${(error as Error).message}` });
+      const offset = error instanceof YamlTagError ? error.offset : doc.contents.range[0];
+      errors.push({ ...at(offset), message: `invalid YAML: ${(error as Error).message}` });
     }
   }
   return { documents, errors };

@@ -1,4 +1,4 @@
-// The SchedulingPolicy v1alpha1 schema (../shared/spec/policy.md, policy-v2.md) in TypeBox: every field,
+// The SchedulingPolicy v1alpha1 schema (docs/policy.md) in TypeBox: every field,
 // its checks and its default, once. From it come the TypeScript types (../types.ts, by Static), the
 // loader's checks (check.ts), schema/schedulingpolicy.schema.json (json.ts) and the CRD's
 // openAPIV3Schema (crd.ts). A field with a default is not Optional: Static is the defaulted shape the

@@ -9,7 +9,7 @@ import type { PolicyProvider, PolicyVersion } from '../../ports/policies.ts';
 import type { Readiness } from '../../ports/readiness.ts';
 import { formatPolicyError, summarizePolicyErrors } from '../../policy/errors.ts';
 import type { SchedulingPolicy } from '../../policy/types.ts';
-import { loadPolicies } from '../../sources/policies/files.ts';
+import { loadPoliciesIsolated, type IsolatedLoadOptions } from './isolated.ts';
 
 export interface PolicyStoreOptions {
   readonly dir: string;
@@ -19,6 +19,8 @@ export interface PolicyStoreOptions {
   readonly debounceMs?: number;
   /** How often to retry watching a directory that cannot be watched (missing, removed). */
   readonly retryMs?: number;
+  /** The memory and time a read may take (isolated.ts). */
+  readonly isolation?: Omit<IsolatedLoadOptions, 'cwd'>;
 }
 
 export interface PolicyStore extends PolicyProvider {
@@ -28,12 +30,13 @@ export interface PolicyStore extends PolicyProvider {
 
 /** Loads the directory once, then follows it. Never rejects: a bad first load leaves the store not ready. */
 export async function createPolicyStore(options: PolicyStoreOptions): Promise<PolicyStore> {
-  const { dir, log, registry, debounceMs = 200, retryMs = 5000 } = options;
+  const { dir, log, registry, debounceMs = 200, retryMs = 5000, isolation } = options;
   const metrics = policyMetrics(registry);
   const listeners = new Set<(set: PolicyVersion) => void>();
   let current: PolicyVersion = { version: 0, policies: [] };
   let currentText = '';
   let failure: string | undefined;
+  let heldReason: string | undefined;
   let watcher: FSWatcher | undefined;
   let debounce: NodeJS.Timeout | undefined;
   let retry: NodeJS.Timeout | undefined;
@@ -42,19 +45,27 @@ export async function createPolicyStore(options: PolicyStoreOptions): Promise<Po
   let stopped = false;
 
   async function loadOnce(): Promise<void> {
-    const loaded = await loadPolicies([dir]);
+    const loaded = await loadPoliciesIsolated([dir], isolation);
     const { errors, files } = loaded;
-    const { policies, held } = keepEmptiedFiles(loaded.policies, loaded.empty, current.policies);
+    const { policies, held } = keepFilesMidRewrite(loaded.policies, [...loaded.empty, ...loaded.cut], current.policies);
+    const emptied = held.filter((file) => loaded.empty.includes(file));
+    const cut = held.filter((file) => loaded.cut.includes(file));
     metrics.heldEmpty.set(held.length);
-    if (held.length > 0)
+    heldReason = heldFilesReason(emptied, cut);
+    if (emptied.length > 0)
       log.warn(
-        { dir, files: held },
+        { dir, files: emptied },
         'policy files became empty: their last policies stay in force until the files are deleted or valid again',
       );
     else if (loaded.empty.length > 0) log.warn({ dir, files: loaded.empty }, 'policy files hold no policy');
+    if (cut.length > 0)
+      log.warn(
+        { dir, files: cut },
+        'policy files end at a "---" and lost policies they held: those stay in force until the files are whole again',
+      );
     if (errors.length > 0) {
       // A removed directory leaves the watcher on a dead inode: watch again once it is back.
-      if (errors.some((error) => error.file === dir && error.line === 0)) rewatch();
+      if (errors.some((error) => error.file === dir && error.message.startsWith('cannot read'))) rewatch();
       failure = summarizePolicyErrors(errors);
       metrics.errors.inc();
       metrics.successful.set(0);
@@ -146,9 +157,12 @@ export async function createPolicyStore(options: PolicyStoreOptions): Promise<Po
     current: () => current,
     readiness(): Readiness {
       if (current.version === 0) return { ready: false, reason: `policies not loaded: ${failure ?? 'loading'}` };
-      return failure === undefined
-        ? { ready: true }
-        : { ready: true, reason: `last reload failed: ${failure}; serving policy set version ${current.version}` };
+      const failed =
+        failure === undefined
+          ? undefined
+          : `last reload failed: ${failure}; serving policy set version ${current.version}`;
+      const reason = [failed, heldReason].filter((part) => part !== undefined).join('; ');
+      return reason === '' ? { ready: true } : { ready: true, reason };
     },
     onChange(listener) {
       listeners.add(listener);
@@ -167,21 +181,32 @@ export async function createPolicyStore(options: PolicyStoreOptions): Promise<Po
 }
 
 /**
- * A file that held policies and now holds none is more likely caught mid-rewrite (an editor's or a shell's
+ * A file that held policies and now holds none, or holds fewer and ends at a `---`, is more likely caught mid-rewrite (an editor's or a shell's
  * truncate-then-write, a full disk) than emptied on purpose: its last policies stay, unless a policy of the same
  * name is now defined elsewhere. Deleting the file is how its policies are removed.
  */
-export function keepEmptiedFiles(
+export function keepFilesMidRewrite(
   loaded: readonly SchedulingPolicy[],
-  emptyFiles: readonly string[],
+  heldFiles: readonly string[],
   previous: readonly SchedulingPolicy[],
 ): { policies: SchedulingPolicy[]; held: string[] } {
-  const empty = new Set(emptyFiles);
+  const empty = new Set(heldFiles);
   const names = new Set(loaded.map((policy) => policy.name));
   const kept = previous.filter(
     (policy) => policy.source !== undefined && empty.has(policy.source.file) && !names.has(policy.name),
   );
   return { policies: [...loaded, ...kept], held: [...new Set(kept.map((policy) => policy.source!.file))] };
+}
+
+/** The readiness reason for files whose last policies are held, or undefined when none are. */
+function heldFilesReason(emptied: readonly string[], cut: readonly string[]): string | undefined {
+  const parts = [
+    ...(emptied.length > 0 ? [`emptied: ${emptied.join(', ')}`] : []),
+    ...(cut.length > 0 ? [`cut at a "---": ${cut.join(', ')}`] : []),
+  ];
+  return parts.length === 0
+    ? undefined
+    : `policies held from files caught mid-rewrite (${parts.join('; ')}); delete a file or make it whole to end this`;
 }
 
 function policyMetrics(registry: Registry) {
@@ -200,7 +225,7 @@ function policyMetrics(registry: Registry) {
     }),
     heldEmpty: new Gauge({
       name: 'topogate_policy_files_held_empty',
-      help: 'Policy files that became empty and whose last policies are kept in force.',
+      help: 'Policy files that became empty, or lost policies and end at a "---", whose last policies are kept in force.',
       registers,
     }),
     loadedAt: new Gauge({

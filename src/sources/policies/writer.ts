@@ -7,6 +7,7 @@ import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } fr
 import type { Logger } from 'pino';
 import type { KubeObject, Pod } from '../../kube/types.ts';
 import { describeKubeError } from '../topology/errors.ts';
+import { PolicyReportsNotServed } from './reports.ts';
 import type { TopologySnapshot } from '../../topology/model.ts';
 import { auditCluster } from '../../policy/audit.ts';
 import { compile } from '../../policy/compiler.ts';
@@ -54,6 +55,7 @@ export function startPolicyWriter(options: PolicyWriterOptions): { stop(): Promi
   let auditTimer: NodeJS.Timeout | undefined;
   let writing: Promise<void> = Promise.resolve();
   let reported = new Set<string>();
+  let notServedSaid = false;
   let stopped = false;
 
   const scheduleStatus = (delayMs = SETTLE_MS) => {
@@ -94,14 +96,21 @@ export function startPolicyWriter(options: PolicyWriterOptions): { stop(): Promi
       const namespaces = new Set(report.results.map((result) => result.pod.namespace));
       // A namespace whose results are all gone gets an empty report rather than a stale one.
       const cleared = [...reported].filter((namespace) => !namespaces.has(namespace));
-      await options.list.writeReports(config, policyReports(report.results, started, cleared));
+      const written = await options.list.writeReports(config, policyReports(report.results, started, cleared));
       reported = namespaces;
+      notServedSaid = false;
       log.info(
         { pods: pods.length, workloads: workloads.length, namespaces: namespaces.size, ms: Date.now() - started },
-        'background audit written as PolicyReports',
+        written > 0
+          ? `background audit: ${written} PolicyReports written`
+          : 'background audit: no Pod matched a policy, so no PolicyReport was written',
       );
     } catch (error) {
-      log.warn(`background audit failed: ${describeKubeError(error)}`);
+      if (!(error instanceof PolicyReportsNotServed))
+        return log.warn(`background audit failed: ${describeKubeError(error)}`);
+      // Said once, not every interval: installing the CRD is the operator's choice.
+      if (!notServedSaid) log.warn(`background audit: ${error.message}; trying again every interval`);
+      notServedSaid = true;
     }
   }
 

@@ -3,7 +3,8 @@
 // - A broken watch or failed list marks the source stale, keeps its objects,
 //   and starts over with a fresh informer (so a fresh list) after a backoff.
 // - A resource that is not served (a CRD not installed) disables the source
-//   with one log line, and is looked for again, quietly, now and then.
+//   with one log line, and is looked for again, quietly, now and then; its CRD
+//   is watched meanwhile (one watch, by name), so an install is seen at once.
 
 import {
   type KubeConfig,
@@ -34,6 +35,20 @@ export interface WatchTiming {
   readonly maxBackoffMs: number;
   /** How often to look again for a resource that was not served. */
   readonly absentRecheckMs: number;
+}
+
+const CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+
+/** A CRD whose Established condition is True: its resource is served. */
+function established(object: unknown): boolean {
+  const conditions = (object as { status?: { conditions?: unknown } } | undefined)?.status?.conditions;
+  return (
+    Array.isArray(conditions) &&
+    conditions.some(
+      (condition: { type?: unknown; status?: unknown }) =>
+        condition?.type === 'Established' && condition.status === 'True',
+    )
+  );
 }
 
 export const DEFAULT_TIMING: WatchTiming = { backoffMs: 500, maxBackoffMs: 30_000, absentRecheckMs: 60_000 };
@@ -73,6 +88,7 @@ export class SourceWatch {
   #failures = 0;
   #absent = false;
   #lastError: string | undefined;
+  #crdWatch: AbortController | undefined;
 
   constructor(
     spec: WatchSpec,
@@ -98,6 +114,7 @@ export class SourceWatch {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    this.#stopWatchingCrd();
     const informer = this.#informer;
     this.#informer = undefined;
     await informer?.stop();
@@ -134,6 +151,7 @@ export class SourceWatch {
     if (this.#absent || this.#lastError !== undefined)
       this.#log.info({ objects: list.items.length }, `${this.#title} is back`);
     this.#absent = false;
+    this.#stopWatchingCrd();
     this.#lastError = undefined;
     this.#failures = 0;
     // The informer's cache keys objects by metadata: every item has one.
@@ -158,6 +176,7 @@ export class SourceWatch {
       }
       this.#absent = true;
       this.#later(this.#timing.absentRecheckMs);
+      void this.#watchCrd(this.#spec.crd);
       return;
     }
     const message = describeKubeError(error);
@@ -169,6 +188,45 @@ export class SourceWatch {
     else this.#log.debug({ retryInMs: delay }, `${this.#title}: ${message}`);
     this.#lastError = message;
     this.#later(delay);
+  }
+
+  /**
+   * Until the CRD is established, a watch on it alone: its arrival lists the source at once rather than at the
+   * next recheck. Without the right to watch CRDs (or on any failure) the recheck timer is all there is.
+   */
+  async #watchCrd(name: string): Promise<void> {
+    if (this.#crdWatch !== undefined || this.#stopped) return;
+    const aborted = new AbortController();
+    this.#crdWatch = aborted;
+    const arrived = (phase: string, object: unknown) => {
+      if (this.#crdWatch !== aborted || (phase !== 'ADDED' && phase !== 'MODIFIED') || !established(object)) return;
+      this.#stopWatchingCrd();
+      this.#log.info(`CRD ${name} established: listing ${this.#title} now`);
+      this.#later(0);
+    };
+    // The watch ends (a server timeout, an error): the recheck timer, still set, looks again, and a failed
+    // list starts a new watch.
+    const ended = () => {
+      if (this.#crdWatch === aborted) this.#crdWatch = undefined;
+    };
+    try {
+      const started = await new Watch(this.#config).watch(
+        CRD_PATH,
+        { fieldSelector: `metadata.name=${name}` },
+        arrived,
+        ended,
+      );
+      if (this.#crdWatch === aborted) aborted.signal.addEventListener('abort', () => started.abort(), { once: true });
+      else started.abort();
+    } catch (error) {
+      ended();
+      this.#log.debug(`watching CRD ${name} failed (${describeKubeError(error)}): looking again on the recheck`);
+    }
+  }
+
+  #stopWatchingCrd(): void {
+    this.#crdWatch?.abort();
+    this.#crdWatch = undefined;
   }
 
   get #title(): string {

@@ -8,12 +8,18 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { ViewData } from '../data.ts';
+import { hostAllowed } from '../hosts.ts';
 
 export interface ViewServerOptions {
   readonly host: string;
   readonly port: number;
   /** The data as of now. */
   readonly read: () => ViewData;
+  /**
+   * Further GET /api/<name> routes, each answering JSON for its query parameters, or a string saying why there
+   * is nothing (404): a node's record, a search, placements, a pair's RTT history, a decision's explain.
+   */
+  readonly queries?: Readonly<Record<string, (query: URLSearchParams) => unknown>>;
   /** Calls back when the data may have changed; returns an unsubscribe function. */
   readonly onChange: (listener: () => void) => () => void;
   readonly log: Logger;
@@ -32,6 +38,10 @@ const heartbeatMs = 15_000;
 const assets: Readonly<Record<string, string>> = {
   '/': 'index.html',
   '/app.js': 'app.js',
+  '/dom.js': 'dom.js',
+  '/map.js': 'map.js',
+  '/placements.js': 'placements.js',
+  '/trends.js': 'trends.js',
   '/style.css': 'style.css',
 };
 const types: Readonly<Record<string, string>> = {
@@ -69,7 +79,12 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
   }, heartbeatMs).unref();
 
   const server = createServer((request, response) => {
-    const path = new URL(request.url ?? '/', 'http://view').pathname;
+    const url = new URL(request.url ?? '/', 'http://view');
+    const path = url.pathname;
+    if (!hostAllowed(request.headers.host, options.host)) {
+      response.writeHead(421, { ...securityHeaders, 'Content-Type': 'text/plain' });
+      return response.end(`the topology view answers only loopback names and ${options.host} in Host\n`);
+    }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       response.writeHead(405, { ...securityHeaders, Allow: 'GET, HEAD', 'Content-Type': 'text/plain' });
       return response.end('the topology view is read-only\n');
@@ -83,6 +98,8 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
       response.writeHead(200, { ...securityHeaders, 'Content-Type': 'application/json' });
       return response.end(JSON.stringify(options.read()));
     }
+    const query = path.startsWith('/api/') ? options.queries?.[path.slice(5)] : undefined;
+    if (query !== undefined) return answerQuery(response, () => query(url.searchParams));
     if (path === '/api/events') {
       if (streams.size >= maxStreams) {
         response.writeHead(503, { ...securityHeaders, 'Content-Type': 'text/plain' });
@@ -96,8 +113,22 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
       return;
     }
     response.writeHead(404, { ...securityHeaders, 'Content-Type': 'text/plain' });
-    response.end(`no ${path} here: the view serves /, /api/snapshot and /api/events\n`);
+    response.end(
+      `no ${path} here: the view serves /, /api/snapshot, /api/events and /api/{${Object.keys(options.queries ?? {}).join(',')}}\n`,
+    );
   });
+  function answerQuery(response: ServerResponse, answer: () => unknown): void {
+    let found: unknown;
+    try {
+      found = answer();
+    } catch (error) {
+      log.warn({ err: error }, 'a view query failed');
+      found = `failed: ${(error as Error).message}`;
+    }
+    const status = typeof found === 'string' ? 404 : 200;
+    response.writeHead(status, { ...securityHeaders, 'Content-Type': 'application/json' });
+    response.end(JSON.stringify(typeof found === 'string' ? { why: found } : found));
+  }
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());

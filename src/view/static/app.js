@@ -1,47 +1,13 @@
-// The topology view: fetches /api/snapshot, then follows /api/events, and
-// renders each section as tables (the RTT heat map is a table whose cells
-// say their value in text, so colour is never the only carrier).
+// The topology view: follows /api/events (a snapshot on connect and on every
+// change) and renders the map, the placements, the trends and the tables
+// (the RTT heat map is a table whose cells say their value in text, so colour
+// is never the only carrier). Each render replaces what it drew, and clicks
+// are handled once on the document, so a page open for hours does not grow.
 
-const byId = (id) => document.getElementById(id);
-
-function element(tag, attributes = {}, children = []) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attributes)) {
-    if (value === undefined) continue;
-    if (key === 'text') node.textContent = value;
-    else node.setAttribute(key, value);
-  }
-  for (const child of children) node.append(child);
-  return node;
-}
-
-function table(caption, headers, rows) {
-  const head = element(
-    'tr',
-    {},
-    headers.map((text) => element('th', { scope: 'col', text })),
-  );
-  const body = rows.map((cells) =>
-    element(
-      'tr',
-      {},
-      cells.map((cell) =>
-        cell instanceof Node
-          ? cell
-          : element('td', typeof cell === 'number' ? { class: 'num', text: String(cell) } : { text: cell ?? '—' }),
-      ),
-    ),
-  );
-  return element('table', {}, [
-    element('caption', { text: caption }),
-    element('thead', {}, [head]),
-    element('tbody', {}, body),
-  ]);
-}
-
-function replace(id, ...children) {
-  byId(id).replaceChildren(...children);
-}
+import { ask, byId, element, heat, replace, table, why } from './dom.js';
+import { onPairChosen, renderMap, showNode } from './map.js';
+import { renderPlacements, showDecision } from './placements.js';
+import { choosePair, renderTrends } from './trends.js';
 
 function zones(data) {
   replace(
@@ -54,18 +20,11 @@ function zones(data) {
   );
 }
 
-function heatClass(cell) {
-  if (cell.rttMs === undefined) return 'unknown';
-  return cell.rttMs <= 1 ? 'near' : cell.rttMs <= 2 ? 'mid' : 'far';
-}
+const heatClass = (cell) => heat(cell.rttMs);
 
 function rtt(data) {
   const network = data.network;
-  if (!network)
-    return replace(
-      'rtt',
-      element('p', { text: 'No NetworkTopology: nothing is known of the distances between zones.' }),
-    );
+  if (!network) return replace('rtt', why(`Nothing is known of the distances between zones: ${data.empty.links}`));
   const age =
     network.ageSeconds === undefined
       ? 'declared links only (spec), no measurement'
@@ -98,7 +57,7 @@ function rtt(data) {
 }
 
 function gpus(data) {
-  if (data.gpus.length === 0) return replace('gpus', element('p', { text: 'No GPUs in the model.' }));
+  if (data.gpus.length === 0) return replace('gpus', why(`No GPUs: ${data.empty.gpus}`));
   replace(
     'gpus',
     table(
@@ -110,7 +69,8 @@ function gpus(data) {
 }
 
 function numa(data) {
-  if (data.numa.total === 0) return replace('numa', element('p', { text: 'No NodeResourceTopology objects.' }));
+  if (data.numa.total === 0)
+    return replace('numa', why(`No NUMA cells: ${data.empty.numa ?? 'no NodeResourceTopology object has a cell'}`));
   const shown =
     data.numa.listed.length < data.numa.total ? ` (first ${data.numa.listed.length} of ${data.numa.total})` : '';
   replace(
@@ -124,34 +84,40 @@ function numa(data) {
 }
 
 function controlPlane(data) {
-  const leader = data.etcd.leader ? `etcd leader: ${data.etcd.leader}` : 'etcd leader: unknown';
+  const leader = data.etcd.leader
+    ? `etcd leader: ${data.etcd.leader}`
+    : `etcd leader: unknown — ${data.empty.etcdLeader}`;
   replace(
     'controlplane',
     element('p', { text: leader }),
-    table(
-      'etcd members',
-      ['member', 'node', 'zone', 'leader', 'peer RTT ms'],
-      data.etcd.members.map((m) => [
-        m.name,
-        m.node,
-        m.zone,
-        m.isLeader ? 'yes' : 'no',
-        Object.entries(m.peerRttMs)
-          .map(([peer, ms]) => `${peer}: ${ms}`)
-          .join(', '),
-      ]),
-    ),
-    table(
-      'Control-plane Pods',
-      ['component', 'Pod', 'node', 'zone'],
-      data.controlPlane.map((p) => [p.component, p.name, p.node, p.zone]),
-    ),
+    data.etcd.members.length === 0
+      ? why('No etcd member is known: etcd is scraped with serve --topology kube (docs/controlplane.md).')
+      : table(
+          'etcd members',
+          ['member', 'node', 'zone', 'leader', 'peer RTT ms'],
+          data.etcd.members.map((m) => [
+            m.name,
+            m.node,
+            m.zone,
+            m.isLeader ? 'yes' : 'no',
+            Object.entries(m.peerRttMs)
+              .map(([peer, ms]) => `${peer}: ${ms}`)
+              .join(', '),
+          ]),
+        ),
+    data.controlPlane.length === 0
+      ? why(`No control-plane Pod: ${data.empty.controlPlane ?? 'none is labelled tier: control-plane in kube-system'}`)
+      : table(
+          'Control-plane Pods',
+          ['component', 'Pod', 'node', 'zone'],
+          data.controlPlane.map((p) => [p.component, p.name, p.node, p.zone]),
+        ),
     ...controlPlaneFigures(data.controlPlaneFigures),
   );
 }
 
 function controlPlaneFigures(measured) {
-  if (!measured) return [element('p', { text: 'The control plane is measured with serve --topology kube.' })];
+  if (!measured) return [why('No measured figures: the control plane is measured with serve --topology kube.')];
   const unanswered = measured.unanswered.map((u) => element('p', { class: 'bad', text: `${u.source}: ${u.error}` }));
   return [
     table(
@@ -159,11 +125,14 @@ function controlPlaneFigures(measured) {
       ['figure', 'ms'],
       measured.figures.map((f) => [f.figure, Math.round(f.valueMs * 100) / 100]),
     ),
-    table(
-      'Leaders',
-      ['component', 'holder', 'node', 'zone'],
-      measured.leaders.map((l) => [l.component, l.holder, l.node, l.zone]),
-    ),
+    measured.figures.length === 0 ? why('No figure measured in the window yet.') : undefined,
+    measured.leaders.length === 0
+      ? why('No leader Lease read for the scheduler or the controller manager.')
+      : table(
+          'Leaders',
+          ['component', 'holder', 'node', 'zone'],
+          measured.leaders.map((l) => [l.component, l.holder, l.node, l.zone]),
+        ),
     element(
       'ul',
       { 'aria-label': 'findings' },
@@ -172,7 +141,7 @@ function controlPlaneFigures(measured) {
         : measured.findings.map((finding) => element('li', { class: 'bad', text: finding })),
     ),
     ...unanswered,
-  ];
+  ].filter(Boolean);
 }
 
 function policies(data) {
@@ -180,34 +149,37 @@ function policies(data) {
   replace(
     'policies',
     ...problem,
-    table(
-      `${data.policies.listed.length} policies in force`,
-      ['policy', 'from', 'priority', 'enforcement', 'rollout %', 'rules', 'when unsatisfiable'],
-      data.policies.listed.map((p) => [
-        p.name,
-        p.source,
-        p.priority,
-        p.enforcement,
-        p.rolloutPercent,
-        p.rules.join(', '),
-        p.onUnsatisfiable,
-      ]),
-    ),
+    data.policies.listed.length === 0
+      ? why('No policy in force: no policy file and no SchedulingPolicy object, or none valid (see above).')
+      : table(
+          `${data.policies.listed.length} policies in force`,
+          ['policy', 'from', 'priority', 'enforcement', 'rollout %', 'rules', 'when unsatisfiable'],
+          data.policies.listed.map((p) => [
+            p.name,
+            p.source,
+            p.priority,
+            p.enforcement,
+            p.rolloutPercent,
+            p.rules.join(', '),
+            p.onUnsatisfiable,
+          ]),
+        ),
   );
 }
 
 function decisions(data) {
-  if (data.decisions.length === 0) return replace('decisions', element('p', { text: 'No decision yet.' }));
+  if (data.decisions.length === 0) return replace('decisions', why(`No decision yet: ${data.empty.decisions}`));
   replace(
     'decisions',
     table(
-      'Newest first',
-      ['time', 'namespace', 'Pod', 'outcome', 'policies', 'ms'],
+      'Newest first; choose a Pod for its record and explain',
+      ['time', 'namespace', 'Pod', 'by', 'outcome', 'policies', 'ms'],
       data.decisions.map((d) => [
         d.at.slice(11, 19),
         d.namespace,
-        d.pod,
-        d.outcome,
+        element('td', {}, [element('button', { type: 'button', class: 'link', 'data-decision': d.id, text: d.pod })]),
+        d.by,
+        d.reason ? `${d.outcome}: ${d.reason}` : d.outcome,
         d.policies.join(', '),
         Math.round(d.latencyMs * 100) / 100,
       ]),
@@ -226,10 +198,62 @@ function sources(data) {
   );
 }
 
+const sections = [
+  renderMap,
+  renderPlacements,
+  renderTrends,
+  rtt,
+  zones,
+  gpus,
+  numa,
+  controlPlane,
+  policies,
+  decisions,
+  sources,
+];
+
 function render(data) {
-  for (const section of [zones, rtt, gpus, numa, controlPlane, policies, decisions, sources]) section(data);
+  for (const section of sections) section(data);
   byId('status').textContent = `Snapshot ${data.snapshotVersion}, updated ${data.generatedAt.slice(11, 19)} UTC`;
 }
+
+onPairChosen(choosePair);
+document.addEventListener('click', (event) => {
+  const target = event.target instanceof Element ? event.target.closest('[data-node], [data-decision]') : null;
+  if (!target) return;
+  if (target.dataset.node) showNode(target.dataset.node);
+  else showDecision(target.dataset.decision);
+});
+
+let searching;
+byId('search-form').addEventListener('submit', (event) => event.preventDefault());
+byId('search').addEventListener('input', (event) => {
+  clearTimeout(searching);
+  const query = event.target.value;
+  searching = setTimeout(async () => {
+    if (query.trim() === '') return replace('search-results');
+    const found = await ask(`search?q=${encodeURIComponent(query)}`);
+    if (found.matches.length === 0) return replace('search-results', why(`No node name contains “${query}”.`));
+    replace(
+      'search-results',
+      element(
+        'ul',
+        { class: 'matches' },
+        found.matches.map((m) =>
+          element('li', {}, [
+            element('button', {
+              type: 'button',
+              class: 'pill',
+              'data-node': m.name,
+              text: `${m.name} (${m.zone ?? 'no zone'})`,
+            }),
+          ]),
+        ),
+      ),
+      found.more ? element('p', { class: 'note', text: 'More match: type more of the name.' }) : undefined,
+    );
+  }, 200);
+});
 
 const events = new EventSource('/api/events');
 events.addEventListener('snapshot', (event) => render(JSON.parse(event.data)));

@@ -4,9 +4,22 @@
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Binaries, GoModule } from './versions.ts';
-import { binaries, binDir, e2eDir, etcdModule, kubernetesModule, moduleDigest, requiredVersion } from './versions.ts';
+import { dirname, join } from 'node:path';
+import type { Binaries, GoModule, NodeBinaries } from './versions.ts';
+import {
+  binaries,
+  binDir,
+  cniModule,
+  containerdModule,
+  e2eDir,
+  etcdModule,
+  kubernetesModule,
+  moduleDigest,
+  nodeBinaries,
+  nodeModule,
+  nodeToolsModule,
+  requiredVersion,
+} from './versions.ts';
 
 export interface BuildOptions {
   /** Progress lines (and Go's own output) go here. */
@@ -30,6 +43,49 @@ export async function ensureBinaries(options: BuildOptions = {}): Promise<Binari
     },
   );
   await ensureModule(etcdModule, [bins.etcd], { dir, progress, output: bins.etcd, ldflags: [] });
+  return bins;
+}
+
+/**
+ * The real nodes' binaries: kubelet and kube-proxy (the control plane's release), containerd with ctr and the
+ * runc shim, the CNI plugins, and the project's own pause, web server and delayer. Each module has its own stamp.
+ */
+export async function ensureNodeBinaries(options: BuildOptions = {}): Promise<NodeBinaries> {
+  const progress = options.progress ?? process.stderr;
+  const dir = binDir();
+  const bins = nodeBinaries(dir);
+  mkdirSync(bins.cniDir, { recursive: true });
+  mkdirSync(dirname(bins.pause), { recursive: true });
+  const kubernetesVersion = requiredVersion(nodeModule);
+  await ensureModule(nodeModule, [bins.kubelet, bins.kubeProxy], {
+    dir,
+    progress,
+    output: `${dir}/`,
+    ldflags: kubernetesVersionFlags(kubernetesVersion),
+  });
+  const containerdVersion = requiredVersion(containerdModule);
+  await ensureModule(containerdModule, [bins.containerd, bins.containerdShim, bins.ctr], {
+    dir,
+    progress,
+    output: `${dir}/`,
+    ldflags: [`-X github.com/containerd/containerd/v2/version.Version=${containerdVersion}`],
+  });
+  await ensureModule(
+    cniModule,
+    ['bridge', 'host-local', 'loopback', 'portmap'].map((p) => join(bins.cniDir, p)),
+    {
+      dir,
+      progress,
+      output: `${bins.cniDir}/`,
+      ldflags: [],
+    },
+  );
+  await ensureModule(nodeToolsModule, [bins.pause, bins.web, bins.delayer], {
+    dir,
+    progress,
+    output: `${dirname(bins.pause)}/`,
+    ldflags: [],
+  });
   return bins;
 }
 
@@ -64,7 +120,7 @@ interface ModuleBuild {
 }
 
 async function ensureModule(module: GoModule, outputs: readonly string[], build: ModuleBuild): Promise<void> {
-  const stampFile = join(build.dir, `${module.requires.replaceAll('/', '_')}.stamp`);
+  const stampFile = join(build.dir, `${module.stamp ?? module.requires.replaceAll('/', '_')}.stamp`);
   const stamp = `${requiredVersion(module)} ${moduleDigest(module)}\n`;
   const cached =
     existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp && outputs.every((file) => existsSync(file));

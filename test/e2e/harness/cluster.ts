@@ -6,8 +6,15 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureBinaries } from './build.ts';
-import type { Binaries } from './versions.ts';
+import { ensureBinaries, ensureNodeBinaries } from './build.ts';
+import type { Delayer } from './delay.ts';
+import { startDelayer } from './delay.ts';
+import { createNetwork, destroyNetwork, destroyNetworkSync, sh } from './netns.ts';
+import { ensureNodeImages } from './nodeimages.ts';
+import { network } from './nodeplan.ts';
+import type { NodesState } from './nodes.ts';
+import { importImage, nodeLogs, prepareNodes, startNode, stopNode, stopNodeSync, waitContainerd } from './nodes.ts';
+import type { Binaries, NodeBinaries } from './versions.ts';
 import type { EtcdMember } from './components.ts';
 import {
   apiServerComponent,
@@ -20,7 +27,19 @@ import { kubeconfigYaml } from './kubeconfig.ts';
 import { createClusterPki } from './pki.ts';
 import { freePorts } from './ports.ts';
 import type { Component } from './process.ts';
-import { disown, disownDir, isAlive, logTail, own, ownDir, runs, startDetached, stopProcess } from './process.ts';
+import {
+  disown,
+  disownCleanup,
+  disownDir,
+  isAlive,
+  logTail,
+  own,
+  ownCleanup,
+  ownDir,
+  runs,
+  startDetached,
+  stopProcess,
+} from './process.ts';
 import type { TlsClient } from './wait.ts';
 import { httpsGet, waitFor } from './wait.ts';
 
@@ -35,6 +54,8 @@ export interface ClusterOptions {
   readonly etcdFsync?: boolean;
   /** More kube-apiserver flags, e.g. `--admission-control-config-file=…`. */
   readonly apiServerArgs?: readonly string[];
+  /** Real nodes (node-1…node-N, kubelets in their own network namespaces); 0 (default) runs none. */
+  readonly nodes?: number;
   /** More kube-scheduler flags, e.g. `--feature-gates=…`. */
   readonly schedulerArgs?: readonly string[];
   /** More kube-controller-manager flags, e.g. `--kube-api-qps=…`. */
@@ -56,6 +77,12 @@ export interface ClusterState {
   readonly schedulerPort: number;
   readonly controllerManagerPort: number;
   readonly components: readonly RunningComponent[];
+  /** The real nodes and the delayer between their zones, when the cluster has nodes. */
+  readonly nodes?: RealNodes;
+}
+
+export interface RealNodes extends NodesState {
+  readonly delayer: Delayer;
 }
 
 export interface Cluster extends ClusterState {
@@ -71,25 +98,72 @@ export interface Cluster extends ClusterState {
   get(path: string): Promise<{ status: number; body: string }>;
 }
 
-const readyTimeoutMs = { etcd: 60_000, apiServer: 120_000, scheduler: 60_000, controllerManager: 90_000 };
+const readyTimeoutMs = {
+  etcd: 60_000,
+  apiServer: 120_000,
+  scheduler: 60_000,
+  controllerManager: 90_000,
+  nodes: 180_000,
+};
+
+/** The clean-up of a test's nodes if its process exits before stop(): synchronous, as exit handlers must be. */
+const abandoners = new Map<RealNodes, () => void>();
+
+function abandonNodes(nodes: RealNodes): () => void {
+  const abandon = () => {
+    for (const node of nodes.nodes) stopNodeSync(node);
+    if (nodes.delayer.pid && isAlive(nodes.delayer.pid)) process.kill(nodes.delayer.pid, 'SIGKILL');
+    destroyNetworkSync();
+  };
+  abandoners.set(nodes, abandon);
+  return abandon;
+}
+
+/** Every node's processes, the delayer, then the network; each step runs whatever failed before it. */
+async function stopNodes(nodes: RealNodes): Promise<void> {
+  for (const node of nodes.nodes) await stopNode(node);
+  if (nodes.delayer.pid && isAlive(nodes.delayer.pid)) await stopProcess(nodes.delayer.pid, 2_000);
+  await destroyNetwork();
+  const abandon = abandoners.get(nodes);
+  if (abandon) disownCleanup(abandon);
+  abandoners.delete(nodes);
+}
+
+interface NodeInputs {
+  readonly bins: NodeBinaries;
+  readonly images: { readonly pause: string; readonly web: string };
+  readonly runc: string;
+}
 
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
   const bins = await ensureBinaries({ progress: options.progress });
+  const nodeInputs = (options.nodes ?? 0) > 0 ? await nodeBuild(options) : undefined;
   try {
-    return await startOnce(bins, options);
+    return await startOnce(bins, options, nodeInputs);
   } catch (error) {
     // A free port is free only until someone else's cluster, started at the same time, takes it.
     if (!/address already in use/.test(String(error))) throw error;
-    return startOnce(bins, options);
+    return startOnce(bins, options, nodeInputs);
   }
 }
 
-async function startOnce(bins: Binaries, options: ClusterOptions): Promise<Cluster> {
+async function nodeBuild(options: ClusterOptions): Promise<NodeInputs> {
+  const bins = await ensureNodeBinaries({ progress: options.progress });
+  const runc = await sh('sh', ['-c', 'command -v runc']).then(
+    (path) => path.trim(),
+    () => {
+      throw new Error('real nodes need runc (Debian: apt-get install -y runc)');
+    },
+  );
+  return { bins, images: await ensureNodeImages(bins), runc };
+}
+
+async function startOnce(bins: Binaries, options: ClusterOptions, nodeInputs?: NodeInputs): Promise<Cluster> {
   const dir = mkdtempSync(join(tmpdir(), 'topogate-e2e-'));
   if (!options.detach && !process.env['TOPOGATE_E2E_KEEP']) ownDir(dir);
   let state: ClusterState;
   try {
-    state = await prepare(bins, dir, options);
+    state = await prepare(bins, dir, options, nodeInputs);
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     disownDir(dir);
@@ -97,33 +171,77 @@ async function startOnce(bins: Binaries, options: ClusterOptions): Promise<Clust
   }
   const cluster = attachCluster(state, { owned: !options.detach });
   try {
+    if (state.nodes) await createNetwork(state.nodes.nodes);
     for (let i = 0; i < state.etcd.length; i++) await cluster.startEtcdMember(i, { wait: false });
     for (let i = 0; i < state.etcd.length; i++) await waitEtcd(state, i);
     await startAndWait(state, 'kube-apiserver', !options.detach);
     await startAndWait(state, 'kube-scheduler', !options.detach);
     await startAndWait(state, 'kube-controller-manager', !options.detach);
+    if (state.nodes && nodeInputs) {
+      if (!options.detach) ownCleanup(abandonNodes(state.nodes));
+      await startNodes(state, state.nodes, nodeInputs);
+    }
   } catch (error) {
     // The temp dir goes with stop(): keep what the logs said in the error.
-    const logs = state.components
-      .filter((c) => c.pid)
-      .map((c) => `--- ${c.name} (${c.logFile})\n${logTail(c.logFile, 10)}`);
+    const logs = [
+      ...state.components.filter((c) => c.pid).map((c) => `--- ${c.name} (${c.logFile})\n${logTail(c.logFile, 10)}`),
+      ...(state.nodes?.nodes ?? []).filter((n) => n.pid).map((n) => nodeLogs(n, 10)),
+    ];
     await cluster.stop();
     throw new Error(`${error instanceof Error ? error.message : String(error)}\n${logs.join('\n')}`, { cause: error });
   }
   return cluster;
 }
 
+/** Starts every node, the delayer, loads the nodes' own images and waits until every node is Ready. */
+async function startNodes(state: ClusterState, nodes: RealNodes, inputs: NodeInputs): Promise<void> {
+  for (const node of nodes.nodes) startNode(node);
+  nodes.delayer.pid = startDelayer(state.dir, inputs.bins.delayer).pid;
+  await waitContainerd(nodes);
+  await importImage(nodes, inputs.images.pause);
+  await importImage(nodes, inputs.images.web);
+  await waitFor(
+    async () => readyNodes(await httpsGet(`${state.server}/api/v1/nodes`, state.admin)) === nodes.nodes.length,
+    {
+      what: `${nodes.nodes.length} Ready nodes`,
+      timeoutMs: readyTimeoutMs.nodes,
+      intervalMs: 500,
+      abortIf: () => {
+        const stopped = nodes.nodes.find((n) => !isAlive(n.pid));
+        return stopped ? `${stopped.name} stopped:\n${nodeLogs(stopped)}` : undefined;
+      },
+    },
+  );
+}
+
+function readyNodes(answer: { status: number; body: string }): number {
+  if (answer.status !== 200) return 0;
+  const list = JSON.parse(answer.body) as {
+    items?: Array<{ status?: { conditions?: Array<{ type?: string; status?: string }> } }>;
+  };
+  return (list.items ?? []).filter((node) =>
+    node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+  ).length;
+}
+
 /** The PKI, kubeconfigs and command lines of a cluster in dir, nothing started yet. */
-async function prepare(bins: Binaries, dir: string, options: ClusterOptions): Promise<ClusterState> {
+async function prepare(
+  bins: Binaries,
+  dir: string,
+  options: ClusterOptions,
+  nodeInputs?: NodeInputs,
+): Promise<ClusterState> {
   const memberCount = options.etcdMembers ?? 1;
   mkdirSync(join(dir, 'logs'));
-  const pki = createClusterPki();
+  const withNodes = nodeInputs !== undefined && (options.nodes ?? 0) > 0;
+  const pki = createClusterPki(withNodes ? [network.hostIp] : []);
   const [apiPort, schedulerPort, controllerManagerPort, ...etcdPorts] = await freePorts(3 + 3 * memberCount);
   if (apiPort === undefined || schedulerPort === undefined || controllerManagerPort === undefined) {
     throw new Error('no free loopback ports');
   }
   const etcd = etcdMembers(etcdPorts, memberCount);
-  const server = `https://127.0.0.1:${apiPort}`;
+  // With nodes, the API server listens on the host's end of the link to the nodes, where Pods reach it.
+  const server = `https://${withNodes ? network.hostIp : '127.0.0.1'}:${apiPort}`;
 
   const certDir = join(dir, 'pki');
   mkdirSync(certDir);
@@ -158,10 +276,46 @@ async function prepare(bins: Binaries, dir: string, options: ClusterOptions): Pr
     key: write('loopback.key', pki.loopbackServing.keyPem),
   };
 
+  const nodes =
+    withNodes && nodeInputs
+      ? {
+          ...prepareNodes(
+            dir,
+            options.nodes ?? 0,
+            nodeInputs.bins,
+            {
+              server,
+              ca: pki.ca,
+              clientCaFile: files.clientCa,
+            },
+            nodeInputs.runc,
+          ),
+          delayer: { pid: 0, delaysFile: join(dir, 'delays'), logFile: join(dir, 'logs', 'delayer.log') },
+        }
+      : undefined;
+  const nodeArgs = nodes
+    ? {
+        apiServer: [
+          `--bind-address=${network.hostIp}`,
+          `--advertise-address=${network.hostIp}`,
+          '--kubelet-preferred-address-types=InternalIP',
+          `--kubelet-client-certificate=${write('kubelet-client.crt', pki.admin.certPem)}`,
+          `--kubelet-client-key=${write('kubelet-client.key', pki.admin.keyPem)}`,
+          // Webhooks (and aggregated APIs) are called at an endpoint's Pod IP, not the Service's ClusterIP:
+          // the host has no kube-proxy, and the Pod prefixes are routed to it.
+          '--enable-aggregator-routing=true',
+          '--enable-admission-plugins=NodeRestriction',
+        ],
+        // Real kubelets: the node lifecycle controller marks a node whose kubelet stopped NotReady.
+        controllerManager: ['--controllers=*,-pod-garbage-collector-controller', '--node-monitor-grace-period=20s'],
+      }
+    : { apiServer: [], controllerManager: [] };
+
   return {
     dir,
     kubeconfig,
     server,
+    ...(nodes ? { nodes } : {}),
     kubectl: bins.kubectl,
     etcd,
     admin: { ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem },
@@ -169,7 +323,7 @@ async function prepare(bins: Binaries, dir: string, options: ClusterOptions): Pr
     controllerManagerPort,
     components: [
       ...etcd.map((member) => etcdComponent(bins, dir, member, etcd, options.etcdFsync)),
-      apiServerComponent(bins, dir, apiPort, etcd, files, options.apiServerArgs),
+      apiServerComponent(bins, dir, apiPort, etcd, files, [...nodeArgs.apiServer, ...(options.apiServerArgs ?? [])]),
       schedulerComponent(bins, dir, schedulerPort, schedulerKubeconfig, serving, options.schedulerArgs),
       controllerManagerComponent(
         bins,
@@ -177,7 +331,7 @@ async function prepare(bins: Binaries, dir: string, options: ClusterOptions): Pr
         controllerManagerPort,
         controllerManagerKubeconfig,
         { ...serving, rootCa: files.clientCa, serviceAccountPrivateKey: files.serviceAccountPrivateKey },
-        options.controllerManagerArgs,
+        [...nodeArgs.controllerManager, ...(options.controllerManagerArgs ?? [])],
       ),
     ].map((component) => ({ ...component, pid: 0 })),
   };
@@ -185,8 +339,20 @@ async function prepare(bins: Binaries, dir: string, options: ClusterOptions): Pr
 
 /** The part of a cluster that can be saved and attached to again. */
 export function clusterState(cluster: Cluster): ClusterState {
-  const { dir, kubeconfig, server, kubectl, etcd, admin, schedulerPort, controllerManagerPort, components } = cluster;
-  return { dir, kubeconfig, server, kubectl, etcd, admin, schedulerPort, controllerManagerPort, components };
+  const { dir, kubeconfig, server, kubectl, etcd, admin, schedulerPort, controllerManagerPort, components, nodes } =
+    cluster;
+  return {
+    dir,
+    kubeconfig,
+    server,
+    kubectl,
+    etcd,
+    admin,
+    schedulerPort,
+    controllerManagerPort,
+    components,
+    ...(nodes ? { nodes } : {}),
+  };
 }
 
 export interface AttachOptions {
@@ -210,7 +376,9 @@ export function attachCluster(state: ClusterState, options: AttachOptions = {}):
     ...state,
     etcdMetricsUrls: state.etcd.map((member) => `${member.metricsUrl}/metrics`),
     async stop() {
-      // Reverse order: the scheduler and API server go before their storage.
+      // The nodes first (while the API server still answers), then the control plane in reverse order:
+      // the scheduler and API server go before their storage.
+      if (state.nodes) await stopNodes(state.nodes);
       for (const c of [...state.components].reverse()) await stopOne(c);
       if (process.env['TOPOGATE_E2E_KEEP']) process.stderr.write(`kept ${state.dir} (TOPOGATE_E2E_KEEP)\n`);
       else rmSync(state.dir, { recursive: true, force: true });

@@ -25,13 +25,14 @@ export interface ClusterPki {
 /** The first address of the service range: the `kubernetes` Service's ClusterIP. */
 export const kubernetesServiceIp = '10.0.0.1';
 
-export function createClusterPki(): ClusterPki {
+/** extraIps: more addresses the API server is reached at (the host's link to the real nodes). */
+export function createClusterPki(extraIps: readonly string[] = []): ClusterPki {
   const ca = issue({ commonName: 'topogate-e2e-ca', isCa: true });
   const apiServer = issue({
     commonName: 'kube-apiserver',
     signer: ca,
     serverAltNames: {
-      ips: ['127.0.0.1', '::1', kubernetesServiceIp],
+      ips: ['127.0.0.1', '::1', kubernetesServiceIp, ...extraIps],
       dns: [
         'localhost',
         'kubernetes',
@@ -64,6 +65,11 @@ export function createClusterPki(): ClusterPki {
       privatePem: serviceAccount.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     },
   };
+}
+
+/** A client certificate signed by the cluster CA: a kubelet's (CN=system:node:<name>, O=system:nodes) or kube-proxy's. */
+export function issueClient(ca: KeyPair, commonName: string, organization?: string): KeyPair {
+  return issue({ commonName, signer: ca, ...(organization ? { organization } : {}) });
 }
 
 interface IssueRequest {

@@ -66,6 +66,7 @@ export function runs(pid: number, command: string): boolean {
 
 const owned = new Set<number>();
 const ownedDirs = new Set<string>();
+const ownedCleanups = new Set<() => void>();
 
 /**
  * Ties a process's life to this one: it is SIGKILLed when this process exits
@@ -90,6 +91,16 @@ export function disownDir(dir: string): void {
   ownedDirs.delete(dir);
 }
 
+/** A synchronous clean-up (the real nodes' processes and namespaces) run, before the dirs go, on an early exit. */
+export function ownCleanup(cleanup: () => void): void {
+  guard();
+  ownedCleanups.add(cleanup);
+}
+
+export function disownCleanup(cleanup: () => void): void {
+  ownedCleanups.delete(cleanup);
+}
+
 let guarded = false;
 
 function guard(): void {
@@ -97,6 +108,7 @@ function guard(): void {
   guarded = true;
   const abandon = () => {
     owned.forEach((pid) => signal(pid, 'SIGKILL'));
+    ownedCleanups.forEach((cleanup) => cleanup());
     ownedDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
   };
   process.once('exit', abandon);

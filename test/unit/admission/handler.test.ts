@@ -96,3 +96,44 @@ test('skips the decision when asked to, admitting unchanged with the warning', (
   });
   assert.equal(seen.length, 0);
 });
+
+test('a Pod over the bounds of what topogate reads is admitted unchanged without a decision, saying which part', () => {
+  const entries = (count: number, value = 'v') =>
+    Object.fromEntries(Array.from({ length: count }, (_, index) => [`k${index}`, value]));
+  const at = (spec: Record<string, unknown>, metadata: Record<string, unknown> = {}) => ({
+    ...podCreate,
+    object: { ...pod, metadata: { ...pod.metadata, ...metadata }, spec: { containers: [], ...spec } },
+  });
+  const requirement = (values: number) => ({ key: 'zone', operator: 'In', values: Array(values).fill('a') });
+  const affinity = (values: number, terms = 1) => ({
+    affinity: {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: Array.from({ length: terms }, () => ({ matchExpressions: [requirement(values)] })),
+        },
+      },
+    },
+  });
+  for (const [request, part] of [
+    [at({}, { labels: entries(100_000) }), /metadata\.labels has more than 1000 entries/],
+    [at({}, { annotations: entries(1_001) }), /metadata\.annotations has more than 1000 entries/],
+    [at({}, { annotations: entries(300, 'x'.repeat(1_000)) }), /annotations hold more than 262144 bytes/],
+    [at({ nodeSelector: entries(100_000) }), /spec\.nodeSelector has more than 1000 entries/],
+    [at({ tolerations: Array(1_001).fill({ operator: 'Exists' }) }), /spec\.tolerations has more than 1000/],
+    [at(affinity(1_001)), /a requirement has more than 1000 entries/],
+    [at(affinity(1_000, 11)), /the Pod has more than 10000 entries in the fields read/],
+  ] as const) {
+    const { seen, decide } = recordingDecider(decision({ patch: [{ op: 'add', path: '/x', value: 1 }] }));
+    const handled = handleAdmission(request, { decide });
+    assert.equal(handled.outcome, 'skipped');
+    assert.equal(seen.length, 0, 'not decided');
+    assert.deepEqual(handled.answer.patch, []);
+    assert.match(handled.answer.warnings[0] ?? '', /^topogate skipped placement: /);
+    assert.match(handled.answer.warnings[0] ?? '', part);
+  }
+  // At the bounds, decided as usual.
+  const { seen, decide } = recordingDecider(decision());
+  const within = at({ nodeSelector: entries(1_000), ...affinity(1_000) }, { labels: entries(1_000) });
+  assert.equal(handleAdmission(within, { decide }).outcome, 'allowed');
+  assert.equal(seen.length, 1);
+});

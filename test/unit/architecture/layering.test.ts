@@ -43,6 +43,8 @@ test('an arrow pointing back breaks the rule that names it', async () => {
       "import type { Server } from '../server/server.ts';\nexport type Provider = { server?: Server };\n",
     'src/server/server.ts':
       "import { usage } from '../cli/main.ts';\nexport type Server = { usage: string };\nexport const text = usage;\n",
+    'src/discover/levels.ts':
+      "import type { Snapshot } from '../topology/model.ts';\nexport type Levels = { snapshot?: Snapshot };\n",
     'src/cli/main.ts': "import { name } from './name.ts';\nexport const usage = name;\n",
     'src/cli/name.ts': "import type { usage } from './main.ts';\nexport const name: typeof usage = 'topogate';\n",
   };
@@ -54,6 +56,7 @@ test('an arrow pointing back breaks the rule that names it', async () => {
     assert.deepEqual(await violations(dir), [
       'core-does-io: src/policy/types.ts',
       'core-imports-shell: src/admission/review.ts',
+      'discover-over-kube-only: src/discover/levels.ts',
       'kube-is-the-innermost: src/kube/types.ts',
       'no-circular: src/cli/main.ts',
       'nothing-imports-cli: src/server/server.ts',

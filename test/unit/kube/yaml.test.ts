@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
-import { documentValue, parseKubectlYaml, stringifyForKubectl } from '../../../src/kube/yaml.ts';
+import { documentValue, parseKubectlYaml, stringifyForKubectl, YamlTagError } from '../../../src/kube/yaml.ts';
 
 const asKubectlReads: readonly [string, unknown][] = [
   ['0400', 256],
@@ -112,6 +112,32 @@ test('a document value is what toJS reads, strings and all', () => {
     `a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n`,
   );
   assert.throws(() => documentValue(bomb!, 10), /alias/i);
+});
+
+test('only plain tags are read: sets, ordered maps, binary and local tags are refused at the node they tag', () => {
+  for (const [text, tag, offset] of [
+    ['a: !!set {x, y}\n', '!!set', 9],
+    ['a: [!!omap [x: 1]]\n', '!!omap', 11],
+    ['? !!pairs [x: 1]\n: 1\n', '!!pairs', 10],
+    ['a: !!binary aGVsbG8=\n', '!!binary', 12],
+    ['a: !local x\n', '!local', 10],
+    ['!!timestamp 2001-12-14\n', '!!timestamp', 12],
+  ] as const) {
+    const [document] = parseKubectlYaml(text);
+    assert.throws(
+      () => documentValue(document!),
+      (error: YamlTagError) => {
+        assert.ok(error instanceof YamlTagError, text);
+        assert.match(error.message, new RegExp(`the tag ${tag} is not allowed`));
+        assert.equal(error.offset, offset, text);
+        return true;
+      },
+    );
+  }
+  const [plain] = parseKubectlYaml(
+    'a: !!str 5\nb: !!int "7"\nc: !!map {d: !!seq [!!null null, !!bool true, !!float 1.5]}\n',
+  );
+  assert.deepEqual(documentValue(plain!), { a: '5', b: 7, c: { d: [null, true, 1.5] } });
 });
 
 // V8's representation of a string, seen in a child process through %DebugPrint (V8's own stdout buffer, so

@@ -68,9 +68,9 @@ test('runs as the numeric non-root user the Deployment asks for', () => {
   assert.equal(gid, context.runAsGroup);
 });
 
-test('starts `node bin/topogate.ts serve --topology kube`, and exposes the port the Deployment serves on', () => {
+test('starts `node bin/topogate.ts serve`, and exposes the port the Deployment serves on', () => {
   const command = [...JSON.parse(all('ENTRYPOINT')[0]!), ...JSON.parse(all('CMD')[0]!)];
-  assert.deepEqual(command, ['node', 'bin/topogate.ts', 'serve', '--topology', 'kube']);
+  assert.deepEqual(command, ['node', 'bin/topogate.ts', 'serve']);
   const container = deployment.spec.template.spec.containers[0];
   assert.equal(container.args[0], 'serve', 'the Deployment replaces CMD only');
   assert.deepEqual(all('EXPOSE'), [String(container.ports[0].containerPort)]);
@@ -103,4 +103,11 @@ test('the image, the Deployment, the chart and the npm launcher all run with two
   assert.match(chartDeployment, /^ {12}- \{ name: MALLOC_ARENA_MAX, value: "2" \}$/m);
   const launcher = await readFile(new URL('bin/topogate.cjs', root), 'utf8');
   assert.match(launcher, /const env = \{ MALLOC_ARENA_MAX: '2', \.\.\.process\.env \};/);
+});
+
+test('the image holds what `serve` with no flags reads outside a cluster: the policies and the demo cluster', () => {
+  const copied = all('COPY')
+    .filter((args) => !args.startsWith('--from'))
+    .map((args) => args.split(/\s+/)[0]);
+  for (const needed of ['policies', 'examples']) assert.ok(copied.includes(needed), `COPY ${needed}`);
 });

@@ -28,9 +28,10 @@ const container = podSpec.containers[0];
 
 describe('the set of manifests', () => {
   test('kustomization.yaml lists every file in manifests/, so `apply -k` and `topogate manifests` agree', async () => {
-    // gate-plane/ is opt-in, with a kustomization of its own (`manifests --gate-plane`).
+    // gate-plane/ and policyreport/ are opt-in, each with a kustomization of its own (`manifests --gate-plane`).
+    const optIn = (file: string) => file.startsWith('gate-plane/') || file.startsWith('policyreport/');
     const files = (await readdir(manifestsDir, { recursive: true })).filter(
-      (file) => file.endsWith('.yaml') && file !== 'kustomization.yaml' && !file.startsWith('gate-plane/'),
+      (file) => file.endsWith('.yaml') && file !== 'kustomization.yaml' && !optIn(file),
     );
     const listed = (
       parse(await readFile(new URL('kustomization.yaml', manifestsDir), 'utf8')) as { resources: string[] }
@@ -129,13 +130,14 @@ describe('RBAC: read-only, and only what the topology model watches', () => {
     }
   });
 
-  test('cluster-wide: exactly the sources of the topology model and the policies', () => {
+  test('cluster-wide: exactly the sources of the topology model and the policies, and their CRDs', () => {
     const granted = the('ClusterRole', 'topogate').rules.flatMap((rule: Record<string, string[]>) =>
       rule.resources!.flatMap((resource) =>
         rule.apiGroups!.map((group) => (group === '' ? resource : `${resource}.${group}`)),
       ),
     );
     assert.deepEqual(granted.sort(), [
+      'customresourcedefinitions.apiextensions.k8s.io',
       'endpointslices.discovery.k8s.io',
       'etcdclusters.topogate.dev',
       'namespaces',

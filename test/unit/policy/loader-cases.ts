@@ -300,6 +300,26 @@ export const invalid: InvalidCase[] = [
     errors: ['p.yaml:6:1: invalid YAML: Flow map in block collection must be sufficiently indented and end with a }'],
   },
   {
+    name: 'a !!set, which would become {} and match every namespace',
+    loaderOnly: true,
+    text: policy(
+      'match: {namespaceSelector: {matchLabels: !!set {tier, frontend}}}\nrules: {spread: [{topologyKey: zone}]}',
+    ),
+    errors: [
+      'p.yaml:5:50: invalid YAML: the tag !!set is not allowed: only plain YAML (maps, lists, strings, numbers, booleans, null)',
+    ],
+  },
+  {
+    name: 'an !!omap, and a local tag',
+    loaderOnly: true,
+    text: policy(
+      'match: {namespaceSelector: {matchLabels: !!omap [tier: web]}}\nrules: {spread: [{topologyKey: !zone z}]}',
+    ),
+    errors: [
+      'p.yaml:5:51: invalid YAML: the tag !!omap is not allowed: only plain YAML (maps, lists, strings, numbers, booleans, null)',
+    ],
+  },
+  {
     name: 'duplicate YAML keys',
     loaderOnly: true,
     text: policy('priority: 1\npriority: 2\nrules: {spread: [{topologyKey: zone}]}'),

@@ -210,7 +210,10 @@ test('a file that becomes empty keeps its last policies until it is deleted or v
       ['kept', 'other'],
     );
     assert.equal(await metric(registry, 'topogate_policy_files_held_empty'), 1);
-    assert.equal(store.readiness().ready, true);
+    assert.deepEqual(store.readiness(), {
+      ready: true,
+      reason: `policies held from files caught mid-rewrite (emptied: ${join(dir, 'a.yaml')}); delete a file or make it whole to end this`,
+    });
 
     await writeFile(join(dir, 'a.yaml'), policy(spread, 'rewritten'));
     await store.reload();
@@ -260,6 +263,36 @@ test('an empty file at start holds nothing; a policy moved out of an emptied fil
       ['moved'],
     );
     assert.equal(store.current().policies[0]?.source?.file, join(dir, 'c.yaml'));
+  } finally {
+    await store.stop();
+  }
+});
+
+test('a file cut at a "---" keeps the policies it lost, and /readyz says so until it is whole', async () => {
+  const both = `${policy(spread, 'first')}---\n${policy(spread, 'second')}`;
+  const dir = await freshDir({ 'a.yaml': both });
+  const { store, registry } = await open(dir);
+  const names = () =>
+    store
+      .current()
+      .policies.map((p) => p.name)
+      .sort();
+  try {
+    assert.deepEqual(names(), ['first', 'second']);
+    await writeFile(join(dir, 'a.yaml'), `${policy(spread, 'first')}---\n`);
+    await store.reload();
+    assert.deepEqual(names(), ['first', 'second']);
+    assert.equal(await metric(registry, 'topogate_policy_files_held_empty'), 1);
+    assert.deepEqual(store.readiness(), {
+      ready: true,
+      reason: `policies held from files caught mid-rewrite (cut at a "---": ${join(dir, 'a.yaml')}); delete a file or make it whole to end this`,
+    });
+
+    // Whole again, one policy removed on purpose: it goes, and so does the reason.
+    await writeFile(join(dir, 'a.yaml'), policy(spread, 'first'));
+    await store.reload();
+    assert.deepEqual(names(), ['first']);
+    assert.deepEqual(store.readiness(), { ready: true });
   } finally {
     await store.stop();
   }

@@ -9,7 +9,7 @@ import { podReview, send, startTestServer } from './https.ts';
 
 test(
   'the drain closes the connection after the answer in progress, and the idle ones',
-  { timeout: 10_000 },
+  { timeout: 60_000 },
   async () => {
     const running = await startTestServer();
     const { url } = running.server;
@@ -40,6 +40,51 @@ test(
     } finally {
       agent.destroy();
       slowAgent.destroy();
+      await running.stop();
+    }
+  },
+);
+
+test(
+  'busy keep-alive connections at the drain: each request sent is answered, the last with Connection: close',
+  { timeout: 60_000 },
+  async () => {
+    const running = await startTestServer();
+    const { url } = running.server;
+    const ca = running.certificates.caCert;
+    const body = JSON.stringify(podReview('busy'));
+    const agents = Array.from({ length: 8 }, () => new Agent({ keepAlive: true, maxSockets: 1 }));
+    let draining: Promise<void> | undefined;
+    let answered = 0;
+    /** Back to back on one kept-alive connection until the server refuses a new one; at most 200 requests. */
+    const client = async (agent: Agent) => {
+      const outcomes: string[] = [];
+      for (let count = 0; count < 200; count++) {
+        try {
+          const reply = await send(
+            url,
+            '/mutate',
+            ca,
+            { method: 'POST', headers: { 'content-type': 'application/json' }, agent },
+            body,
+          );
+          assert.equal(reply.status, 200);
+          answered++;
+          if (answered === 40) draining = running.server.close();
+          if (reply.headers.connection === 'close') outcomes.push('answered-closing');
+        } catch (error) {
+          outcomes.push((error as NodeJS.ErrnoException).code ?? String(error));
+          break;
+        }
+      }
+      return outcomes;
+    };
+    try {
+      const outcomes = await Promise.all(agents.map(client));
+      await draining;
+      for (const seen of outcomes) assert.deepEqual(seen, ['answered-closing', 'ECONNREFUSED']);
+    } finally {
+      for (const agent of agents) agent.destroy();
       await running.stop();
     }
   },

@@ -9,7 +9,7 @@ import { request as httpsRequest } from 'node:https';
 import { after, before, test } from 'node:test';
 import type { Decision } from '../../../src/policy/types.ts';
 import { createDecisionCost } from '../../../src/server/budget.ts';
-import { defaultMaxInFlight } from '../../../src/server/overload.ts';
+import { defaultMaxInFlight, defaultSlowBody } from '../../../src/server/overload.ts';
 import { metricValue, postJson, send, startTestServer, until, type Reply, type Running, podReview } from './https.ts';
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
@@ -29,6 +29,8 @@ let running: Running;
 
 before(async () => {
   running = await startTestServer({
+    // The held requests below stand for real ones still arriving: no slow body loses its slot here (slow-bodies.test.ts).
+    limits: { slowBody: { ...defaultSlowBody, graceMs: 600_000 } },
     budgetMs,
     decide: (): Decision => {
       blockFor(decisionMs);

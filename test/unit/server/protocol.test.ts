@@ -310,6 +310,33 @@ test('a request Node cannot parse gets 400 and the server goes on', async () => 
   assert.equal(reply, 'HTTP/1.1 400 Bad Request');
 });
 
+/** What the server answers to `raw`, sent alone on a new connection. */
+async function exchange(raw: string): Promise<{ head: string[]; body: string }> {
+  const socket = connect({ host: '127.0.0.1', port: running.server.port, ca, servername: 'localhost' });
+  socket.end(raw);
+  const [head = '', body = ''] = (await text(socket)).split('\r\n\r\n');
+  return { head: head.split('\r\n'), body };
+}
+
+test("Node's own refusals (no Host, a garbage request line) carry a Status that says why", async () => {
+  for (const [raw, message] of [
+    ['GET /healthz HTTP/1.1\r\n\r\n', /no Host header \(HTTP\/1\.1/],
+    ['POST /mutate HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}', /no Host header/],
+    ['GET /healthz HTTP/1.0\r\n\r\n', /no Host header \(HTTP\/1\.0/],
+    ['GARBAGE\r\n\r\n', /not valid HTTP\/1\.1/],
+    ['\x00\x01\x02\r\n\r\n', /not valid HTTP\/1\.1/],
+  ] as const) {
+    const { head, body } = await exchange(raw);
+    assert.equal(head[0], 'HTTP/1.1 400 Bad Request', JSON.stringify(raw));
+    assert.ok(head.includes('Content-Type: application/json'), JSON.stringify(raw));
+    const status = JSON.parse(body);
+    assert.equal(status.kind, 'Status');
+    assert.equal(status.code, 400);
+    assert.match(status.message, message);
+  }
+  assert.equal((await send(url, '/healthz', ca)).status, 200);
+});
+
 test('a client that goes away mid-body costs nothing: no 500, and the server goes on', async () => {
   const before = await metricValue(running, 'topogate_rejected_requests_total', { code: '400' });
   const socket = connect({ host: '127.0.0.1', port: running.server.port, ca, servername: 'localhost' });

@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls';
+import { defaultSlowBody } from '../../../src/server/overload.ts';
 import { metricValue, postJson, startTestServer, until, type Running, podReview } from './https.ts';
 
 const review = podReview;
@@ -59,7 +60,14 @@ describe('connections the server stops serving are destroyed', () => {
   let running: Running;
   before(async () => {
     running = await startTestServer({
-      limits: { handshakeTimeoutMs: 300, headersTimeoutMs: 500, requestTimeoutMs: 500, refusalLingerMs: 200 },
+      limits: {
+        handshakeTimeoutMs: 300,
+        headersTimeoutMs: 500,
+        requestTimeoutMs: 500,
+        refusalLingerMs: 200,
+        // Slow senders keep their slots until the request timeout here; slow-bodies.test.ts has them give way.
+        slowBody: { ...defaultSlowBody, graceMs: 600_000 },
+      },
       maxInFlight: 4,
     });
   });

@@ -62,3 +62,19 @@ test('while a flood holds connections nothing is trimmed; once it is over the me
   await new Promise((done) => setTimeout(done, 3 * intervalMs));
   assert.equal(await trims(), 1, 'no trim while nothing more closes');
 });
+
+test("the flood's trim collects V8's heap first, so what the closed sockets' objects held is given back too", async () => {
+  // References to this test's own sockets only, dropped once they close: collected by the next full collection.
+  const closedSockets = await (async () => {
+    const sockets = await openTls(minClosed + 10);
+    await close(sockets);
+    return sockets.map((socket) => new WeakRef(socket));
+  })();
+  const before = await trims();
+  await until(async () => (await trims()) === before + 1, 'a trim after the flood');
+  assert.equal(
+    closedSockets.filter((socket) => socket.deref() !== undefined).length,
+    0,
+    'a full collection ran with the trim',
+  );
+});

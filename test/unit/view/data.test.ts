@@ -17,6 +17,9 @@ describe('the view of the demo cluster', async () => {
   const snapshot = buildSnapshot(await loadTopologyPaths([cluster]), { now: 0 });
   const { policies } = await loadPolicies([policiesDir]);
   const decision = {
+    id: 0,
+    workload: 'web/Deployment/frontend',
+    by: 'webhook' as const,
     at: '2026-12-03T10:00:00.000Z',
     namespace: 'web',
     pod: 'frontend-',
@@ -100,11 +103,28 @@ describe('the recent decisions ring', () => {
   it('keeps the newest, newest first, and counts every one added', () => {
     const ring = recentDecisions(3);
     for (let n = 1; n <= 5; n++)
-      ring.add({ at: `t${n}`, namespace: 'ns', pod: `p${n}`, outcome: 'allowed', policies: [], latencyMs: n });
+      ring.add({
+        at: `t${n}`,
+        namespace: 'ns',
+        pod: `p${n}`,
+        workload: `ns/Pod/p${n}`,
+        by: 'webhook',
+        outcome: 'allowed',
+        policies: [],
+        latencyMs: n,
+      });
     assert.deepEqual(
-      ring.list().map((entry) => entry.pod),
-      ['p5', 'p4', 'p3'],
+      ring.list().map((entry) => [entry.id, entry.pod]),
+      [
+        [4, 'p5'],
+        [3, 'p4'],
+        [2, 'p3'],
+      ],
     );
     assert.equal(ring.added, 5);
+    assert.equal(ring.find(4)?.decision.pod, 'p5');
+    assert.equal(ring.find(2)?.decision.pod, 'p3');
+    assert.equal(ring.find(1), undefined, 'overwritten');
+    assert.equal(ring.find(5), undefined, 'not yet');
   });
 });

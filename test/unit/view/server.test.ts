@@ -8,9 +8,13 @@ import pino from 'pino';
 import type { ViewData } from '../../../src/view/data.ts';
 import { startViewServer } from '../../../src/view/shell/server.ts';
 
-function get(url: string, method = 'GET'): Promise<{ status: number; type?: string; body: string; csp?: string }> {
+function get(
+  url: string,
+  method = 'GET',
+  headers: Record<string, string> = {},
+): Promise<{ status: number; type?: string; body: string; csp?: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method }, (res) => {
+    const req = request(url, { method, headers }, (res) => {
       let body = '';
       res.on('data', (chunk: Buffer) => (body += chunk.toString()));
       res.on('end', () =>
@@ -57,6 +61,13 @@ test('the page, its data, read-only, and updates pushed on change', async () => 
     assert.deepEqual(JSON.parse((await get(`${server.url}/api/snapshot`)).body), { snapshotVersion: 1 });
     assert.equal((await get(`${server.url}/api/snapshot`, 'POST')).status, 405);
     assert.equal((await get(`${server.url}/mutate`)).status, 404);
+    // DNS rebinding: a page at attacker.example resolved to 127.0.0.1 sends its own name as Host.
+    for (const path of ['/', '/api/snapshot', '/api/events']) {
+      const rebound = await get(`${server.url}${path}`, 'GET', { host: 'attacker.example:8080' });
+      assert.equal(rebound.status, 421, path);
+      assert.doesNotMatch(rebound.body, /snapshotVersion/);
+    }
+    assert.equal((await get(`${server.url}/api/snapshot`, 'GET', { host: 'localhost:8080' })).status, 200);
 
     const events: string[] = [];
     const stream = await new Promise<import('node:http').IncomingMessage>((resolve) =>

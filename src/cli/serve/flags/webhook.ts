@@ -1,5 +1,6 @@
 // Where and how the webhook listens and answers.
 
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseDuration } from '../../../server/duration.ts';
 import { defaultLimits } from '../../../server/limits.ts';
@@ -10,6 +11,8 @@ export interface WebhookFlags {
   readonly host: string;
   readonly port: number;
   readonly certDir: string;
+  /** Where first-start certificates go when the default certDir cannot be written (an image's read-only root). */
+  readonly certFallbackDir?: string;
   readonly clientCa?: string;
   readonly budgetMs: number;
   readonly maxConnections: number;
@@ -29,7 +32,8 @@ export const webhookFlags: FlagGroup<WebhookFlags> = {
   help: `  --host H               address to listen on (default 127.0.0.1; 0.0.0.0 inside a cluster)
   --port N               port (default 8443; 0 picks a free one)
   --cert-dir DIR         tls.crt and tls.key, reloaded when they change (default:
-                         the package's certs/; made there when both are missing)
+                         the package's certs/; made there when both are missing,
+                         or in TMPDIR/topogate-certs when certs/ is read-only)
   --client-ca FILE       /mutate answers only clients presenting a certificate
                          this CA signed (the API server's, from its
                          AdmissionConfiguration kubeconfig); probes need none
@@ -63,7 +67,9 @@ export const webhookFlags: FlagGroup<WebhookFlags> = {
       config: {
         host: text(values, 'host') ?? (inCluster ? '0.0.0.0' : '127.0.0.1'),
         port,
-        certDir: certDir === undefined ? join(packageRoot, 'certs') : resolve(cwd, certDir),
+        ...(certDir === undefined
+          ? { certDir: join(packageRoot, 'certs'), certFallbackDir: join(tmpdir(), 'topogate-certs') }
+          : { certDir: resolve(cwd, certDir) }),
         ...(clientCa !== undefined && { clientCa: resolve(cwd, clientCa) }),
         budgetMs,
         maxConnections,
