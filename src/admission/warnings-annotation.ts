@@ -6,6 +6,7 @@
 
 import type { PodFacts } from '../kube/podFacts.ts';
 import type { PatchOperation } from '../kube/types.ts';
+import { AUDIT_WARNING } from '../policy/engine.ts';
 import { isKept, keep } from '../policy/kept.ts';
 import type { Decision } from '../policy/types.ts';
 
@@ -16,11 +17,21 @@ export function controllerMade(pod: PodFacts): boolean {
   return pod.workload.kind !== 'Pod';
 }
 
-/** The decision, with its warnings also written on the Pod when a controller made it and it is admitted. */
+/**
+ * The decision, with its warnings also written on the Pod when a controller made it and it is admitted. An Audit
+ * policy's warnings are not: Audit leaves the Pod byte-identical (its would-be outputs go to the audit
+ * annotations, metrics and PolicyReports).
+ */
 export function warningsOnPod(pod: PodFacts, decision: Decision): Decision {
   if (!decision.allowed || decision.warnings.length === 0 || !controllerMade(pod)) return decision;
-  return { ...decision, patch: withWarnings(decision.patch, decision.warnings.join('\n'), pod.shape.annotations) };
+  const onPod = decision.warnings.some(isAudit)
+    ? decision.warnings.filter((text) => !isAudit(text))
+    : decision.warnings;
+  if (onPod.length === 0) return decision;
+  return { ...decision, patch: withWarnings(decision.patch, onPod.join('\n'), pod.shape.annotations) };
 }
+
+const isAudit = (warning: string) => warning.startsWith(AUDIT_WARNING);
 
 /** Warnings texts remembered per kept patch: Pods of one shape have one or two (with or without annotations). */
 const REMEMBERED_PER_PATCH = 4;

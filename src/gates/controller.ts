@@ -11,15 +11,20 @@ import type { Registry } from 'prom-client';
 import type { Pod } from '../kube/types.ts';
 import { podRequest, schedulingGates } from '../kube/podFacts.ts';
 import { gateIndex } from '../policy/deferral.ts';
-import type { Decision, PodRequest } from '../policy/types.ts';
+import type { AfterCreation, Decision, PodRequest } from '../policy/types.ts';
 import { describeKubeError, statusOf } from '../sources/topology/errors.ts';
 import { elect } from './lease.ts';
 import { createGateMetrics } from './metrics.ts';
-import { planRelease, type PodEvent } from './release.ts';
+import { firstSeen, planRelease, released, type PodEvent } from './release.ts';
 
 export interface PlacementControllerOptions {
   readonly config: KubeConfig;
-  readonly place: (request: PodRequest, without: ReadonlySet<string>) => Decision | { readonly wait: string };
+  readonly place: (request: PodRequest, created: AfterCreation) => Decision | { readonly wait: string };
+  /**
+   * The Pod as a release is about to make it (and as it was again when the release failed): the model counts a
+   * Pod pinned to a domain there before the watch says so, so the next Pod of its workload is pinned knowing it.
+   */
+  readonly expect?: (pod: Pod) => void;
   /** Called after the model or the policies change; returns an unsubscribe function. */
   readonly subscribe: (listener: () => void) => () => void;
   readonly deferMaxMs: number;
@@ -125,8 +130,8 @@ export function startPlacementController(options: PlacementControllerOptions): P
     const created = Date.parse(String(pod.metadata?.creationTimestamp ?? ''));
     const gatedMs = Number.isNaN(created) ? 0 : Math.max(0, Date.now() - created);
     const expired = gatedMs >= deferMaxMs;
-    const request = podRequest(pod, namespace);
-    const plan = planRelease(pod, (without) => options.place(request, without), expired, gatedMs);
+    const request = podRequest(firstSeen(pod), namespace);
+    const plan = planRelease(pod, (created) => options.place(request, created), expired, gatedMs);
     if ('wait' in plan) {
       if (!waiting.has(key)) {
         log.debug({ pod: key, why: plan.wait }, 'gated Pod waits');
@@ -138,9 +143,11 @@ export function startPlacementController(options: PlacementControllerOptions): P
       }
       return;
     }
+    options.expect?.(released(pod, plan.patch));
     try {
       await core.patchNamespacedPod({ name, namespace, body: plan.patch });
     } catch (error) {
+      options.expect?.(pod);
       metrics.patchFailures.inc();
       // A Pod changed meanwhile fails the resourceVersion test (422) and is planned again on the update; a
       // fault is tried again. Either way it waits as any other, so its --defer-max still holds.

@@ -11,7 +11,7 @@ export interface GateMetrics {
   readonly leader: Gauge;
 }
 
-const outcomes: readonly ReleaseOutcome[] = ['placed', 'unchanged', 'expired', 'policy_dropped'];
+const outcomes: readonly ReleaseOutcome[] = ['placed', 'unchanged', 'expired', 'unsatisfiable'];
 
 export function createGateMetrics(registry: Registry): GateMetrics {
   const metrics: GateMetrics = {
@@ -29,7 +29,7 @@ export function createGateMetrics(registry: Registry): GateMetrics {
     }),
     releases: new Counter({
       name: 'topogate_gate_releases_total',
-      help: 'Gated Pods released: placed (policies applied), unchanged (none changed it), expired (--defer-max passed, released unchanged), policy_dropped (a Reject policy given up on).',
+      help: 'Gated Pods released: placed (policies applied), unchanged (none changed it), expired (--defer-max passed, released unchanged), unsatisfiable (a Reject policy no node meets, applied after --defer-max: the Pod waits at the scheduler).',
       labelNames: ['outcome'],
       registers: [registry],
     }),

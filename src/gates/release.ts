@@ -2,15 +2,20 @@
 // or release it with the decision's node affinity and annotations, the gate
 // removed, in one JSON Patch, and the Events that say so. The API server lets a
 // gated Pod's node affinity only narrow, its annotations change and its gates
-// go; anything else a decision would write is left out.
+// go: the decision is made for a Pod that exists (AfterCreation), so a spread
+// the Pod lacks is pinned as node affinity and a scheduler name it lacks is
+// dropped, and the decision record names only what the Pod carries.
 
+import fastJsonPatch from 'fast-json-patch';
 import type { PatchOperation, Pod } from '../kube/types.ts';
 import { schedulingGates } from '../kube/podFacts.ts';
 import { gateIndex, PLACEMENT_GATE } from '../policy/deferral.ts';
 import { pointer } from '../policy/patch.ts';
-import type { Decision } from '../policy/types.ts';
+import { readRecord } from '../policy/record.ts';
+import { takeBack } from '../policy/takeBack.ts';
+import type { AfterCreation, Decision } from '../policy/types.ts';
 
-export type ReleaseOutcome = 'placed' | 'unchanged' | 'expired' | 'policy_dropped';
+export type ReleaseOutcome = 'placed' | 'unchanged' | 'expired' | 'unsatisfiable';
 
 export interface PodEvent {
   readonly type: 'Normal' | 'Warning';
@@ -26,8 +31,8 @@ export type Plan =
       readonly events: readonly PodEvent[];
     };
 
-/** What a decision needs: the controller's decider, without the named policies, or why it must wait. */
-export type Place = (without: ReadonlySet<string>) => Decision | { readonly wait: string };
+/** The controller's decision on the Pod as it exists, or why it must wait. */
+export type Place = (created: AfterCreation) => Decision | { readonly wait: string };
 
 /** The spread rules' outputs were written at admission: the engine finding them on the Pod is no news. */
 const SETTLED_AT_ADMISSION = /^policy [^:]+: spread\[\d+\]: /;
@@ -36,57 +41,72 @@ const SETTLED_AT_ADMISSION = /^policy [^:]+: spread\[\d+\]: /;
 const MUTABLE_WHILE_GATED = ['/metadata/', '/spec/affinity'];
 
 /**
- * `expired`: the Pod has been gated for --defer-max. Then a Reject policy still finding no node is dropped
- * (and named), and a model still not fit to decide on releases the Pod unchanged.
+ * `expired`: the Pod has been gated for --defer-max. Then a Reject policy still finding no node is applied with
+ * its required placement (the Pod waits at the scheduler, never placed without it), and a model still not fit
+ * to decide on releases the Pod unchanged. `pod` is the live Pod; `place` decides the Pod as topogate first saw it
+ * (firstSeen).
  */
 export function planRelease(pod: Pod, place: Place, expired: boolean, gatedMs: number): Plan {
-  const without = new Set<string>();
-  const events: PodEvent[] = [];
-  for (;;) {
-    const decision = place(without);
-    if ('wait' in decision) {
-      if (!expired) return decision;
-      return {
-        outcome: 'expired',
-        patch: ungate(pod, []),
-        events: [
-          warning(
-            'PlacementTimedOut',
-            `released unchanged after ${seconds(gatedMs)} behind ${PLACEMENT_GATE}: ${decision.wait}`,
-          ),
-        ],
-      };
-    }
-    if (!decision.allowed) {
-      if (!expired || decision.rejectedBy === undefined) return { wait: decision.message ?? 'denied' };
-      without.add(decision.rejectedBy);
-      events.push(
-        warning(
-          'PlacementPolicyDropped',
-          `policy ${decision.rejectedBy} found no schedulable node within ${seconds(gatedMs)}: released without its placement (${decision.message ?? ''})`,
-        ),
-      );
-      continue;
-    }
-    const kept = decision.patch.filter((operation) =>
-      MUTABLE_WHILE_GATED.some((prefix) => operation.path.startsWith(prefix)),
-    );
-    const placed = decision.applied.length > 0;
-    for (const text of decision.warnings)
-      if (!SETTLED_AT_ADMISSION.test(text)) events.push(warning('PlacementWarning', text));
-    events.push({
-      type: 'Normal',
-      reason: 'Placed',
-      message: placed
-        ? `placed by ${decision.applied.join(', ')} after ${seconds(gatedMs)} behind ${PLACEMENT_GATE}`
-        : `released after ${seconds(gatedMs)} behind ${PLACEMENT_GATE}: no policy changed the placement`,
-    });
+  let decision = place(afterCreation(pod, false));
+  if ('wait' in decision) {
+    if (!expired) return decision;
     return {
-      outcome: without.size > 0 ? 'policy_dropped' : placed ? 'placed' : 'unchanged',
-      patch: ungate(pod, kept),
-      events,
+      outcome: 'expired',
+      patch: ungate(pod, []),
+      events: [
+        warning(
+          'PlacementTimedOut',
+          `released unchanged after ${seconds(gatedMs)} behind ${PLACEMENT_GATE}: ${decision.wait}`,
+        ),
+      ],
     };
   }
+  if (!decision.allowed) {
+    if (!expired) return { wait: decision.message ?? 'denied' };
+    decision = place(afterCreation(pod, true));
+    // The model changed between the two decisions, in a way that makes it unfit: look again later.
+    if ('wait' in decision) return decision;
+    if (!decision.allowed) return { wait: decision.message ?? 'denied' };
+  }
+  const kept = decision.patch.filter((operation) =>
+    MUTABLE_WHILE_GATED.some((prefix) => operation.path.startsWith(prefix)),
+  );
+  const placed = decision.applied.length > 0;
+  const events: PodEvent[] = [];
+  const unsatisfiable = decision.unsatisfiable ?? [];
+  for (const policy of unsatisfiable)
+    events.push(
+      warning(
+        'PlacementUnsatisfiable',
+        `policy ${policy} found no schedulable node within ${seconds(gatedMs)}: released with its required placement, the Pod waits at the scheduler until a node meets it`,
+      ),
+    );
+  for (const text of decision.warnings)
+    if (!SETTLED_AT_ADMISSION.test(text)) events.push(warning('PlacementWarning', text));
+  events.push({
+    type: 'Normal',
+    reason: 'Placed',
+    message: placed
+      ? `placed by ${decision.applied.join(', ')} after ${seconds(gatedMs)} behind ${PLACEMENT_GATE}`
+      : `released after ${seconds(gatedMs)} behind ${PLACEMENT_GATE}: no policy changed the placement`,
+  });
+  return {
+    outcome: unsatisfiable.length > 0 ? 'unsatisfiable' : placed ? 'placed' : 'unchanged',
+    patch: ungate(pod, kept),
+    events,
+  };
+}
+
+/** The Pod as topogate first saw it: what it wrote when it deferred the Pod at admission, taken back. */
+export function firstSeen(pod: Pod): Pod {
+  return takeBack(pod, readRecord(pod).record);
+}
+
+/** What the live Pod carries of what cannot change once it exists. */
+function afterCreation(pod: Pod, keepUnsatisfiable: boolean): AfterCreation {
+  const spreads = Array.isArray(pod.spec?.topologySpreadConstraints) ? pod.spec.topologySpreadConstraints : [];
+  const schedulerName = pod.spec?.schedulerName;
+  return { spreads, schedulerName: typeof schedulerName === 'string' ? schedulerName : undefined, keepUnsatisfiable };
 }
 
 /**
@@ -110,4 +130,16 @@ function warning(reason: string, message: string): PodEvent {
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
+}
+
+/**
+ * The Pod as the release's patch makes it, with no resourceVersion (the API server gives the new one): what the
+ * model may count until its watch brings the Pod itself.
+ */
+export function released(pod: Pod, patch: readonly PatchOperation[]): Pod {
+  // The patch's own tests guard the real release; here they hold (it was made from this Pod).
+  const after = fastJsonPatch.applyPatch(structuredClone(pod), [...patch] as fastJsonPatch.Operation[], false, true)
+    .newDocument as Pod;
+  if (after.metadata) delete after.metadata.resourceVersion;
+  return after;
 }

@@ -1,7 +1,8 @@
-// YAML as kubectl reads it. kubectl (sigs.k8s.io/yaml over go-yaml v2) reads YAML 1.1: yes/no/on/off/y/n
-// are booleans, 0400 is octal (256), and Go's integer prefixes (0o17, 0X1F, 0B101) are integers too;
-// timestamps and base-60 numbers stay strings. Reading and writing with these options, `topogate mutate |
-// kubectl apply -f -` means what the input meant: a string YAML 1.1 would read as something else is quoted.
+// YAML as kubectl reads it. kubectl (sigs.k8s.io/yaml over go-yaml v2) reads YAML 1.1 its own way:
+// yes/no/on/off/y/n are booleans, 0400 is octal (256), Go's integer prefixes (0o17, 0X1F, 0B101) are
+// integers, timestamps stay strings, and `e5` is a string too (go-yaml's rules: goYamlScalars.ts). Reading
+// and writing with these options, `topogate mutate | kubectl apply -f -` means what the input meant: a string
+// kubectl would read as something else is quoted.
 
 import {
   Composer,
@@ -14,29 +15,11 @@ import {
   type DocumentOptions,
   type LineCounter,
   type ParseOptions,
-  type ScalarTag,
   type SchemaOptions,
   type ToStringOptions,
   visit,
 } from 'yaml';
-
-const INT = 'tag:yaml.org,2002:int';
-
-/** strconv.ParseInt(text, 0, 64) after go-yaml removes underscores: 0o/0O octal, 0x/0X hex, 0b/0B binary. */
-const goPrefixedInt: ScalarTag = {
-  tag: INT,
-  format: 'GO',
-  default: true,
-  // Only for reading (and so for quoting strings that look like one): numbers are written in decimal.
-  identify: () => false,
-  test: /^[-+]?0(?:[oO][0-7_]+|[xX][0-9a-fA-F_]+|[bB][01_]+)$/,
-  resolve(text) {
-    const negative = text.startsWith('-');
-    const digits = text.replace(/^[-+]/, '').replaceAll('_', '').toLowerCase();
-    const value = Number(digits);
-    return negative ? -value : value;
-  },
-};
+import { GO_YAML_V2_SCALARS, asExplicitOnly } from './goYamlScalars.ts';
 
 const NOT_FOR_KUBECTL = new Set(['intTime', 'floatTime', 'timestamp', 'tag:yaml.org,2002:timestamp']);
 
@@ -44,10 +27,12 @@ const schema: DocumentOptions & SchemaOptions = {
   version: '1.1',
   // go-yaml hands timestamps to kubectl as strings and has no base-60 numbers.
   customTags: (tags) => [
-    goPrefixedInt,
-    ...tags.filter((tag) =>
-      typeof tag === 'string' ? !NOT_FOR_KUBECTL.has(tag) : tag.format !== 'TIME' && !NOT_FOR_KUBECTL.has(tag.tag),
-    ),
+    ...GO_YAML_V2_SCALARS,
+    ...tags
+      .filter((tag) =>
+        typeof tag === 'string' ? !NOT_FOR_KUBECTL.has(tag) : tag.format !== 'TIME' && !NOT_FOR_KUBECTL.has(tag.tag),
+      )
+      .map((tag) => (typeof tag === 'string' ? tag : asExplicitOnly(tag))),
   ],
 };
 

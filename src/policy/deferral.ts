@@ -10,6 +10,8 @@ import type { CompiledPolicy, CompiledPolicySet } from './compiler.ts';
 import { PodContext } from './context.ts';
 import { buildPatch, patchedPod, PodChanges } from './merge.ts';
 import { pointer } from './patch.ts';
+import { DECISION_ANNOTATION, recordText, type RecordedPolicy, type RuleResultName } from './record.ts';
+import { snapshotId } from '../topology/snapshotId.ts';
 import { inRollout } from './rollout.ts';
 import type { Decision, DecisionOptions, PodRequest, PolicyRules, SchedulingPolicy } from './types.ts';
 
@@ -99,17 +101,31 @@ export function deferredDecision(
   const pod = request.facts;
   const changes = new PodChanges(pod);
   const everyNode = context.snapshot.nodes.all();
+  const recorded: RecordedPolicy[] = [];
   for (const { policy, rules } of matched) {
+    const results: Record<string, RuleResultName> = {};
     for (const rule of rules) {
       if (RULE_NEEDS[ruleKind(rule.name)].model) continue;
       const result = rule.evaluate({ pod: context, allowed: everyNode });
-      if ('output' in result && result.output.spread) changes.addSpread(result.output.spread);
+      if (!('output' in result) || !result.output.spread) continue;
+      const merged = changes.addSpread(result.output.spread);
+      results[rule.name] = 'dropped' in merged ? 'dropped' : merged.added ? 'added' : 'unchanged';
     }
     const schedulerName = policy.rules.numa?.schedulerName;
     if (schedulerName !== undefined) changes.setSchedulerName(schedulerName);
+    if (Object.keys(results).length > 0)
+      recorded.push({
+        name: policy.name,
+        ...(policy.generation !== undefined && { generation: policy.generation }),
+        rules: results,
+      });
   }
+  // What is written now, recorded now: the controller's decision later counts it as added (it is on the Pod),
+  // and explain takes it back, rather than finding constraints the Pod "already had".
+  const written = changes.spreads.length > 0 || changes.schedulerName !== undefined;
   const patch = buildPatch(patchedPod(pod), changes, {
     [DEFERRED_ANNOTATION]: reason,
+    ...(written && { [DECISION_ANNOTATION]: recordText(snapshotId(context.snapshot), recorded, changes) }),
   });
   if (gateIndex(pod.schedulingGates) < 0) patch.push(addGate(pod));
   return {

@@ -17,12 +17,17 @@ import { describeRequirement, type RuleOutput } from './rules/rule.ts';
 import type { DecisionMemo } from './memo.ts';
 import type { RuleResultName } from './record.ts';
 import { inRollout, rolloutBucket } from './rollout.ts';
-import type { AuditOutcome, Decision, DecisionOptions, PodRequest } from './types.ts';
+import type { TopologySpreadConstraint } from '../kube/types.ts';
+import { pinnedSpread } from './rules/spreadPin.ts';
+import type { AfterCreation, AuditOutcome, Decision, DecisionOptions, PodRequest } from './types.ts';
 import type { AppliedPolicy } from './writes.ts';
+
+/** How an Audit policy's warning begins: it is said to whoever creates the Pod, never written onto the Pod. */
+export const AUDIT_WARNING = 'audit: ';
 
 export function decide(request: PodRequest, compiled: CompiledPolicySet, options: DecisionOptions): Decision {
   // While every source is fresh a decision depends on the Pod and the compiled set alone; explain always walks.
-  if (options.explain || options.now > compiled.memo.freshUntil(options.maxSourceAgeMs))
+  if (options.explain || options.created || options.now > compiled.memo.freshUntil(options.maxSourceAgeMs))
     return decideNow(request, compiled, options);
   // A bind changes what a pack decision reads, not the compiled set: those decisions are kept per occupancy.
   const occupancy = compiled.candidates(request.facts.namespace).some((candidate) => candidate.readsOccupancy)
@@ -84,6 +89,7 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
   const matched: string[] = [];
   const applied: string[] = [];
   const recorded: AppliedPolicy[] = [];
+  const keptUnsatisfiable: string[] = [];
   let audited: AuditOutcome[] | undefined;
   const auditNotes: Record<string, string> = {};
   const traces: PolicyTrace[] = [];
@@ -122,61 +128,71 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
     const target = audit ? new PodChanges(facts) : changes;
     const said: string[] = audit ? [] : warnings;
     let unsatisfiable = false;
-    let attempt = evaluate(compiledPolicy, context, base, allowed, compiled.memo, undefined);
+    const created = audit ? undefined : options.created;
+    let attempt = evaluate(compiledPolicy, context, base, allowed, compiled.memo, undefined, created);
     if ('unsatisfiable' in attempt) {
       unsatisfiable = true;
       const { rule, modelHolds, conflict } = attempt.unsatisfiable;
-      if (!conflict && policy.onUnsatisfiable === 'Reject') {
-        const message = `policy ${policy.name}, rule ${rule}: no schedulable node satisfies the Pod's placement; the model holds: ${modelHolds}`;
-        if (options.explain)
-          traces.push({
-            policy: policy.name,
-            priority: policy.priority,
-            ...(audit && { enforcement: 'Audit' as const }),
-            matched: true,
-            unsatisfiable: true,
-            outcome: 'rejected',
-            rules: attempt.rules,
-            nodesBefore: allowed.size,
-            nodesAfter: audit ? allowed.size : 0,
-          });
-        if (audit) {
-          (audited ??= []).push({ policy: policy.name, wouldChange: false, unsatisfiable: true });
-          auditNotes[policy.name] = `would deny the Pod: ${message}`;
-          warnings.push(`audit: policy ${policy.name} would deny the Pod: ${message}`);
-          continue;
-        }
-        return denied(
-          policy.name,
-          message,
-          warnings,
-          matched,
-          audited ?? NONE,
-          compiled.snapshotId,
-          options.explain
-            ? trace(
-                podName,
-                namespace,
-                workload,
-                compiled.snapshotId,
-                snapshot,
-                schedulable,
-                own,
-                traces,
-                0,
-                false,
-                message,
-                warnings,
-              )
-            : undefined,
+      if (!conflict && policy.onUnsatisfiable === 'Reject' && created?.keepUnsatisfiable) {
+        // A Pod that exists cannot be denied: it keeps what the policy requires and waits at the scheduler.
+        warnings.push(
+          `policy ${policy.name}, rule ${rule}: no schedulable node satisfies the Pod's placement (the model holds: ${modelHolds}); its required placement is kept and the Pod waits at the scheduler`,
         );
+        keptUnsatisfiable.push(policy.name);
+        attempt = evaluate(compiledPolicy, context, base, allowed, compiled.memo, undefined, created, true);
+      } else {
+        if (!conflict && policy.onUnsatisfiable === 'Reject') {
+          const message = `policy ${policy.name}, rule ${rule}: no schedulable node satisfies the Pod's placement; the model holds: ${modelHolds}`;
+          if (options.explain)
+            traces.push({
+              policy: policy.name,
+              priority: policy.priority,
+              ...(audit && { enforcement: 'Audit' as const }),
+              matched: true,
+              unsatisfiable: true,
+              outcome: 'rejected',
+              rules: attempt.rules,
+              nodesBefore: allowed.size,
+              nodesAfter: audit ? allowed.size : 0,
+            });
+          if (audit) {
+            (audited ??= []).push({ policy: policy.name, wouldChange: false, unsatisfiable: true });
+            auditNotes[policy.name] = `would deny the Pod: ${message}`;
+            warnings.push(`${AUDIT_WARNING}policy ${policy.name} would deny the Pod: ${message}`);
+            continue;
+          }
+          return denied(
+            policy.name,
+            message,
+            warnings,
+            matched,
+            audited ?? NONE,
+            compiled.snapshotId,
+            options.explain
+              ? trace(
+                  podName,
+                  namespace,
+                  workload,
+                  compiled.snapshotId,
+                  snapshot,
+                  schedulable,
+                  own,
+                  traces,
+                  0,
+                  false,
+                  message,
+                  warnings,
+                )
+              : undefined,
+          );
+        }
+        const why = conflict
+          ? `rule ${rule} conflicts with higher-priority policies (${applied.join(', ')}); the model holds: ${modelHolds}`
+          : `rule ${rule} is unsatisfiable; the model holds: ${modelHolds}`;
+        const hardRules = compiledPolicy.rules.filter((candidate) => candidate.hard).map((candidate) => candidate.name);
+        said.push(`policy ${policy.name}: required placement (${hardRules.join(', ')}) dropped: ${why}`);
+        attempt = evaluate(compiledPolicy, context, base, allowed, compiled.memo, why, created);
       }
-      const why = conflict
-        ? `rule ${rule} conflicts with higher-priority policies (${applied.join(', ')}); the model holds: ${modelHolds}`
-        : `rule ${rule} is unsatisfiable; the model holds: ${modelHolds}`;
-      const hardRules = compiledPolicy.rules.filter((candidate) => candidate.hard).map((candidate) => candidate.name);
-      said.push(`policy ${policy.name}: required placement (${hardRules.join(', ')}) dropped: ${why}`);
-      attempt = evaluate(compiledPolicy, context, base, allowed, compiled.memo, why);
     }
     if ('unsatisfiable' in attempt) throw new Error('unreachable: preferred outputs never constrain nodes');
 
@@ -198,12 +214,16 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
           });
         continue;
       }
-      const { added, details } = merge(target, step.output, options.explain === true || audit, (why) =>
-        said.push(`policy ${policy.name}: ${step.rule}: ${why}`),
+      const { added, details } = merge(
+        target,
+        step.output,
+        options.explain === true || audit,
+        (why) => said.push(`policy ${policy.name}: ${step.rule}: ${why}`),
+        created,
       );
       for (const warning of step.output.warnings) said.push(`policy ${policy.name}: ${warning}`);
       changed ||= added;
-      results[step.rule] = added ? 'added' : 'unchanged';
+      results[step.rule] = added ? (step.pinned ? 'pinned' : 'added') : 'unchanged';
       if (options.explain)
         ruleTraces.push({
           rule: step.rule,
@@ -217,7 +237,7 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
       (audited ??= []).push({ policy: policy.name, wouldChange: changed, unsatisfiable });
       const note = changed ? `would add ${describeChanges(target)}` : 'would change nothing';
       auditNotes[policy.name] = note;
-      warnings.push(`audit: policy ${policy.name} ${note}${said.length > 0 ? `; ${said.join('; ')}` : ''}`);
+      warnings.push(`${AUDIT_WARNING}policy ${policy.name} ${note}${said.length > 0 ? `; ${said.join('; ')}` : ''}`);
     } else if (changed) {
       applied.push(policy.name);
       recorded.push({ policy, rules: results });
@@ -259,6 +279,7 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
     matched,
     audited: audited ?? NONE,
     snapshot: compiled.snapshotId,
+    ...(keptUnsatisfiable.length > 0 && { unsatisfiable: keptUnsatisfiable }),
     ...(options.explain
       ? {
           trace: trace(
@@ -310,7 +331,14 @@ export function skipReason(pod: PodFacts): string | undefined {
 
 /** Node sets before and after each rule, not their sizes: only explain counts them. */
 type Step =
-  | { readonly rule: string; readonly output: RuleOutput; readonly before: NodeSet; readonly after: NodeSet }
+  | {
+      readonly rule: string;
+      readonly output: RuleOutput;
+      readonly before: NodeSet;
+      readonly after: NodeSet;
+      /** A spread the existing Pod could not be given, written as node affinity instead (spreadPin.ts). */
+      readonly pinned?: boolean;
+    }
   /** withPolicy: dropped with the policy's whole required placement, which one warning already says. */
   | { readonly rule: string; readonly dropped: string; readonly before: NodeSet; readonly withPolicy?: boolean };
 
@@ -324,7 +352,8 @@ type Attempt =
 /**
  * Runs a policy's rules. `own` tracks the Pod's placement with this policy
  * alone, `combined` with the higher-priority policies too: the first empty
- * one says whose fault an unsatisfiable placement is.
+ * one says whose fault an unsatisfiable placement is. `keepEmpty`: the
+ * outputs are kept even when they leave no node (AfterCreation.keepUnsatisfiable).
  */
 function evaluate(
   compiledPolicy: CompiledPolicy,
@@ -333,6 +362,8 @@ function evaluate(
   allowed: NodeSet,
   memo: DecisionMemo,
   requiredDropped: string | undefined,
+  created: AfterCreation | undefined,
+  keepEmpty = false,
 ): Attempt {
   let own = base;
   let combined = allowed;
@@ -353,11 +384,13 @@ function evaluate(
       steps.push({ rule: rule.name, dropped: result.dropped, before });
       continue;
     }
-    const { output } = result;
+    const spread = result.output.spread;
+    const pinned = created !== undefined && spread !== undefined && !carries(created, spread);
+    const output = pinned ? pinnedSpread(spread, pod, combined) : result.output;
     if (output.nodes) {
       const ownNext = memo.and(own, output.nodes);
       const combinedNext = memo.and(combined, output.nodes);
-      if (ownNext.isEmpty() || combinedNext.isEmpty()) {
+      if (!keepEmpty && (ownNext.isEmpty() || combinedNext.isEmpty())) {
         const unsatisfiable = {
           rule: rule.name,
           modelHolds: output.modelHolds ?? 'no schedulable node',
@@ -397,9 +430,16 @@ function evaluate(
       own = ownNext;
       combined = combinedNext;
     }
-    steps.push({ rule: rule.name, output, before, after: combined });
+    steps.push({ rule: rule.name, output, before, after: combined, ...(pinned && { pinned }) });
   }
   return { steps, nodes: combined };
+}
+
+/** The existing Pod has the spread already (written when topogate deferred it at admission). */
+function carries(created: AfterCreation, spread: TopologySpreadConstraint): boolean {
+  return created.spreads.some(
+    (carried) => carried.topologyKey === spread.topologyKey && carried.whenUnsatisfiable === spread.whenUnsatisfiable,
+  );
 }
 
 /** Merges one rule's output; `details` (what was written, for explain) are only written when asked. */
@@ -408,6 +448,7 @@ function merge(
   output: RuleOutput,
   explain: boolean,
   drop: (why: string) => void,
+  created: AfterCreation | undefined,
 ): { added: boolean; details: string[] } {
   const details: string[] = [];
   let added = false;
@@ -435,7 +476,14 @@ function merge(
       changes.addSpread(spread),
       () => `topologySpreadConstraint ${spread.topologyKey} maxSkew ${spread.maxSkew} ${spread.whenUnsatisfiable}`,
     );
-  if (schedulerName !== undefined)
+  if (schedulerName !== undefined && created !== undefined && created.schedulerName !== schedulerName)
+    record(
+      {
+        dropped: `schedulerName ${schedulerName} cannot be set on a Pod that exists (it was gated before topogate decided)`,
+      },
+      () => `schedulerName ${schedulerName}`,
+    );
+  else if (schedulerName !== undefined)
     record(changes.setSchedulerName(schedulerName), () => `schedulerName ${schedulerName}`);
   if (numaHint && Object.keys(numaHint).length > 0)
     record(changes.setNumaHint(numaHint), () => `numa-hint ${JSON.stringify(numaHint)}`);

@@ -12,7 +12,11 @@ import type { Added } from './merge.ts';
 
 export const DECISION_ANNOTATION = 'topogate.dev/decision';
 
-export type RuleResultName = 'added' | 'unchanged' | 'dropped';
+/**
+ * `pinned`: a spread constraint that a Pod which already existed could not be given, held instead by the node
+ * affinity to one domain written in `added.required` (rules/spreadPin.ts).
+ */
+export type RuleResultName = 'added' | 'pinned' | 'unchanged' | 'dropped';
 
 export interface RecordedPolicy {
   readonly name: string;

@@ -3,7 +3,7 @@
 // produces these; the compiler and engine consume them.
 
 import type { Static } from 'typebox';
-import type { PatchOperation } from '../kube/types.ts';
+import type { PatchOperation, TopologySpreadConstraint } from '../kube/types.ts';
 export type { QosClass } from '../kube/qos.ts';
 import type { Occupancy } from '../topology/model.ts';
 import type * as schema from './schema/policy.ts';
@@ -63,6 +63,25 @@ export interface DecisionOptions {
   readonly explain?: boolean;
   /** The bound Pods now, when newer than the snapshot's own (a live model: Pods bind between snapshots). */
   readonly occupancy?: Occupancy;
+  /** The Pod exists already: the placement controller releases it from behind the scheduling gate. */
+  readonly created?: AfterCreation;
+}
+
+/**
+ * What can still be written on a Pod that exists (Kubernetes' rules for a gated Pod): node affinity and
+ * annotations, but no spread constraint and no scheduler name. A spread the Pod does not carry is pinned
+ * instead (rules/spreadPin.ts); a scheduler name it does not have is dropped.
+ */
+export interface AfterCreation {
+  /** The live Pod's spread constraints (topogate wrote them when it deferred the Pod at admission). */
+  readonly spreads: readonly Pick<TopologySpreadConstraint, 'topologyKey' | 'whenUnsatisfiable'>[];
+  /** The live Pod's spec.schedulerName. */
+  readonly schedulerName: string | undefined;
+  /**
+   * A Reject policy that no schedulable node meets keeps its required outputs, so that the Pod waits, Pending, at
+   * the scheduler, as it would have been denied at admission; otherwise the decision is a denial (wait).
+   */
+  readonly keepUnsatisfiable: boolean;
 }
 
 export interface Decision {
@@ -87,6 +106,8 @@ export interface Decision {
   readonly trace?: unknown;
   /** Why the placement was deferred to the controller behind the scheduling gate (policy/deferral.ts). */
   readonly deferred?: string;
+  /** The Reject policies applied with the required outputs that no node meets (AfterCreation.keepUnsatisfiable). */
+  readonly unsatisfiable?: readonly string[];
 }
 
 export interface AuditOutcome {

@@ -1,6 +1,7 @@
 // How the shell hands topology to the decisions: always a current snapshot,
 // never a wait. Implemented from files and from a live API server (src/sources/topology/).
 
+import type { KubeObject } from '../kube/types.ts';
 import type { Occupancy, TopologySnapshot } from '../topology/model.ts';
 import type { Readiness } from './readiness.ts';
 
@@ -9,6 +10,11 @@ export interface TopologyProvider {
   /** The bound Pods now (pack's free capacity): newer than current().pods when Pods bound since it was published. */
   occupancy(): Occupancy;
   readiness(): Readiness;
+  /**
+   * An object's next state, known before its watch brings it (the placement controller's own release): the model
+   * takes it now; the watch's event for it later changes nothing more. Live models only.
+   */
+  expect?(source: 'pods', object: KubeObject): void;
   /** Called after each new snapshot is published. Returns an unsubscribe function. */
   subscribe(listener: (snapshot: TopologySnapshot) => void): () => void;
   stop(): Promise<void>;

@@ -17,7 +17,7 @@ import {
 import { decide, leftAloneReason } from '../policy/engine.ts';
 import type { PolicyProvider } from '../ports/policies.ts';
 import type { TopologyProvider } from '../ports/topology.ts';
-import type { Decision, PodRequest } from '../policy/types.ts';
+import type { AfterCreation, Decision, PodRequest } from '../policy/types.ts';
 
 export interface DeciderOptions {
   readonly policies: PolicyProvider;
@@ -36,8 +36,8 @@ export interface Decider {
    * not ready, a source a matching policy reads is stale) or is always deferred; undefined to decide now.
    */
   defer(request: PodRequest, overrun: string | undefined, always: boolean): Decision | undefined;
-  /** The placement controller's decision, without the named policies; `wait` while it cannot be made well. */
-  place(request: PodRequest, without: ReadonlySet<string>): Decision | { readonly wait: string };
+  /** The placement controller's decision on a Pod that exists; `wait` while it cannot be made well. */
+  place(request: PodRequest, created: AfterCreation): Decision | { readonly wait: string };
   /** The decision on the current model with its trace (`explain`), off the request path: the view asks it. */
   explain(request: PodRequest): Decision;
   stop(): void;
@@ -103,25 +103,16 @@ export function createDecider({ policies, topology, maxSourceAgeMs, log, now = D
         reason,
       );
     },
-    place(request, without) {
-      const options = { now: now(), maxSourceAgeMs, occupancy: topology.occupancy() };
+    place(request, created) {
+      const options = { now: now(), maxSourceAgeMs, occupancy: topology.occupancy(), created };
       const found = notNow(request, options);
       if (found.reason !== undefined) return { wait: found.reason };
-      const set = without.size === 0 ? compiled() : compileWithout(without);
-      return decide(request, set, options);
+      return decide(request, compiled(), options);
     },
     explain: (request) =>
       decide(request, compiled(), { now: now(), maxSourceAgeMs, occupancy: topology.occupancy(), explain: true }),
     stop: () => unsubscribe.forEach((stop) => stop()),
   };
-
-  /** Rare (a Reject policy given up on after --defer-max): compiled for the one decision. */
-  function compileWithout(without: ReadonlySet<string>): CompiledPolicySet {
-    return compile(
-      policies.current().policies.filter((policy) => !without.has(policy.name)),
-      topology.current(),
-    );
-  }
 }
 
 const unchanged: Decision = { allowed: true, patch: [], warnings: [], auditAnnotations: {}, applied: [], matched: [] };

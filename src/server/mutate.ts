@@ -28,6 +28,12 @@ export interface MutateOptions {
   readonly decide: PodDecider;
   /** serve --defer overrun|always: the deferred answer instead of the budget's skip. */
   readonly defer?: PodDeferrer;
+  /**
+   * What a Pod that would overrun the budget and cannot be deferred gets: `skip`, admitted unchanged (serve
+   * --defer never), or `decide`, decided late (the default: the time is spent already, the decision takes
+   * microseconds, and a Pod admitted without its placement is worse than one admitted a little late).
+   */
+  readonly whenLate?: 'skip' | 'decide';
   /** The dra rule on ResourceClaim and ResourceClaimTemplate CREATE. */
   readonly decideClaim?: ClaimDecider;
   readonly budgetMs: number;
@@ -43,6 +49,7 @@ export type MutateHandler = (request: IncomingMessage, response: ServerResponse,
 export function mutateHandler({
   decide,
   defer,
+  whenLate = 'skip',
   decideClaim,
   budgetMs,
   maxBodyBytes,
@@ -114,7 +121,8 @@ export function mutateHandler({
     try {
       handled = handleAdmission(request, {
         decide: timedDecide,
-        skip,
+        // Without a deferrer the budget can only skip; decided late, a late answer is counted as stage="decision".
+        ...((defer || whenLate === 'skip') && { skip }),
         ...(defer && { defer }),
         ...(decideClaim && { decideClaim }),
       });

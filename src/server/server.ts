@@ -35,6 +35,8 @@ export interface WebhookServerOptions {
   readonly decide: PodDecider;
   /** serve --defer overrun|always (absent: never). */
   readonly defer?: PodDeferrer;
+  /** A Pod over the budget that is not deferred: admitted unchanged (`skip`, the default here) or decided late. */
+  readonly whenLate?: 'skip' | 'decide';
   /** The dra rule on ResourceClaim and ResourceClaimTemplate CREATE. */
   readonly decideClaim?: ClaimDecider;
   readonly budgetMs: number;
@@ -78,6 +80,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       mutate: {
         decide: options.decide,
         ...(options.defer && { defer: options.defer }),
+        ...(options.whenLate && { whenLate: options.whenLate }),
         ...(options.decideClaim && { decideClaim: options.decideClaim }),
         budgetMs,
         maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes,

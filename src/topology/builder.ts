@@ -5,6 +5,7 @@
 
 import type { KubeObject, Labels } from '../kube/types.ts';
 import { CowMap } from './cow/map.ts';
+import { ContentFingerprint } from './fingerprint.ts';
 import { objectKey } from './kinds.ts';
 import type {
   ControlPlanePod,
@@ -55,6 +56,8 @@ export class TopologyBuilder {
 
   readonly #versions = new Map<SourceName, Map<string, string | undefined>>();
   readonly #status = new Map<SourceName, MutableStatus>();
+  /** Of every object but Pods, which go to the occupancy, not the snapshot. */
+  readonly #content = new ContentFingerprint();
 
   readonly #nodes = new NodeTable();
   readonly #namespaces = new CowMap<Labels>();
@@ -100,11 +103,13 @@ export class TopologyBuilder {
     const versions = this.#versions.get(source)!;
     if (type === 'DELETED' || (source === 'controlPlanePods' && !isControlPlanePod(object))) {
       if (versions.delete(key)) this.#remove(source, key);
+      if (source !== 'pods') this.#content.set(`${source}/${key}`, undefined);
     } else {
       const resourceVersion = object.metadata?.resourceVersion;
       if (resourceVersion !== undefined && versions.get(key) === resourceVersion) return;
       versions.set(key, resourceVersion);
       this.#upsert(source, key, object);
+      if (source !== 'pods') this.#content.set(`${source}/${key}`, object);
     }
     status.objects = versions.size;
   }
@@ -126,6 +131,7 @@ export class TopologyBuilder {
       if (!listed.has(key)) {
         versions.delete(key);
         this.#remove(source, key);
+        if (source !== 'pods') this.#content.set(`${source}/${key}`, undefined);
       }
     }
     const hadError = status.error;
@@ -194,6 +200,7 @@ export class TopologyBuilder {
     this.#version++;
     const snapshot: TopologySnapshot = {
       version: this.#version,
+      content: this.#content.id,
       nodes,
       namespaces: this.#namespaces.freeze(),
       nodeTopologies,

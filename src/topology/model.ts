@@ -223,6 +223,8 @@ export interface Occupancy {
 export interface TopologySnapshot {
   /** Increases with every published snapshot; caches key on it. */
   readonly version: number;
+  /** A digest of the objects it was built from (fingerprint.ts): the same objects, the same content. */
+  readonly content: string;
   readonly nodes: NodeIndex;
   readonly namespaces: ReadonlyMap<string, Labels>;
   readonly nodeTopologies: ReadonlyMap<string, NodeResourceTopology>;

@@ -1,13 +1,8 @@
-// How decisions, logs and explain name the snapshot a decision was made on:
-// the process that built it and the snapshot's version there. Versions only
-// count up within a process, so the process part (random per start) keeps
-// two replicas' or two runs' ids apart.
+// How decisions, logs and explain name the snapshot a decision was made on: by its content (the digest of the
+// objects it was built from), so that the same inputs give the same id in every process and every run.
 
-import { randomBytes } from 'node:crypto';
 import type { TopologySnapshot } from './model.ts';
 
-const PROCESS = randomBytes(3).toString('hex');
-
 export function snapshotId(snapshot: TopologySnapshot): string {
-  return `${PROCESS}-${snapshot.version}`;
+  return snapshot.content;
 }

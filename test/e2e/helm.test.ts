@@ -248,6 +248,17 @@ describe('the Helm chart, with a real helm and API server', { timeout: 1_200_000
     assert.deepEqual(webhook(rendered), webhook(manifests));
   });
 
+  test('the default install lets serve release deferred Pods: the placement RBAC is on unless webhook.defer=never', async () => {
+    const placement = (objects: Json[]) =>
+      objects.filter((o) => String(o.metadata?.name).endsWith('-placement') || o.metadata?.name?.endsWith('-lease'));
+    const byDefault = await render();
+    const role = byDefault.find((o) => o.kind === 'ClusterRole' && o.metadata.name === `${release}-placement`);
+    assert.ok(role, 'the default render has the placement ClusterRole');
+    assert.ok(role.rules.some((rule: Json) => rule.resources.includes('pods') && rule.verbs.includes('patch')));
+    assert.equal(byDefault.filter((o) => o.kind.startsWith('MutatingAdmissionPolicy')).length, 0, 'no gate plane');
+    assert.deepEqual(placement(await render('webhook.defer=never')), []);
+  });
+
   test('the gate plane is manifests/gate-plane/ for a release called topogate in topogate-system', async () => {
     const rendered = await render('gatePlane.enabled=true');
     const expected = parseAllDocuments(

@@ -198,7 +198,7 @@ describe('rolling policies out and seeing what they do', { timeout: 600_000 }, (
     const one = (await pods('rollout')).find((pod) => pod.metadata?.labels?.app === patched[0])!;
     const record = JSON.parse(one.metadata!.annotations!['topogate.dev/decision']!);
     assert.deepEqual(record.policies, [{ name: 'half', rules: { 'nodeLabels.required': 'added' } }]);
-    assert.match(record.snapshot, /^[0-9a-f]{6}-\d+$/);
+    assert.match(record.snapshot, /^[0-9a-f]{12}$/);
     assert.equal(
       await topogateMetric('topogate_policy_applied_total', { policy: 'half', enforcement: 'Enforce' }),
       2 * patched.length,
@@ -363,7 +363,7 @@ describe('rolling policies out and seeing what they do', { timeout: 600_000 }, (
       same,
       new RegExp(`then: topology snapshot ${record.snapshot}; applied half: nodeLabels.required added`),
     );
-    assert.match(same, /\nnow: {2}topology snapshot [0-9a-f]{6}-\d+; applied half: nodeLabels.required added/);
+    assert.match(same, /\nnow: {2}topology snapshot [0-9a-f]{12}; applied half: nodeLabels.required added/);
     assert.match(same, /today’s decision is the same/);
 
     await applyAll(cluster, [

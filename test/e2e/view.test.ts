@@ -64,6 +64,12 @@ function measuredDemo(): string {
   const demo = join(repoRoot, 'examples', 'cluster');
   for (const file of readdirSync(demo))
     if (file !== 'network-topology.yaml') copyFileSync(join(demo, file), join(dir, file));
+  // Racks by role (control plane, CPU, GPU), so that the map has a tier between zones and nodes.
+  const nodes = readFileSync(join(dir, 'nodes.yaml'), 'utf8').replace(
+    /^( +)kubernetes\.io\/hostname: ((cp|cpu|gpu)-\S+)$/gm,
+    (line, indent: string, _name: string, role: string) => `${line}\n${indent}topogate.dev/rack: ${role}-rack`,
+  );
+  writeFileSync(join(dir, 'nodes.yaml'), nodes);
   const link = (from: string, to: string, rttMs: number, rttP99Ms: number, bandwidthGbps: number) => ({
     from,
     to,
@@ -155,6 +161,13 @@ describe('the demo cluster (npm start -- --ui-listen)', () => {
   test('the map: zones, nodes, measured and declared links, the etcd leader and a degraded node', async () => {
     const { page, errors } = await openPage(view);
     const regions = page.locator('#regions .region.zone');
+    assert.deepEqual(
+      await page
+        .locator('#regions .region.zone[data-region="us-east-1b"] .region.tier')
+        .evaluateAll((racks) => racks.map((rack) => rack.getAttribute('data-region'))),
+      ['cp-rack', 'cpu-rack', 'gpu-rack'],
+      'racks from the topogate.dev/rack label, between zones and nodes',
+    );
     assert.deepEqual(await regions.evaluateAll((zones) => zones.map((zone) => zone.getAttribute('data-region'))), [
       'us-east-1a',
       'us-east-1b',
@@ -184,7 +197,7 @@ describe('the demo cluster (npm start -- --ui-listen)', () => {
     // Keyboard: a node is a button; Enter opens its record.
     await page.locator('#regions button.node[data-node="cp-us-east-1b"]').focus();
     await page.keyboard.press('Enter');
-    await page.locator('#node h3', { hasText: 'Node cp-us-east-1b' }).waitFor({ timeout: 10_000 });
+    await page.locator('#node h3', { hasText: 'Node cp-us-east-1b' }).waitFor({ timeout: 30_000 });
     assert.match(await page.locator('#node').innerText(), /etcd\s+yes/);
     await page
       .locator('section', { has: page.locator('#map-h') })

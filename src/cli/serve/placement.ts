@@ -9,19 +9,22 @@ export const placement: ServeComponent = {
   async start({ config, log, registry, decider, topology, policies }) {
     if (config.topology !== 'kube') {
       if (config.defer !== 'never')
-        log.info('--defer needs --topology kube (a controller to release Pods): deferring nothing');
+        log.info(
+          '--defer needs --topology kube (a controller to release Pods): deferring nothing, late Pods are decided late',
+        );
       return undefined;
     }
     // Loaded only here, as the live topology is: @kubernetes/client-node is large.
     const { startPlacement } = await import('../../gates/start.ts');
     const observers = new Set<DecisionObserver>();
     const started = await startPlacement(config.kubeconfig, {
-      place(request, without) {
+      place(request, created) {
         const began = performance.now();
-        const placed = decider.place(request, without);
+        const placed = decider.place(request, created);
         if (!('wait' in placed)) for (const observe of observers) observe(request, placed, performance.now() - began);
         return placed;
       },
+      ...(topology.expect && { expect: (pod) => topology.expect!('pods', pod) }),
       subscribe: (listener) => {
         const stops = [topology.subscribe(listener), policies.onChange(listener)];
         return () => stops.forEach((stop) => stop());
@@ -32,7 +35,9 @@ export const placement: ServeComponent = {
       registry,
     });
     if ('problem' in started) {
-      log.warn(`the placement controller cannot run (${started.problem}): deferring nothing`);
+      log.warn(
+        `the placement controller cannot run (${started.problem}): deferring nothing, late Pods are decided late`,
+      );
       return undefined;
     }
     const component: StartedComponent = {

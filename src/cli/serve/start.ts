@@ -101,6 +101,9 @@ export async function startTopogate(
     ),
     decideClaim: decider.decideClaim,
     ...deferrer(started.map(({ component }) => component)),
+    // Only --defer never admits a late Pod unchanged: otherwise one that cannot be deferred (no controller to
+    // release it: --topology files, or no right to patch Pods) is decided late rather than left unplaced.
+    whenLate: config.defer === 'never' ? 'skip' : 'decide',
     checks,
     ...shell,
   }).catch(async (error: unknown) => {

@@ -11,6 +11,7 @@ import type { Readiness } from '../../ports/readiness.ts';
 import type { TopologyProvider } from '../../ports/topology.ts';
 import { DEFAULT_ETCD_SCRAPE, EtcdScraper, type EtcdScrapeOptions } from './etcd-scraper.ts';
 import { LiveModel } from './live-model.ts';
+import { slim } from './slim.ts';
 import { createTopologyMetrics } from './metrics.ts';
 import { sourceReadiness } from './readiness.ts';
 import { DEFAULT_TIMING, SourceWatch, type WatchTiming } from './watch.ts';
@@ -82,6 +83,7 @@ export function createKubeTopology(options: KubeTopologyOptions): KubeTopology {
   return {
     current: (): TopologySnapshot => model.current,
     occupancy: () => model.occupancy(),
+    expect: (source, object) => model.expect(source, slim(source, object)),
     readiness,
     subscribe: (listener) => model.subscribe(listener),
     ready(timeoutMs) {

@@ -43,6 +43,12 @@ export class LiveModel {
     this.#schedule(performance.now());
   }
 
+  /** An object's next state before its watch event (TopologyProvider.expect): taken as one, but not counted. */
+  expect(source: SourceName, object: KubeObject): void {
+    this.#builder.apply(source, 'MODIFIED', object);
+    this.#schedule();
+  }
+
   replace(source: SourceName, objects: readonly KubeObject[]): void {
     const now = Date.now();
     this.#builder.replace(source, objects, now);

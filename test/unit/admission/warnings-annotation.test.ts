@@ -123,3 +123,26 @@ describe('warnings of controller-made Pods', () => {
     assert.notEqual(newPod(['w1', 'w2']).patch, first.patch, 'four texts at most are remembered per patch');
   });
 });
+
+describe('an Audit policy', () => {
+  it("leaves a controller's Pod byte-identical: its warnings are not written on the Pod", () => {
+    const audited = decision({
+      warnings: ['audit: policy watch would add required topology.kubernetes.io/zone In [zone-c]'],
+      matched: ['watch'],
+    });
+    assert.deepEqual(warningsOnPod(owned(), audited).patch, []);
+  });
+
+  it("keeps the Enforce policies' warnings on the Pod, without the Audit ones", () => {
+    const mixed = decision({
+      warnings: ['policy a: spread[0] dropped: no label', 'audit: policy watch would change nothing'],
+    });
+    assert.deepEqual(warningsOnPod(owned(), mixed).patch, [
+      {
+        op: 'add',
+        path: '/metadata/annotations',
+        value: { [WARNINGS_ANNOTATION]: 'policy a: spread[0] dropped: no label' },
+      },
+    ]);
+  });
+});

@@ -201,7 +201,7 @@ test('explain tells the story in text and in JSON', async () => {
   assert.equal(text.code, 0);
   assert.match(
     text.stdout,
-    /^Pod ml\/trainer\n {2}workload ml\/Pod\/trainer, topology snapshot [0-9a-f]{6}-\d+\n {2}nodes: 7 in the model, 4 schedulable for this Pod, 4 allowed by its own placement/,
+    /^Pod ml\/trainer\n {2}workload ml\/Pod\/trainer, topology snapshot [0-9a-f]{12}\n {2}nodes: 7 in the model, 4 schedulable for this Pod, 4 allowed by its own placement/,
   );
   assert.match(text.stdout, /policy gpu \(priority 10\): applied\n {2}gpu: added \(4 → 1 nodes\)/);
   const json = JSON.parse((await run(explain, ['--output', 'json', 'pod.json'])).stdout);

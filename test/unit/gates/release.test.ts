@@ -15,8 +15,8 @@ import {
   PLACEMENT_GATE,
 } from '../../../src/policy/deferral.ts';
 import { decide } from '../../../src/policy/engine.ts';
-import type { Decision, SchedulingPolicy } from '../../../src/policy/types.ts';
-import { planRelease } from '../../../src/gates/release.ts';
+import type { AfterCreation, Decision, SchedulingPolicy } from '../../../src/policy/types.ts';
+import { firstSeen, planRelease } from '../../../src/gates/release.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 import { node, NOW, OPTIONS } from '../policy/engine-cluster.ts';
 import { podFacts, podRequest } from '../../../src/kube/podFacts.ts';
@@ -98,15 +98,8 @@ describe('the deferred answer', () => {
 });
 
 describe('the release plan', () => {
-  const placeOn = (policies: SchedulingPolicy[], admitted: Pod) => (without: ReadonlySet<string>) =>
-    decide(
-      podRequest(admitted, 'shop'),
-      compile(
-        policies.filter((policy) => !without.has(policy.name)),
-        snapshot,
-      ),
-      OPTIONS,
-    );
+  const placeOn = (policies: SchedulingPolicy[], admitted: Pod) => (created: AfterCreation) =>
+    decide(podRequest(firstSeen(admitted), 'shop'), compile(policies, snapshot), { ...OPTIONS, created });
 
   test('narrows the node affinity, keeps the spread it had, removes the gate: one patch a gated Pod may take', () => {
     const policies = [inZone('zone-a', ['a'])];
@@ -163,20 +156,30 @@ describe('the release plan', () => {
     assert.throws(() => jsonPatch.applyPatch(structuredClone(changed), structuredClone(plan.patch) as never, true));
   });
 
-  test('a Reject policy with no node waits, and after --defer-max is dropped by name', () => {
+  test('a Reject policy with no node waits, and after --defer-max is released WITH its required terms', () => {
     const policies = [inZone('zone-x', ['x'], 'Reject'), spreadOnly];
     const { pod: admitted } = admit(policies, pod());
     assert.match((planRelease(admitted, placeOn(policies, admitted), false, 10) as { wait: string }).wait, /zone-x/);
     const plan = planRelease(admitted, placeOn(policies, admitted), true, 61_000);
     assert.ok(!('wait' in plan));
-    assert.equal(plan.outcome, 'policy_dropped');
-    const dropped = plan.events.find((event) => event.reason === 'PlacementPolicyDropped');
-    assert.equal(dropped?.type, 'Warning');
-    assert.match(dropped?.message ?? '', /policy zone-x .*61\.0s/);
+    assert.equal(plan.outcome, 'unsatisfiable');
+    const event = plan.events.find((candidate) => candidate.reason === 'PlacementUnsatisfiable');
+    assert.equal(event?.type, 'Warning');
+    assert.match(event?.message ?? '', /policy zone-x .*61\.0s: released with its required placement/);
     const released = jsonPatch.applyPatch(structuredClone(admitted), structuredClone(plan.patch) as never)
       .newDocument as Pod;
-    assert.equal(released.spec?.affinity, undefined, 'nothing of zone-x');
+    // It waits, Pending, at the scheduler: no node has zone x. Never released without it.
+    assert.deepEqual(
+      released.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms,
+      [{ matchExpressions: [{ key: zone, operator: 'In', values: ['x'] }] }],
+    );
     assert.deepEqual(gates(released), []);
+    const record = JSON.parse(released.metadata!.annotations!['topogate.dev/decision']!);
+    assert.deepEqual(record.added.required, [{ key: zone, operator: 'In', values: ['x'] }]);
+    assert.deepEqual(
+      record.policies.map((policy: { name: string }) => policy.name),
+      ['zone-x', 'spread-only'],
+    );
   });
 
   test('under Warn an unsatisfiable policy is released at once with its required outputs dropped', () => {

@@ -68,7 +68,7 @@ async function answerer(
     });
 }
 
-/** The body with the snapshot's id (random per process) replaced, in the base64 patch too, all else as sent. */
+/** The body with the snapshot's id (a digest of the fixture's objects: a fixture change would touch every answer) replaced, in the base64 patch too, all else as sent. */
 function withoutSnapshotId(body: string, snapshotId: string): string {
   const patch = /"patch":"([^"]*)"/.exec(body)?.[1];
   const decoded = patch && Buffer.from(patch, 'base64').toString('utf8');
