@@ -15,7 +15,7 @@ import { applyAll, installTopogateCrds, registerWebhook, startTopogate } from '.
 import { repoRoot } from '../../test/e2e/harness/versions.ts';
 import { waitFor } from '../../test/e2e/harness/wait.ts';
 import type { ServiceGraph } from './graph.ts';
-import type { Fleet } from './fleet.ts';
+import type { Fleet, Occupant } from './fleet.ts';
 import { buildFleet, FLEET, FLEET_LABEL, ZONE } from './fleet.ts';
 import type { PlacedPod } from './metrics.ts';
 import type { Mode, ScenarioPlan } from './workloads.ts';
@@ -158,31 +158,36 @@ async function makeFleet(cluster: Kube, api: CoreV1Api, fleet: Fleet): Promise<v
   // Other tenants' Pods, bound by name: the scheduler and topogate's pack rule count what they request.
   await applyAll(
     cluster,
-    fleet.occupants.map((occupant, index) => ({
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name: `occupant-${index}`, namespace: 'default', labels: { [FLEET_LABEL]: FLEET } },
-      spec: {
-        nodeName: occupant.node,
-        terminationGracePeriodSeconds: 0,
-        tolerations: [{ operator: 'Exists' }],
-        containers: [
-          {
-            name: 'main',
-            image: 'registry.k8s.io/pause:3.10',
-            resources: {
-              requests: {
-                cpu: `${occupant.cpuMilli}m`,
-                memory: `${occupant.memoryMi}Mi`,
-                ...(occupant.gpus > 0 ? { 'nvidia.com/gpu': String(occupant.gpus) } : {}),
-              },
-              ...(occupant.gpus > 0 ? { limits: { 'nvidia.com/gpu': String(occupant.gpus) } } : {}),
-            },
-          },
-        ],
-      },
-    })),
+    fleet.occupants.map((occupant, index) => occupantPod(`occupant-${index}`, occupant)),
   );
+}
+
+/** Another tenant's Pod, bound by name (as a kubelet's static Pod would be), in `default`. */
+export function occupantPod(name: string, occupant: Occupant): object {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'default', labels: { [FLEET_LABEL]: FLEET } },
+    spec: {
+      nodeName: occupant.node,
+      terminationGracePeriodSeconds: 0,
+      tolerations: [{ operator: 'Exists' }],
+      containers: [
+        {
+          name: 'main',
+          image: 'registry.k8s.io/pause:3.10',
+          resources: {
+            requests: {
+              cpu: `${occupant.cpuMilli}m`,
+              memory: `${occupant.memoryMi}Mi`,
+              ...(occupant.gpus > 0 ? { 'nvidia.com/gpu': String(occupant.gpus) } : {}),
+            },
+            ...(occupant.gpus > 0 ? { limits: { 'nvidia.com/gpu': String(occupant.gpus) } } : {}),
+          },
+        },
+      ],
+    },
+  };
 }
 
 async function removeFleet(cluster: Kube): Promise<void> {

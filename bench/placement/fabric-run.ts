@@ -14,7 +14,7 @@ import { applyAll, installTopogateCrds, registerWebhook, startTopogate } from '.
 import { httpsGet, waitFor } from '../../test/e2e/harness/wait.ts';
 import type { Fabric } from './fabric.ts';
 import type { FabricPod } from './fabric-metrics.ts';
-import { POLICIES_DIR } from './cluster-run.ts';
+import { occupantPod, POLICIES_DIR } from './cluster-run.ts';
 import { FLEET, FLEET_LABEL } from './fleet.ts';
 import type { ServiceGraph } from './graph.ts';
 import type { Arm, FabricTrace } from './trace.ts';
@@ -218,30 +218,7 @@ async function makeFabric(cluster: Kube, api: CoreV1Api, fabric: Fabric): Promis
   ]);
   await applyAll(
     cluster,
-    fabric.tenants.map((tenant, index) => ({
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name: `fx-tenant-${index}`, namespace: 'default', labels: { [FLEET_LABEL]: FLEET } },
-      spec: {
-        nodeName: tenant.node,
-        terminationGracePeriodSeconds: 0,
-        tolerations: [{ operator: 'Exists' }],
-        containers: [
-          {
-            name: 'main',
-            image: 'registry.k8s.io/pause:3.10',
-            resources: {
-              requests: {
-                cpu: `${tenant.cpuMilli}m`,
-                memory: `${tenant.memoryMi}Mi`,
-                ...(tenant.gpus > 0 ? { 'nvidia.com/gpu': String(tenant.gpus) } : {}),
-              },
-              ...(tenant.gpus > 0 ? { limits: { 'nvidia.com/gpu': String(tenant.gpus) } } : {}),
-            },
-          },
-        ],
-      },
-    })),
+    fabric.tenants.map((tenant, index) => occupantPod(`fx-tenant-${index}`, tenant)),
   );
 }
 

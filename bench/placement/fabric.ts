@@ -6,6 +6,7 @@
 
 import { random } from '../cluster.ts';
 import type { FakeNode } from '../../test/e2e/harness/kube.ts';
+import type { Occupant } from './fleet.ts';
 import { FLEET, FLEET_LABEL, GPU_TAINT, RACK, ZONE } from './fleet.ts';
 
 export const BLOCK = 'topogate.dev/block';
@@ -45,19 +46,12 @@ export interface FabricNode {
   readonly gpus: number;
 }
 
-/** A Pod bound by name (another tenant's), taking part of a node. */
-export interface Tenant {
-  readonly node: string;
-  readonly cpuMilli: number;
-  readonly memoryMi: number;
-  readonly gpus: number;
-}
-
 export interface Fabric {
   readonly seed: number;
   readonly nodes: readonly FabricNode[];
   readonly fakeNodes: readonly FakeNode[];
-  readonly tenants: readonly Tenant[];
+  /** Other tenants' Pods, bound by name. */
+  readonly tenants: readonly Occupant[];
   readonly byName: ReadonlyMap<string, FabricNode>;
   /** The NetworkTopology a probe would publish: declared links, and the mislabelled nodes as degraded. */
   readonly networkTopology: object;
@@ -109,7 +103,7 @@ export function buildFabric(seed: number): Fabric {
     const z = other.slice(-1);
     return { ...node, truth: { zone: other, block: `${z}1`, rack: `${z}1-r1` } };
   });
-  const tenants: Tenant[] = [];
+  const tenants: Occupant[] = [];
   for (const node of placed) {
     // Other tenants: 0-40 % of a CPU node; 0-3 GPUs on a third of the GPU nodes.
     if (!node.gpu) {

@@ -96,6 +96,13 @@ export const explain: Command = {
     } else {
       const lines = [`Pod ${namespace}/${name} (workload ${trace.workload})`];
       if (problem) lines.push(`  ${problem}`);
+      const node = live.spec?.nodeName;
+      const wrong = node === undefined ? undefined : cluster.compiled.snapshot.network?.mislabeled?.get(node);
+      if (wrong)
+        lines.push(
+          `  node ${node} is mislabeled: its ${wrong.label} says ${wrong.value}, ` +
+            `but it measures into the nodes labelled ${wrong.measured} (NetworkTopology status.mislabeled)`,
+        );
       lines.push(`then: ${describe(then, 'no decision record: topogate did not change this Pod')}`);
       lines.push(`now:  ${describe(now, trace.skipped ?? 'no policy would change it', trace.snapshot)}`);
       lines.push(comparison.differs ? 'today’s decision differs:' : 'today’s decision is the same');

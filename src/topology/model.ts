@@ -89,6 +89,15 @@ export interface DegradedNode {
   readonly zoneRttMs: number;
 }
 
+/** A node whose zone label disagrees with the group it measures into (status.mislabeled). */
+export interface MislabeledNode {
+  readonly node: string;
+  readonly label: string;
+  readonly value: string;
+  /** The value the other nodes of its measured group carry. */
+  readonly measured: string;
+}
+
 /**
  * Links between failure domains. A measured link (status.links) wins over a
  * declared one (spec.links) for the same pair; declared links are the
@@ -115,6 +124,8 @@ export interface NetworkModel {
   measured(from: string, to: string): boolean;
   /** status.degradedNodes by node name. */
   readonly degradedNodes: ReadonlyMap<string, DegradedNode>;
+  /** status.mislabeled by node name (written by `topogate probe` from the levels it derives). */
+  readonly mislabeled?: ReadonlyMap<string, MislabeledNode>;
 }
 
 export interface EtcdMember {

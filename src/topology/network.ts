@@ -86,6 +86,7 @@ export function createNetworkModel(facts: NetworkFacts): NetworkModel {
     bandwidthGbps,
     measured: isMeasured,
     degradedNodes,
+    mislabeled: new Map((facts.mislabeled ?? []).map((finding) => [finding.node, finding])),
   };
   return facts.observedAt === undefined ? model : { ...model, observedAt: facts.observedAt };
 }

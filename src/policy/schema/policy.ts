@@ -461,6 +461,13 @@ export const colocate = refine(
       description:
         "Zone-complete co-location: every zone that runs a caller also runs a replica of this workload, so that a Service with trafficDistribution PreferSameZone keeps each call in its caller's zone.",
       additionalProperties: false,
+      ...cel(
+        ['self.callers.all(c, self.callers.exists_one(d, d == c))', 'colocate.callers must not repeat a name'],
+        [
+          '!has(self.within) || !has(self.topologyKey) || self.within.all(k, k != self.topologyKey)',
+          'colocate.within must not repeat the topologyKey',
+        ],
+      ),
     },
   ),
   (value, path, issues) => {

@@ -122,6 +122,7 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
     gatherTimeoutMs: options.timeoutMs * 2,
     own: () => summary(),
     peers: () => view().peers,
+    zones,
     status: new StatusWriter(config, NETWORK_TOPOLOGY_NAME, ZONE_LABEL),
     metrics,
     log,

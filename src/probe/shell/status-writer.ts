@@ -5,6 +5,7 @@
 
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { NetworkStatus } from '../aggregate.ts';
+import type { DerivedStatus } from '../tiers.ts';
 import { statusOf } from '../../sources/topology/errors.ts';
 
 const GROUP = 'topogate.dev';
@@ -24,10 +25,12 @@ export class StatusWriter {
     this.#domainLabel = domainLabel;
   }
 
-  async write(status: NetworkStatus, observedAt: Date): Promise<void> {
-    const body = { observedAt: observedAt.toISOString(), links: status.links, degradedNodes: status.degradedNodes };
+  /** Without `derived` (too few pairs yet, e.g. a new Lease holder), the tiers last written are kept. */
+  async write(status: NetworkStatus, observedAt: Date, derived?: DerivedStatus): Promise<void> {
+    const measured = { observedAt: observedAt.toISOString(), links: status.links, degradedNodes: status.degradedNodes };
     for (let attempt = 0; ; attempt++) {
       const object = (await this.#read()) ?? (await this.#create());
+      const body = { ...measured, ...(derived ?? lastDerived(object.status)) };
       try {
         await this.#api.replaceClusterCustomObjectStatus({
           group: GROUP,
@@ -76,4 +79,10 @@ export class StatusWriter {
       throw error;
     }
   }
+}
+
+function lastDerived(status: unknown): Partial<DerivedStatus> {
+  if (typeof status !== 'object' || status === null) return {};
+  const { tiers, mislabeled } = status as Record<string, unknown>;
+  return { ...(Array.isArray(tiers) ? { tiers } : {}), ...(Array.isArray(mislabeled) ? { mislabeled } : {}) };
 }

@@ -2,7 +2,7 @@
 // spec (by a person, the cloud provider or the CNI), measured in status (by
 // `topogate probe` or an adapter of another tool's metrics).
 
-import type { DegradedNode } from '../model.ts';
+import type { DegradedNode, MislabeledNode } from '../model.ts';
 import { isRecord, list, record, string, timestamp } from './fields.ts';
 
 /** A link as declared in spec.links. */
@@ -31,8 +31,12 @@ export interface NetworkFacts {
   readonly links: readonly Link[];
   readonly measured: readonly MeasuredLink[];
   readonly degradedNodes: readonly DegradedNode[];
+  readonly mislabeled?: readonly MislabeledNode[];
   readonly observedAt?: number;
 }
+
+/** The CRD's bound on status.mislabeled; an object past it (edited by hand) is read no further. */
+const MAX_MISLABELED = 100;
 
 export const DEFAULT_DOMAIN_LABEL = 'topology.kubernetes.io/zone';
 
@@ -46,6 +50,7 @@ export function readNetworkTopology(name: string, object: Record<string, unknown
     links: list(spec.links).flatMap(readLink),
     measured: list(status.links).flatMap(readMeasuredLink),
     degradedNodes: list(status.degradedNodes).flatMap(readDegradedNode),
+    mislabeled: list(status.mislabeled).slice(0, MAX_MISLABELED).flatMap(readMislabeled),
   };
   return observedAt === undefined ? facts : { ...facts, observedAt };
 }
@@ -86,6 +91,14 @@ function readDegradedNode(value: unknown): DegradedNode[] {
   const zoneRttMs = nonNegative(value.zoneRttMs);
   if (rttMs === undefined || zoneRttMs === undefined) return [];
   return [{ name: value.name, rttMs, zoneRttMs }];
+}
+
+function readMislabeled(value: unknown): MislabeledNode[] {
+  if (!isRecord(value)) return [];
+  const { node, label, value: labelValue, measured } = value;
+  if (typeof node !== 'string' || typeof label !== 'string') return [];
+  if (typeof labelValue !== 'string' || typeof measured !== 'string') return [];
+  return [{ node, label, value: labelValue, measured }];
 }
 
 /** A finite, non-negative number (milliseconds, Gbps, a count). */

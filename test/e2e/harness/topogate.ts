@@ -9,7 +9,7 @@ import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { ClusterState } from './cluster.ts';
-import { kubectlOk } from './kube.ts';
+import { kubectl, kubectlOk } from './kube.ts';
 import { freePort } from './ports.ts';
 import { disown, own } from './process.ts';
 import { repoRoot } from './versions.ts';
@@ -33,7 +33,7 @@ export function topogateCli(args: readonly string[]): Promise<string> {
 }
 
 export interface TopogateOptions {
-  readonly cluster: Pick<ClusterState, 'kubeconfig' | 'dir'>;
+  readonly cluster: Pick<ClusterState, 'kubeconfig' | 'dir'> & Partial<Pick<ClusterState, 'kubectl'>>;
   readonly policies: string;
   /** etcd members' metrics URLs (`--etcd-metrics`), for the etcd leader. */
   readonly etcdMetrics?: readonly string[];
@@ -64,6 +64,13 @@ export async function startTopogate(options: TopogateOptions): Promise<Topogate>
   mkdirSync(certDir, { recursive: true });
   await issueServingCertificate(certDir);
   const caPem = readFileSync(join(certDir, 'ca.crt'), 'utf8');
+  // serve keeps its Leases in --lease-namespace, topogate-system outside a cluster, as the chart's namespace.
+  // A caller with a kubeconfig of its own (no kubectl here) sets up the namespaces it needs itself.
+  const { kubectl, kubeconfig } = options.cluster;
+  if (kubectl)
+    await applyAll({ kubectl, kubeconfig }, [
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'topogate-system' } },
+    ]);
   // Beside the control plane's logs, so TOPOGATE_E2E_KEEP=1 keeps it too.
   const logFile = join(options.cluster.dir, 'topogate.log');
   const port = options.port ?? (await freePort());
@@ -146,12 +153,22 @@ export async function applyAll(
 export async function installTopogateCrds(cluster: Pick<ClusterState, 'kubectl' | 'kubeconfig'>): Promise<void> {
   const crds = (await manifests([])).filter((o) => o.kind === 'CustomResourceDefinition');
   await applyAll(cluster, crds);
-  await kubectlOk(cluster, [
+  const wait = [
     'wait',
     '--for=condition=Established',
     '--timeout=60s',
     ...crds.map((crd) => `crd/${crd.metadata?.name}`),
-  ]);
+  ];
+  // A CRD read before the API server first writes its status has no conditions, which kubectl wait
+  // reports as an error rather than waiting on: ask again a few times.
+  for (let attempt = 1; ; attempt++) {
+    const result = await kubectl(cluster, wait);
+    if (result.code === 0) return;
+    if (attempt === 5 || !/status\.conditions accessor error/.test(result.stderr)) {
+      throw new Error(`kubectl ${wait.join(' ')} exited ${result.code}: ${result.stderr.trim()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
 }
 
 /** The MutatingWebhookConfiguration of manifests/, pointed at topogate's URL with its CA, applied as shipped. */

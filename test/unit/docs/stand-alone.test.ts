@@ -5,10 +5,9 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { main } from '../../../src/cli/main.ts';
+import { runCli } from '../cli/run.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -46,16 +45,7 @@ test('no user-facing file points at the contract outside the repository or at ho
   assert.deepEqual(found, []);
 });
 
-async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const code = await main(argv, { stdout, stderr, stdin: new PassThrough(), cwd: root });
-  return { code, stdout: out, stderr: err };
-}
+const run = (argv: string[]) => runCli(argv, root);
 
 test('docs/policy.md shows what `topogate lint policies` prints', async () => {
   const ran = await run(['lint', 'policies']);

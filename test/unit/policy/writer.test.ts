@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
+import { loopbackKubeConfig } from '../sources/loopback-kubeconfig.ts';
 import type { KubeObject } from '../../../src/kube/types.ts';
 import { startPolicyWriter } from '../../../src/sources/policies/writer.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
@@ -30,15 +30,7 @@ async function fakeApiServer(): Promise<{ config: KubeConfig; seen: Seen[]; clos
     response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const config = new KubeConfig();
-  config.loadFromOptions({
-    clusters: [
-      { name: 'fake', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true },
-    ],
-    users: [{ name: 'fake' }],
-    contexts: [{ name: 'fake', cluster: 'fake', user: 'fake' }],
-    currentContext: 'fake',
-  });
+  const config = loopbackKubeConfig(server);
   return { config, seen, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 

@@ -3,10 +3,9 @@
 
 import assert from 'node:assert/strict';
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
+import { loopbackKubeConfig } from './loopback-kubeconfig.ts';
 import { Registry } from 'prom-client';
 import { createTopologyMetrics } from '../../../src/sources/topology/metrics.ts';
 import { SourceWatch, type WatchSink } from '../../../src/sources/topology/watch.ts';
@@ -53,15 +52,7 @@ test('a missing CRD is watched, and its arrival lists the source at once', async
     response.writeHead(404).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const config = new KubeConfig();
-  config.loadFromOptions({
-    clusters: [
-      { name: 'f', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true },
-    ],
-    users: [{ name: 'f' }],
-    contexts: [{ name: 'f', cluster: 'f', user: 'f' }],
-    currentContext: 'f',
-  });
+  const config = loopbackKubeConfig(server);
   const events: string[] = [];
   const sink: WatchSink = {
     apply: () => {},

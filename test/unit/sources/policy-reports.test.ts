@@ -5,11 +5,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
+import { loopbackKubeConfig } from './loopback-kubeconfig.ts';
 import { parse } from 'yaml';
 import { policyReports } from '../../../src/policy/policyReport.ts';
 import { PolicyReportsNotServed, writePolicyReports } from '../../../src/sources/policies/reports.ts';
@@ -129,15 +128,7 @@ async function fakeApiServer(served: boolean) {
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const config = new KubeConfig();
-  config.loadFromOptions({
-    clusters: [
-      { name: 'fake', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true },
-    ],
-    users: [{ name: 'fake' }],
-    contexts: [{ name: 'fake', cluster: 'fake', user: 'fake' }],
-    currentContext: 'fake',
-  });
+  const config = loopbackKubeConfig(server);
   return { config, seen, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 

@@ -3,9 +3,8 @@
 
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
+import { loopbackKubeConfig } from './loopback-kubeconfig.ts';
 import { readWebhookPolicyFiles } from '../../../src/sources/policies/webhook-files.ts';
 
 const policy = (name: string) =>
@@ -23,15 +22,7 @@ async function fakeApiServer(routes: Record<string, [number, unknown]>) {
     response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const config = new KubeConfig();
-  config.loadFromOptions({
-    clusters: [
-      { name: 'f', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true },
-    ],
-    users: [{ name: 'f' }],
-    contexts: [{ name: 'f', cluster: 'f', user: 'f' }],
-    currentContext: 'f',
-  });
+  const config = loopbackKubeConfig(server);
   return { config, seen, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
