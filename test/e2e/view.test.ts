@@ -293,6 +293,7 @@ describe('a live control plane (serve --topology kube --ui-listen)', () => {
     { name: 'view-a-1', labels: { [zone]: 'view-zone-a', 'topogate.dev/rack': 'rack-1' } },
     { name: 'view-a-2', labels: { [zone]: 'view-zone-a', 'topogate.dev/rack': 'rack-2' } },
     { name: 'view-b-1', labels: { [zone]: 'view-zone-b', 'topogate.dev/rack': 'rack-3' } },
+    { name: 'view-b-2', labels: { [zone]: 'view-zone-b', 'topogate.dev/rack': 'rack-4' } },
   ];
   const measure = (rttMs: number, degraded: string[]) =>
     kubectlOk(cluster, [
@@ -314,7 +315,8 @@ describe('a live control plane (serve --topology kube --ui-listen)', () => {
     cluster = await sharedCluster('view');
     const port = await freePort();
     view = `http://127.0.0.1:${port}`;
-    await createNodes(coreApi(cluster), nodes.slice(0, 2));
+    // The map draws a link between zones that have nodes: both zones start with some, one gains a Node later.
+    await createNodes(coreApi(cluster), nodes.slice(0, 3));
     await installTopogateCrds(cluster);
     await applyAll(cluster, [
       {
@@ -349,10 +351,10 @@ describe('a live control plane (serve --topology kube --ui-listen)', () => {
     assert.match((await link.getAttribute('aria-label')) ?? '', /measured, p50 0\.5 ms \/ p99 1 ms/);
 
     // Injected: a Node through the API server, and a new measurement with a degraded node.
-    await createNodes(coreApi(cluster), nodes.slice(2));
+    await createNodes(coreApi(cluster), nodes.slice(3));
     await measure(3.5, ['view-a-2']);
     await page
-      .locator('#regions .region.zone[data-region="view-zone-b"] button.node[data-node="view-b-1"]')
+      .locator('#regions .region.zone[data-region="view-zone-b"] button.node[data-node="view-b-2"]')
       .waitFor({ timeout: 15_000 });
     await page.locator('#regions button.node.degraded[data-node="view-a-2"]').waitFor({ timeout: 15_000 });
     await page.locator('#links g.link.far[data-from="view-zone-a"]').waitFor({ timeout: 15_000 });
