@@ -28,7 +28,7 @@ function userFacing(): string[] {
 }
 
 const FORBIDDEN: readonly [RegExp, string][] = [
-  [/\.\.\/shared\/spec|shared\/spec\//, 'a path to the contract outside the repository'],
+  [/\.\.\/shared\/|shared\/spec\//, 'a path outside the repository'],
   [/\b(collection|interface-v2|policy-v2)\.md\b|the collection spec/, 'a contract page the user does not have'],
   [/(spec|contract)[^\n]{0,40}§\s*\d/i, 'a section number of the contract'],
   [/ran out of time|out of time before/i, 'a note about how the work went'],
