@@ -16,10 +16,10 @@ import type { Cluster } from './harness/cluster.ts';
 import { startCluster } from './harness/cluster.ts';
 import { coreApi, createNodes, kubectl, kubectlOk, metricSamples } from './harness/kube.ts';
 import type { Topogate } from './harness/topogate.ts';
+import { GATE, gatesOf, untilDryRunDeferred } from './harness/gates.ts';
 import { applyAll, installTopogateCrds, registerWebhook, startTopogate, topogateCli } from './harness/topogate.ts';
 import { httpsGet } from './harness/wait.ts';
 
-const GATE = 'topogate.dev/placement';
 const ZONE = 'topology.kubernetes.io/zone';
 
 /** Zone-Required policies, Reject when no node is left: zone-a for Pods labelled placement=zone-a, zone-d likewise. */
@@ -51,7 +51,6 @@ const pod = (name: string, zone: string): V1Pod => ({
   spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] },
 });
 
-const gates = (p: V1Pod) => (p.spec?.schedulingGates ?? []).map((gate) => gate.name);
 const zoneOf = (node: string) => node.split('-')[0];
 
 /** Creates the Pods, ten at a time; returns when each was created (epoch ms). */
@@ -125,17 +124,7 @@ describe('scheduling gates on a real control plane', { timeout: 600_000 }, () =>
   });
 
   test('--defer always: 50 Pods under a zone-Required policy are gated at admission, then all bound in the zone, none keeps the gate', async (t) => {
-    // The webhook configuration reaches the admission chain a moment after it is stored.
-    for (let attempt = 0; ; attempt++) {
-      const probe = await kubectl(
-        cluster,
-        ['create', '-n', 'deferred', '--dry-run=server', '-o', 'json', '-f', '-'],
-        JSON.stringify(pod('probe', 'a')),
-      );
-      if (probe.code === 0 && gates(JSON.parse(probe.stdout) as V1Pod).includes(GATE)) break;
-      assert.ok(attempt < 120, 'the webhook never deferred a dry run');
-      await sleep(250);
-    }
+    await untilDryRunDeferred(cluster, 'deferred', pod('probe', 'a'));
     const names = Array.from({ length: 50 }, (_, index) => `web-${index}`);
     const created = await createPods(
       api,
@@ -146,7 +135,7 @@ describe('scheduling gates on a real control plane', { timeout: 600_000 }, () =>
 
     for (const bound of pods) {
       assert.equal(zoneOf(bound.spec!.nodeName!), 'a', `${bound.metadata?.name} on ${bound.spec?.nodeName}`);
-      assert.deepEqual(gates(bound), [], `${bound.metadata?.name} keeps no gate`);
+      assert.deepEqual(gatesOf(bound), [], `${bound.metadata?.name} keeps no gate`);
       assert.equal(bound.metadata?.annotations?.['topogate.dev/deferred'], 'always');
       assert.equal(bound.metadata?.annotations?.['topogate.dev/policies'], 'zone-a');
       assert.equal(bound.spec?.topologySpreadConstraints?.length, 1, 'the spread was written at admission, once');
@@ -183,7 +172,7 @@ describe('scheduling gates on a real control plane', { timeout: 600_000 }, () =>
         ['create', '-n', 'plane', '--dry-run=server', '-o', 'json', '-f', '-'],
         JSON.stringify(pod('probe', 'a')),
       );
-      if (probe.code === 0 && gates(JSON.parse(probe.stdout) as V1Pod).includes(GATE)) break;
+      if (probe.code === 0 && gatesOf(JSON.parse(probe.stdout) as V1Pod).includes(GATE)) break;
       assert.ok(attempt < 120, 'the MutatingAdmissionPolicy never gated a dry run');
       await sleep(250);
     }
@@ -199,7 +188,7 @@ describe('scheduling gates on a real control plane', { timeout: 600_000 }, () =>
     assert.equal(waiting.length, names.length);
     for (const gated of waiting) {
       assert.equal(gated.spec?.nodeName, undefined, `${gated.metadata?.name} is not bound`);
-      assert.deepEqual(gates(gated), [GATE]);
+      assert.deepEqual(gatesOf(gated), [GATE]);
     }
 
     const started = Date.now();
@@ -210,7 +199,7 @@ describe('scheduling gates on a real control plane', { timeout: 600_000 }, () =>
     console.log(report);
     for (const bound of pods) {
       assert.equal(zoneOf(bound.spec!.nodeName!), 'a', `${bound.metadata?.name} on ${bound.spec?.nodeName}`);
-      assert.deepEqual(gates(bound), []);
+      assert.deepEqual(gatesOf(bound), []);
       assert.equal(bound.metadata?.annotations?.['topogate.dev/policies'], 'zone-a');
     }
   });
@@ -230,7 +219,7 @@ describe('scheduling gates on a real control plane', { timeout: 600_000 }, () =>
     await topogate.start();
     const gatedNow = async () =>
       (await api.listNamespacedPod({ namespace: 'plane', labelSelector: 'app=web' })).items.filter(
-        (item) => item.metadata?.name?.startsWith('crash-') && gates(item).includes(GATE),
+        (item) => item.metadata?.name?.startsWith('crash-') && gatesOf(item).includes(GATE),
       );
     const firstRelease = Date.now() + 60_000;
     while ((await gatedNow()).length === names.length) {
@@ -262,7 +251,7 @@ describe('scheduling gates on a real control plane', { timeout: 600_000 }, () =>
     for (const bound of pods) {
       const wanted = bound.metadata!.name!.startsWith('crash-a-') ? 'a' : 'd';
       assert.equal(zoneOf(bound.spec!.nodeName!), wanted, `${bound.metadata?.name} on ${bound.spec?.nodeName}`);
-      assert.deepEqual(gates(bound), []);
+      assert.deepEqual(gatesOf(bound), []);
     }
   });
 });

@@ -18,9 +18,9 @@ import type { Cluster } from './harness/cluster.ts';
 import { startCluster } from './harness/cluster.ts';
 import { coreApi, createNodes, kubectl, kubectlOk } from './harness/kube.ts';
 import type { Topogate } from './harness/topogate.ts';
+import { GATE, gatesOf, untilDryRunDeferred } from './harness/gates.ts';
 import { applyAll, installTopogateCrds, registerWebhook, startTopogate, topogateCli } from './harness/topogate.ts';
 
-const GATE = 'topogate.dev/placement';
 const ZONE = 'topology.kubernetes.io/zone';
 const PRODUCT = 'nvidia.com/gpu.product';
 
@@ -58,7 +58,6 @@ spec:
 };
 
 const podSpec = { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] };
-const gates = (pod: V1Pod) => (pod.spec?.schedulingGates ?? []).map((gate) => gate.name);
 const zoneOf = (node: string) => node.split('-')[0]!;
 const record = (pod: V1Pod) => JSON.parse(pod.metadata?.annotations?.['topogate.dev/decision'] ?? 'null');
 
@@ -111,16 +110,12 @@ describe('what topogate says it did, it did', { timeout: 600_000 }, () => {
   });
 
   test('under load, no Pod is left unplaced: each is deferred, then placed by its policy', async (t) => {
-    for (let attempt = 0; ; attempt++) {
-      const probe = await kubectl(
-        cluster,
-        ['create', '-n', 'loaded', '--dry-run=server', '-o', 'json', '-f', '-'],
-        JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'probe' }, spec: podSpec }),
-      );
-      if (probe.code === 0 && gates(JSON.parse(probe.stdout) as V1Pod).includes(GATE)) break;
-      assert.ok(attempt < 120, 'the webhook never deferred a dry run');
-      await sleep(250);
-    }
+    await untilDryRunDeferred(cluster, 'loaded', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'probe' },
+      spec: podSpec,
+    });
     const started = Date.now();
     const names = Array.from({ length: 20 }, (_, index) => `late-${index}`);
     await Promise.all(
@@ -162,7 +157,7 @@ describe('what topogate says it did, it did', { timeout: 600_000 }, () => {
         ['create', '-n', 'spread', '--dry-run=server', '-o', 'json', '-f', '-'],
         JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'probe' }, spec: podSpec }),
       );
-      if (probe.code === 0 && gates(JSON.parse(probe.stdout) as V1Pod).includes(GATE)) break;
+      if (probe.code === 0 && gatesOf(JSON.parse(probe.stdout) as V1Pod).includes(GATE)) break;
       assert.ok(attempt < 120, 'the MutatingAdmissionPolicy never gated a dry run');
       await sleep(250);
     }
@@ -185,7 +180,7 @@ describe('what topogate says it did, it did', { timeout: 600_000 }, () => {
     });
     await until('6 gated replicas', 60_000, async () => {
       const { items } = await api.listNamespacedPod({ namespace: 'spread' });
-      return items.length === 6 && items.every((pod) => gates(pod).includes(GATE)) ? true : undefined;
+      return items.length === 6 && items.every((pod) => gatesOf(pod).includes(GATE)) ? true : undefined;
     });
 
     const started = Date.now();
@@ -219,7 +214,7 @@ describe('what topogate says it did, it did', { timeout: 600_000 }, () => {
     // the policy's required term, and stays Pending at the scheduler.
     const trainer = await until('the Reject Pod released', 90_000, async () => {
       const pod = await api.readNamespacedPod({ namespace: 'reject', name: 'trainer' });
-      return gates(pod).length === 0 ? pod : undefined;
+      return gatesOf(pod).length === 0 ? pod : undefined;
     });
     // Plain JSON, not the client's classes.
     const terms = JSON.parse(
