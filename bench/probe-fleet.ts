@@ -23,12 +23,10 @@
 
 import { fork } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { elect, type LeaderElection } from '../src/gates/lease.ts';
@@ -42,6 +40,7 @@ import type { StatusWriter } from '../src/probe/shell/status-writer.ts';
 import { Writer } from '../src/probe/shell/writer.ts';
 import { encodeSummary } from '../src/probe/summary.ts';
 import { DEFAULT_WRITE_POLICY } from '../src/probe/write-policy.ts';
+import { loopbackKubeConfig } from '../test/unit/sources/loopback-kubeconfig.ts';
 import { withSection } from './sections.ts';
 
 const ZONES = ['zone-0', 'zone-1', 'zone-2'];
@@ -192,15 +191,7 @@ async function fakeLeaseServer() {
   });
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const config = new KubeConfig();
-  config.loadFromOptions({
-    clusters: [
-      { name: 'fake', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true },
-    ],
-    users: [{ name: 'fake' }],
-    contexts: [{ name: 'fake', cluster: 'fake', user: 'fake' }],
-    currentContext: 'fake',
-  });
+  const config = loopbackKubeConfig(server);
   return {
     config,
     counts,
