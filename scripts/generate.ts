@@ -1,4 +1,4 @@
-// `npm run generate`: writes the files generated from the schemas of src/policy/schema/ (generated.ts).
+// `npm run generate`: writes the files generated from the kinds of src/api/v1alpha1/ (generated.ts).
 // `npm run generate -- --check` writes nothing and fails, naming them, when committed files differ (.ci/run).
 
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -9,7 +9,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { documentValue, parseKubectlYaml, stringifyForKubectl } from '../kube/yaml.ts';
 import type { KubeObject } from '../kube/types.ts';
-import { checkDnsLabel } from '../policy/schema/names.ts';
+import { checkDnsLabel } from '../api/schema/names.ts';
 import type { Command, CommandIO } from './command.ts';
 import { EXIT } from './command.ts';
 

@@ -19,7 +19,7 @@ import { decide } from '../policy/engine.ts';
 import { formatPolicyError } from '../policy/errors.ts';
 import { loadPolicies } from '../sources/policies/files.ts';
 import { checkDocument } from '../policy/schema/check.ts';
-import type { Issue } from '../policy/schema/issue.ts';
+import type { Issue } from '../api/schema/issue.ts';
 import { locatedErrors, readYamlDocuments } from '../policy/schema/located.ts';
 import { testSuite, type Expectation, type TestCase, type TestSuite } from '../policy/schema/test-suite.ts';
 import type { Decision } from '../policy/types.ts';

@@ -6,11 +6,10 @@ import type { PolicyError } from './errors.ts';
 import { formatLocation } from './errors.ts';
 import { checkDocument } from './schema/check.ts';
 import { didYouMean } from './schema/hint.ts';
-import type { Issue, Path } from './schema/issue.ts';
-import { isPlainMap } from './schema/issue.ts';
+import type { Issue, Path } from '../api/schema/issue.ts';
+import { isPlainMap } from '../api/schema/issue.ts';
 import { describeIssue, locatedErrors, readYamlDocuments } from './schema/located.ts';
-import type { PolicyDocument } from './schema/policy.ts';
-import { API_VERSION, KIND, policyDocument } from './schema/policy.ts';
+import { policyDocument, SCHEDULING_POLICY, type PolicyDocument } from '../api/v1alpha1/schedulingpolicy.ts';
 import type { SchedulingPolicy, SourceLocation } from './types.ts';
 
 export interface PolicySet {
@@ -93,8 +92,9 @@ function* documentsIn(value: unknown): Generator<[Path, unknown]> {
 }
 
 function check(value: unknown, path: Path): { document: PolicyDocument } | { issues: Issue[] } {
-  if (isPlainMap(value) && typeof value.kind === 'string' && value.kind !== KIND) {
-    const message = `${value.kind} is not a ${KIND}${didYouMean(value.kind, [KIND])}: policy files hold only ${API_VERSION} ${KIND} documents`;
+  const { apiVersion, kind } = SCHEDULING_POLICY;
+  if (isPlainMap(value) && typeof value.kind === 'string' && value.kind !== kind) {
+    const message = `${value.kind} is not a ${kind}${didYouMean(value.kind, [kind])}: policy files hold only ${apiVersion} ${kind} documents`;
     return { issues: [{ path: [...path, 'kind'], at: 'value', message }] };
   }
   const issues: Issue[] = [];

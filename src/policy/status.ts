@@ -7,7 +7,7 @@ import type { KubeObject } from '../kube/types.ts';
 import { isRecord, recordsOf } from '../kube/json.ts';
 import { combinePolicies, objectOrigin, readPolicyObjects } from './combine.ts';
 import { formatPolicyError } from './errors.ts';
-import type { StatusCondition, StoredPolicyStatus } from './schema/status.ts';
+import type { StatusCondition, StoredPolicyStatus } from '../api/v1alpha1/schedulingpolicy.ts';
 import type { SchedulingPolicy } from './types.ts';
 
 /** The one condition topogate writes: the CRD's condition (schema/status.ts), narrowed. */

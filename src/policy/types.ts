@@ -1,21 +1,18 @@
 // SchedulingPolicy v1alpha1 after validation and defaulting (see
-// docs/policy.md): the types come from the schema (schema/policy.ts) by TypeBox's Static. The loader
+// docs/policy.md): the types come from the schema (src/api/v1alpha1/schedulingpolicy-spec.ts) by TypeBox's Static. The loader
 // produces these; the compiler and engine consume them.
 
 import type { Static } from 'typebox';
 import type { PatchOperation, TopologySpreadConstraint } from '../kube/types.ts';
 export type { QosClass } from '../kube/qos.ts';
 import type { Occupancy } from '../topology/model.ts';
-import type * as schema from './schema/policy.ts';
+import type { Frozen } from '../api/schema/frozen.ts';
+import type * as schema from '../api/v1alpha1/schedulingpolicy-spec.ts';
 
 export type { PodRequest } from '../kube/podFacts.ts';
 
 /** Deeply read-only: the core never changes a loaded policy. */
-export type Frozen<T> = T extends (infer Item)[]
-  ? readonly Frozen<Item>[]
-  : T extends object
-    ? { readonly [Key in keyof T]: Frozen<T[Key]> }
-    : T;
+export type { Frozen };
 
 type Spec = Frozen<Static<typeof schema.policySpec>>;
 

@@ -10,10 +10,10 @@
 
 import type { Static, TSchema } from 'typebox';
 import { didYouMean } from './hint.ts';
-import type { Issue, Path } from './issue.ts';
-import { isPlainMap, typeName } from './issue.ts';
-import type { Refinement } from './refine.ts';
-import { refinement } from './refine.ts';
+import type { Issue, Path } from '../../api/schema/issue.ts';
+import { isPlainMap, typeName } from '../../api/schema/issue.ts';
+import type { Refinement } from '../../api/schema/refine.ts';
+import { refinement } from '../../api/schema/refine.ts';
 
 export interface SchemaNode {
   readonly [keyword: string]: unknown;

@@ -6,7 +6,7 @@ import { isMap, isPair, isScalar, isSeq, LineCounter } from 'yaml';
 import { documentValue, kubectlYamlDocuments, YamlTagError } from '../../kube/yaml.ts';
 import type { PolicyError } from '../errors.ts';
 import type { SourceLocation } from '../types.ts';
-import type { Issue, Path } from './issue.ts';
+import type { Issue, Path } from '../../api/schema/issue.ts';
 
 export interface LocatedDocument {
   readonly value: unknown;

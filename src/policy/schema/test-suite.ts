@@ -3,9 +3,9 @@
 // In TypeBox, as policy.ts; schema/policytest.schema.json is generated from it.
 
 import Type from 'typebox';
-import { checkDnsLabel, jsonPatterns } from './names.ts';
-import { API_VERSION } from './policy.ts';
-import { exact } from './refine.ts';
+import { checkDnsLabel, jsonPatterns } from '../../api/schema/names.ts';
+import { exact } from '../../api/schema/refine.ts';
+import { API_VERSION } from '../../api/v1alpha1/resource.ts';
 
 export const TEST_KIND = 'PolicyTest';
 

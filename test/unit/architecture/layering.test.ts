@@ -43,6 +43,8 @@ test('an arrow pointing back breaks the rule that names it', async () => {
       "import type { Server } from '../server/server.ts';\nexport type Provider = { server?: Server };\n",
     'src/server/server.ts':
       "import { usage } from '../cli/main.ts';\nexport type Server = { usage: string };\nexport const text = usage;\n",
+    'src/api/v1alpha1/kind.ts':
+      "import type { Snapshot } from '../../topology/model.ts';\nexport type Kind = { snapshot?: Snapshot };\n",
     'src/discover/levels.ts':
       "import type { Snapshot } from '../topology/model.ts';\nexport type Levels = { snapshot?: Snapshot };\n",
     'src/cli/main.ts': "import { name } from './name.ts';\nexport const usage = name;\n",
@@ -54,6 +56,7 @@ test('an arrow pointing back breaks the rule that names it', async () => {
       await writeFile(join(dir, path), text);
     }
     assert.deepEqual(await violations(dir), [
+      'api-over-kube-only: src/api/v1alpha1/kind.ts',
       'core-does-io: src/policy/types.ts',
       'core-imports-shell: src/admission/review.ts',
       'discover-over-kube-only: src/discover/levels.ts',

@@ -1,4 +1,4 @@
-// The published JSON Schema: generated from the loader's schema (src/policy/schema/policy.ts), and in
+// The published JSON Schema: generated from the loader's schema (src/api/v1alpha1/schedulingpolicy.ts), and in
 // agreement with the loader on valid and invalid policies, as TypeBox's JSON Schema validator reads it.
 
 import assert from 'node:assert/strict';
@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import Schema from 'typebox/schema';
 import { parseAllDocuments } from 'yaml';
-import { publishedSchemas, schemaText } from '../../../src/policy/schema/json.ts';
+import { schemaText } from '../../../src/api/schema/json.ts';
+import { publishedSchemas } from '../../../scripts/generated.ts';
 import { parsePolicies } from '../../../src/policy/parse.ts';
 import { invalid, policy } from './loader-cases.ts';
 

@@ -4,8 +4,8 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { policyDocument } from '../../../src/policy/schema/policy.ts';
-import { refinement } from '../../../src/policy/schema/refine.ts';
+import { refinement } from '../../../src/api/schema/refine.ts';
+import { policyDocument } from '../../../src/api/v1alpha1/schedulingpolicy.ts';
 
 type Node = Record<string | symbol, any>;
 

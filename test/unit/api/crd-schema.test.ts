@@ -1,17 +1,17 @@
-// The SchedulingPolicy CRD's openAPIV3Schema is generated from the loader's schema
-// (src/policy/schema/crd.ts): here, that the committed files are what the source generates, that
-// `npm run generate -- --check` would fail on a stale one, that the schema is structural as the API
-// server demands, and that every check JSON Schema says with allOf, anyOf, if, propertyNames or
-// min/maxProperties is said in CEL too (proven on a real API server by test/e2e/manifests.test.ts).
+// Every topogate.dev CRD is generated from its kind's source (src/api/v1alpha1/): here, that the
+// committed files are what the sources generate, that `npm run generate -- --check` would fail on a file
+// edited by hand, that each schema is structural as the API server demands, and that every check JSON
+// Schema says with allOf, anyOf, if, propertyNames or min/maxProperties is said in CEL too (proven on a
+// real API server by test/e2e/manifests.test.ts).
 
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { manifestsDir, readManifests } from '../../../src/cli/manifests.ts';
-import { policyCrdSchema } from '../../../src/policy/schema/crd.ts';
-import { policySpec } from '../../../src/policy/schema/policy.ts';
-import { refinement } from '../../../src/policy/schema/refine.ts';
-import { staleFiles } from '../../../scripts/generated.ts';
+import { crdName, crdSchema, customResourceDefinition } from '../../../src/api/crd.ts';
+import { refinement } from '../../../src/api/schema/refine.ts';
+import { kinds } from '../../../src/api/v1alpha1/kinds.ts';
+import { crdPath, staleFiles } from '../../../scripts/generated.ts';
 
 type Node = Record<string | symbol, any>;
 
@@ -19,27 +19,39 @@ const repo = new URL('../../../', import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, repo), 'utf8');
 const crds = readdirSync(new URL('manifests/crds/', repo));
 
-const crd = (await readManifests(manifestsDir)).find(
-  (object) => object.metadata?.name === 'schedulingpolicies.topogate.dev',
-) as Node;
-const crdSchema = crd.spec.versions[0].schema.openAPIV3Schema as Node;
+const installed = await readManifests(manifestsDir);
+const committedCrd = (name: string) => installed.find((object) => object.metadata?.name === name) as Node;
+const policySpec = kinds.find((kind) => kind.resource.kind === 'SchedulingPolicy')!.spec as Node;
 
-test('the committed generated files are what the schemas generate (npm run generate -- --check)', () => {
+test('the committed generated files are what the sources generate (npm run generate -- --check)', () => {
   assert.deepEqual(staleFiles(read, crds), []);
-  assert.deepEqual(crdSchema, policyCrdSchema());
+  for (const kind of kinds)
+    assert.deepEqual(committedCrd(crdName(kind)), customResourceDefinition(kind), crdName(kind));
 });
 
-test('the freshness check names a file edited by hand, and its chart copy', () => {
-  const edited = (path: string) =>
-    path === 'manifests/crds/schedulingpolicies.yaml'
-      ? read(path).replace('maximum: 100', 'maximum: 1000')
-      : read(path);
-  assert.deepEqual(staleFiles(edited, crds), ['manifests/crds/schedulingpolicies.yaml']);
-  const schemaEdited = (path: string) =>
-    path === 'schema/schedulingpolicy.schema.json'
-      ? read(path).replace('"maximum": 100', '"maximum": 1000')
-      : read(path);
-  assert.deepEqual(staleFiles(schemaEdited, crds), ['schema/schedulingpolicy.schema.json']);
+test('every CRD in manifests/crds is generated from a kind of src/api/v1alpha1', () => {
+  const generated = kinds.map((kind) => crdPath(kind).replace('manifests/crds/', ''));
+  assert.deepEqual([...crds].sort(), generated.sort());
+});
+
+for (const kind of kinds) {
+  const path = crdPath(kind);
+  const schemaPath = `schema/${kind.resource.kind.toLowerCase()}.schema.json`;
+  test(`the freshness check names ${path} edited by hand, and ${schemaPath}`, () => {
+    const edited = (at: string) => (file: string) =>
+      file === at ? read(file).replace(/maxItems"?: (\d+)/, (text) => `${text}0`) : read(file);
+    for (const file of [path, schemaPath]) {
+      assert.notEqual(edited(file)(file), read(file), `the edit changes ${file}`);
+      assert.deepEqual(staleFiles(edited(file), crds), [file]);
+    }
+  });
+}
+
+test('the chart carries each generated CRD byte for byte', () => {
+  for (const kind of kinds) {
+    const path = crdPath(kind);
+    assert.equal(read(path.replace('manifests/', 'charts/topogate/files/')), read(path), path);
+  }
 });
 
 /** Where `node` breaks the structural schema rules (apiextensions.k8s.io/v1), as "path: what". */
@@ -60,12 +72,14 @@ function unstructural(node: Node, path: string, problems: string[]): string[] {
   return problems;
 }
 
-test('the CRD schema is structural: one type on every node, no $ref, const or JSON-only combinators', () => {
-  assert.deepEqual(unstructural(crdSchema, 'schema', []), []);
+test('every CRD schema is structural: one type on every node, no $ref, const or JSON-only combinators', () => {
+  for (const kind of kinds) assert.deepEqual(unstructural(crdSchema(kind), crdName(kind), []), []);
 });
 
 test('the structural check finds a node the API server would refuse', () => {
-  const broken = structuredClone(crdSchema);
+  const broken = structuredClone(
+    committedCrd('schedulingpolicies.topogate.dev').spec.versions[0].schema.openAPIV3Schema,
+  );
   broken.properties.spec.properties.priority.const = 1;
   delete broken.properties.spec.properties.rules.properties.gpu.type;
   assert.deepEqual(unstructural(broken, 'schema', []), [
@@ -94,7 +108,10 @@ function withoutCel(node: Node, path: string, found: string[]): string[] {
 }
 
 test('what the loader checks beyond a structural schema, the CRD checks in CEL', () => {
-  assert.deepEqual(withoutCel(policySpec, 'spec', []), []);
+  for (const kind of kinds) {
+    assert.deepEqual(withoutCel(kind.spec ?? {}, `${kind.resource.kind}.spec`, []), []);
+    assert.deepEqual(withoutCel(kind.status, `${kind.resource.kind}.status`, []), []);
+  }
   const { nodeLabels, pack } = policySpec.properties.rules.properties;
   const drifted = { properties: { nodeLabels, pack } } as Node;
   for (const key of ['nodeLabels', 'pack'])

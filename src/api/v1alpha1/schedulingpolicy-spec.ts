@@ -1,14 +1,14 @@
-// The SchedulingPolicy v1alpha1 schema (docs/policy.md) in TypeBox: every field,
-// its checks and its default, once. From it come the TypeScript types (../types.ts, by Static), the
-// loader's checks (check.ts), schema/schedulingpolicy.schema.json (json.ts) and the CRD's
-// openAPIV3Schema (crd.ts). A field with a default is not Optional: Static is the defaulted shape the
-// core reads, and the published schemas do not require what has a default.
+// The SchedulingPolicy v1alpha1 spec (docs/policy.md) in TypeBox: every field, its checks and its
+// default, once. From it come the TypeScript types (src/policy/types.ts, by Static), the loader's checks
+// (src/policy/schema/check.ts), schema/schedulingpolicy.schema.json and the CRD's openAPIV3Schema
+// (schedulingpolicy.ts holds the rest of the kind). A field with a default is not Optional: Static is the
+// defaulted shape the core reads, and the published schemas do not require what has a default.
 // x-kubernetes-validations state a refinement in CEL for the API server; allOf, anyOf and if state it
 // for JSON Schema editors; maxItems and maxLength bound the CEL cost and hold in the loader too.
 
 import Type from 'typebox';
-import { exact, refine } from './refine.ts';
-import type { Issue, Path } from './issue.ts';
+import { exact, refine } from '../schema/refine.ts';
+import type { Issue, Path } from '../schema/issue.ts';
 import {
   checkDnsSubdomain,
   checkLabelKey,
@@ -19,10 +19,7 @@ import {
   labelValueGlob,
   namespaceGlob,
   nonEmptyLabelValue,
-} from './names.ts';
-
-export const API_VERSION = 'topogate.dev/v1alpha1';
-export const KIND = 'SchedulingPolicy';
+} from '../schema/names.ts';
 
 const cel = (...rules: [rule: string, message: string][]) => ({
   'x-kubernetes-validations': rules.map(([rule, message]) => ({ rule, message })),
@@ -626,25 +623,3 @@ export const policySpec = Type.Object(
   },
   { additionalProperties: false },
 );
-
-export const policyDocument = Type.Object(
-  {
-    apiVersion: Type.Literal(API_VERSION),
-    kind: Type.Literal(KIND),
-    metadata: Type.Object({
-      name: exact(
-        Type.String({ description: 'Unique among the loaded policies.', ...jsonPatterns.dnsSubdomain }),
-        checkDnsSubdomain,
-      ),
-    }),
-    spec: policySpec,
-    status: Type.Optional(Type.Object({}, { description: 'Ignored: topogate writes it (status.ts).' })),
-  },
-  {
-    description: 'topogate SchedulingPolicy v1alpha1: topology-aware placement injected into Pods at admission.',
-    additionalProperties: false,
-  },
-);
-
-/** A checked and defaulted policy document, before it becomes a SchedulingPolicy. */
-export type PolicyDocument = Type.Static<typeof policyDocument>;
