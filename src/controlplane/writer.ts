@@ -10,18 +10,20 @@ import type { Logger } from 'pino';
 import type { Readiness } from '../ports/readiness.ts';
 import { describeKubeError, statusOf } from '../sources/topology/errors.ts';
 import { elect, type LeaderElection } from '../gates/lease.ts';
-import type { ControlPlaneStatus } from './status.ts';
+import { CONTROL_PLANE, CONTROL_PLANE_NAME, type StoredControlPlaneStatus } from '../api/v1alpha1/controlplane.ts';
 
 export interface WriterOptions {
   readonly config: KubeConfig;
   readonly namespace: string;
   readonly identity: string;
   readonly intervalMs: number;
-  readonly status: () => ControlPlaneStatus;
+  /** What the CRD stores; the collector's ControlPlaneStatus is one. */
+  readonly status: () => StoredControlPlaneStatus;
   readonly log: Logger;
 }
 
-const RESOURCE = { group: 'topogate.dev', version: 'v1alpha1', plural: 'controlplanes', name: 'default' };
+const { group, version, plural, apiVersion, kind } = CONTROL_PLANE;
+const RESOURCE = { group, version, plural, name: CONTROL_PLANE_NAME };
 const REFRESH_MS = 60_000;
 
 export class StatusWriter {
@@ -95,7 +97,7 @@ export class StatusWriter {
       if (statusOf(error) !== 404) throw error;
       await this.#api.createClusterCustomObject({
         ...RESOURCE,
-        body: { apiVersion: 'topogate.dev/v1alpha1', kind: 'ControlPlane', metadata: { name: 'default' } },
+        body: { apiVersion, kind, metadata: { name: CONTROL_PLANE_NAME } },
       });
       await this.#api.patchClusterCustomObjectStatus({ ...RESOURCE, body: patch }, options);
     }

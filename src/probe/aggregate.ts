@@ -3,22 +3,18 @@
 // RTT, and the nodes whose own-zone median is far above the rest of their
 // zone's.
 
-import type { DegradedNode } from '../topology/model.ts';
+import type { DegradedNode, MeasuredLink } from '../api/v1alpha1/networktopology.ts';
 import { merge, quantile, total } from './histogram.ts';
 import type { AgentSummary } from './summary.ts';
 
-export interface StatusLink {
-  readonly from: string;
-  readonly to: string;
-  readonly rttMs: number;
-  readonly rttP99Ms: number;
-  readonly samples: number;
-  /** The median of the agents' last bounded transfers between the two zones, either way. */
-  readonly bandwidthGbps?: number;
-}
+/**
+ * A status link as the probe writes it: always with its p99 and sample count; bandwidthGbps is the median
+ * of the agents' last bounded transfers between the two zones, either way.
+ */
+export type ProbedLink = MeasuredLink & Required<Pick<MeasuredLink, 'rttP99Ms' | 'samples'>>;
 
 export interface NetworkStatus {
-  readonly links: readonly StatusLink[];
+  readonly links: readonly ProbedLink[];
   readonly degradedNodes: readonly DegradedNode[];
 }
 
@@ -45,7 +41,7 @@ export function aggregate(summaries: readonly AgentSummary[], rule: DegradedRule
       if (bandwidthGbps !== undefined) pair.gbps.push(bandwidthGbps);
     }
   }
-  const links: StatusLink[] = [];
+  const links: ProbedLink[] = [];
   for (const { from, to, buckets, gbps } of pairs.values()) {
     const rttMs = quantile(buckets, 0.5);
     const rttP99Ms = quantile(buckets, 0.99);

@@ -5,7 +5,8 @@
 // limit at any fleet size.
 
 import { discover } from '../discover/discover.ts';
-import type { Mislabel, RttPair } from '../discover/types.ts';
+import type { MislabeledNode, StatusTier, TierGroup } from '../api/v1alpha1/networktopology.ts';
+import type { RttPair } from '../discover/types.ts';
 
 /** Below this many nodes there is no hierarchy to find. */
 export const MIN_NODES = 4;
@@ -15,25 +16,10 @@ export const MIN_PAIRS_PER_NODE = 3;
 export const MAX_LISTED_NODES = 1000;
 export const MAX_MISLABELED = 100;
 
-export interface TierGroup {
-  readonly name: string;
-  readonly nodes: readonly string[];
-}
-
-export interface StatusTier {
-  /** 0 the coarsest. */
-  readonly level: number;
-  readonly thresholdMs: number;
-  readonly confidence: number;
-  /** Groups at this level, largest first; their nodes listed up to MAX_LISTED_NODES in all. */
-  readonly groups: readonly TierGroup[];
-  /** Nodes of this level left out of `groups` past MAX_LISTED_NODES. */
-  readonly nodesOmitted: number;
-}
-
+/** status.tiers (groups listed up to MAX_LISTED_NODES in all, nodesOmitted the rest) and status.mislabeled. */
 export interface DerivedStatus {
   readonly tiers: readonly StatusTier[];
-  readonly mislabeled: readonly Mislabel[];
+  readonly mislabeled: readonly MislabeledNode[];
 }
 
 /** The derived levels and mislabeled nodes; undefined while the pairs are too few to say. */

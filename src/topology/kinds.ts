@@ -1,5 +1,8 @@
 // Which model source a Kubernetes object feeds, and its key within it.
 
+import { ETCD_CLUSTER } from '../api/v1alpha1/etcdcluster.ts';
+import { NETWORK_TOPOLOGY } from '../api/v1alpha1/networktopology.ts';
+import type { Resource } from '../api/v1alpha1/resource.ts';
 import type { KubeObject } from '../kube/types.ts';
 import type { SourceName } from './model.ts';
 
@@ -23,6 +26,10 @@ export function sourcesOf(object: KubeObject): readonly SourceName[] {
   return source === 'controlPlanePods' ? ['controlPlanePods', 'pods'] : [source];
 }
 
+const groupKind = ({ group, kind }: Resource) => `${group}/${kind}`;
+const networkTopologyKind = groupKind(NETWORK_TOPOLOGY);
+const etcdClusterKind = groupKind(ETCD_CLUSTER);
+
 function sourceOf(object: KubeObject): SourceName | undefined {
   const group = groupOf(object.apiVersion);
   switch (`${group}/${object.kind}`) {
@@ -36,11 +43,11 @@ function sourceOf(object: KubeObject): SourceName | undefined {
       return 'nodeResourceTopologies';
     case 'discovery.k8s.io/EndpointSlice':
       return 'endpointSlices';
-    case 'topogate.dev/NetworkTopology':
+    case networkTopologyKind:
       return 'networkTopologies';
     case 'resource.k8s.io/ResourceSlice':
       return 'resourceSlices';
-    case 'topogate.dev/EtcdCluster':
+    case etcdClusterKind:
       return 'etcd';
     default:
       return undefined;

@@ -3,6 +3,8 @@
 // here performs I/O; the sources in ./sources/ feed a builder that publishes
 // a new snapshot per change.
 
+import type { EtcdClusterMember } from '../api/v1alpha1/etcdcluster.ts';
+import type { DegradedNode, MislabeledNode } from '../api/v1alpha1/networktopology.ts';
 import type { Labels, Taint } from '../kube/types.ts';
 import type { NodeSet } from './nodeset.ts';
 import type { ResourceList } from '../kube/quantity.ts';
@@ -82,21 +84,8 @@ export interface NumaIndex {
 /** Which round-trip figure a question reads: the median (status rttMs) or the tail (status rttP99Ms). */
 export type RttPercentile = 'p50' | 'p99';
 
-/** A node whose RTT to its own domain's peers is far above the domain's (status.degradedNodes). */
-export interface DegradedNode {
-  readonly name: string;
-  readonly rttMs: number;
-  readonly zoneRttMs: number;
-}
-
-/** A node whose zone label disagrees with the group it measures into (status.mislabeled). */
-export interface MislabeledNode {
-  readonly node: string;
-  readonly label: string;
-  readonly value: string;
-  /** The value the other nodes of its measured group carry. */
-  readonly measured: string;
-}
+// status.degradedNodes and status.mislabeled, as NetworkTopology objects carry them.
+export type { DegradedNode, MislabeledNode };
 
 /**
  * Links between failure domains. A measured link (status.links) wins over a
@@ -128,14 +117,8 @@ export interface NetworkModel {
   readonly mislabeled?: ReadonlyMap<string, MislabeledNode>;
 }
 
-export interface EtcdMember {
-  readonly name: string;
-  readonly nodeName?: string;
-  readonly endpoint?: string;
-  readonly isLeader: boolean;
-  readonly hasLeader?: boolean;
-  readonly peerRttMs: Readonly<Record<string, number>>;
-}
+/** A member as EtcdCluster status.members holds it, its peer RTTs read (none: empty). */
+export type EtcdMember = EtcdClusterMember & { readonly peerRttMs: Readonly<Record<string, number>> };
 
 export interface EtcdModel {
   readonly members: readonly EtcdMember[];

@@ -2,13 +2,14 @@
 // ones (spec), with the two questions latency rules ask memoised per snapshot.
 
 import type { DegradedNode, NetworkModel, RttPercentile } from './model.ts';
-import type { Link, MeasuredLink, NetworkFacts } from './read/network-topology.ts';
+import type { DeclaredLink, MeasuredLink } from '../api/v1alpha1/networktopology.ts';
+import type { NetworkFacts } from './read/network-topology.ts';
 
 type Nearest = readonly { readonly domain: string; readonly rttMs: number }[];
 
 export function createNetworkModel(facts: NetworkFacts): NetworkModel {
-  const declared = new Map<string, Map<string, Link>>();
-  const declare = (from: string, to: string, link: Link) => {
+  const declared = new Map<string, Map<string, DeclaredLink>>();
+  const declare = (from: string, to: string, link: DeclaredLink) => {
     let row = declared.get(from);
     if (!row) declared.set(from, (row = new Map()));
     row.set(to, link);

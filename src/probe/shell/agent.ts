@@ -8,7 +8,7 @@ import { CoreV1Api, type KubeConfig, type V1Node, type V1Pod } from '@kubernetes
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { elect } from '../../gates/lease.ts';
-import { DEFAULT_DOMAIN_LABEL as ZONE_LABEL } from '../../topology/read/network-topology.ts';
+import { DEFAULT_DOMAIN_LABEL as ZONE_LABEL } from '../../api/v1alpha1/networktopology.ts';
 import { campaignPool, candidateNodes } from '../candidates.ts';
 import { intervalBounds } from '../interval.ts';
 import { type Peer, type ProbePod, peersOf, readProbePod } from '../peers.ts';

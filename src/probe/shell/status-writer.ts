@@ -4,13 +4,12 @@
 // again and retries once.
 
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { NETWORK_TOPOLOGY, type NetworkTopologyStatus } from '../../api/v1alpha1/networktopology.ts';
 import type { NetworkStatus } from '../aggregate.ts';
 import type { DerivedStatus } from '../tiers.ts';
 import { statusOf } from '../../sources/topology/errors.ts';
 
-const GROUP = 'topogate.dev';
-const VERSION = 'v1alpha1';
-const PLURAL = 'networktopologies';
+const { group, version, plural } = NETWORK_TOPOLOGY;
 
 type NetworkTopologyObject = { metadata?: Record<string, unknown>; spec?: unknown; status?: unknown };
 
@@ -30,12 +29,12 @@ export class StatusWriter {
     const measured = { observedAt: observedAt.toISOString(), links: status.links, degradedNodes: status.degradedNodes };
     for (let attempt = 0; ; attempt++) {
       const object = (await this.#read()) ?? (await this.#create());
-      const body = { ...measured, ...(derived ?? lastDerived(object.status)) };
+      const body: NetworkTopologyStatus = { ...measured, ...(derived ?? lastDerived(object.status)) };
       try {
         await this.#api.replaceClusterCustomObjectStatus({
-          group: GROUP,
-          version: VERSION,
-          plural: PLURAL,
+          group,
+          version,
+          plural,
           name: this.#name,
           body: { ...object, status: body },
         });
@@ -49,9 +48,9 @@ export class StatusWriter {
   async #read(): Promise<NetworkTopologyObject | undefined> {
     try {
       return (await this.#api.getClusterCustomObject({
-        group: GROUP,
-        version: VERSION,
-        plural: PLURAL,
+        group,
+        version,
+        plural,
         name: this.#name,
       })) as NetworkTopologyObject;
     } catch (error) {
@@ -63,12 +62,12 @@ export class StatusWriter {
   async #create(): Promise<NetworkTopologyObject> {
     try {
       return (await this.#api.createClusterCustomObject({
-        group: GROUP,
-        version: VERSION,
-        plural: PLURAL,
+        group,
+        version,
+        plural,
         body: {
-          apiVersion: `${GROUP}/${VERSION}`,
-          kind: 'NetworkTopology',
+          apiVersion: NETWORK_TOPOLOGY.apiVersion,
+          kind: NETWORK_TOPOLOGY.kind,
           metadata: { name: this.#name },
           spec: { domainLabel: this.#domainLabel, links: [] },
         },

@@ -5,6 +5,7 @@
 
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { SCHEDULING_POLICY } from '../../api/v1alpha1/schedulingpolicy.ts';
 import type { KubeObject, Pod } from '../../kube/types.ts';
 import { describeKubeError } from '../topology/errors.ts';
 import { PolicyReportsNotServed } from './reports.ts';
@@ -51,6 +52,7 @@ export function startPolicyWriter(options: PolicyWriterOptions): { stop(): Promi
   const { config, log } = options;
   const api = config.makeApiClient(CustomObjectsApi);
   const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+  const { group, version, plural } = SCHEDULING_POLICY;
   let statusTimer: NodeJS.Timeout | undefined;
   let auditTimer: NodeJS.Timeout | undefined;
   let writing: Promise<void> = Promise.resolve();
@@ -71,10 +73,7 @@ export function startPolicyWriter(options: PolicyWriterOptions): { stop(): Promi
     const updates = statusUpdates(options.objects(), options.files(), Date.now());
     for (const [name, status] of updates) {
       try {
-        await api.patchClusterCustomObjectStatus(
-          { group: 'topogate.dev', version: 'v1alpha1', plural: 'schedulingpolicies', name, body: { status } },
-          mergePatch,
-        );
+        await api.patchClusterCustomObjectStatus({ group, version, plural, name, body: { status } }, mergePatch);
         log.info({ policy: name, ready: status.conditions[0]?.status }, 'SchedulingPolicy status written');
       } catch (error) {
         log.warn(

@@ -7,6 +7,17 @@ import { CoreV1Api, CustomObjectsApi, DiscoveryV1Api, ResourceV1Api, type KubeCo
 import type { KubeObject } from '../../kube/types.ts';
 import type { SourceName } from '../../topology/model.ts';
 import { slim } from './slim.ts';
+import { ETCD_CLUSTER } from '../../api/v1alpha1/etcdcluster.ts';
+import { NETWORK_TOPOLOGY } from '../../api/v1alpha1/networktopology.ts';
+import { SCHEDULING_POLICY } from '../../api/v1alpha1/schedulingpolicy.ts';
+
+/** A custom resource's kind and where it is served. */
+interface CustomResource {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  readonly plural: string;
+}
 
 export interface ObjectList {
   readonly items: KubeObject[];
@@ -56,20 +67,19 @@ export const WATCHES: readonly (WatchSpec & { readonly source: SourceName })[] =
     // Served by default since Kubernetes 1.34; an older API server leaves the source disabled.
     crd: 'resourceslices.resource.k8s.io',
   },
-  custom(
-    'nodeResourceTopologies',
-    'topology.node.k8s.io',
-    'v1alpha2',
-    'NodeResourceTopology',
-    'noderesourcetopologies',
-  ),
-  custom('networkTopologies', 'topogate.dev', 'v1alpha1', 'NetworkTopology', 'networktopologies'),
-  custom('etcd', 'topogate.dev', 'v1alpha1', 'EtcdCluster', 'etcdclusters'),
+  custom('nodeResourceTopologies', {
+    group: 'topology.node.k8s.io',
+    version: 'v1alpha2',
+    kind: 'NodeResourceTopology',
+    plural: 'noderesourcetopologies',
+  }),
+  custom('networkTopologies', NETWORK_TOPOLOGY),
+  custom('etcd', ETCD_CLUSTER),
 ];
 
 /** The SchedulingPolicy objects, for the policy store (src/sources/policies/objects.ts), not the model. */
 export const POLICY_WATCH: WatchSpec = {
-  ...custom('schedulingPolicies', 'topogate.dev', 'v1alpha1', 'SchedulingPolicy', 'schedulingpolicies'),
+  ...custom('schedulingPolicies', SCHEDULING_POLICY),
   title: 'SchedulingPolicy objects',
 };
 
@@ -91,10 +101,7 @@ function builtin<Source extends WatchedSource>(
 
 function custom<Source extends WatchedSource>(
   source: Source,
-  group: string,
-  version: string,
-  kind: string,
-  plural: string,
+  { group, version, kind, plural }: CustomResource,
 ): WatchSpec & { readonly source: Source } {
   const apiVersion = `${group}/${version}`;
   return {

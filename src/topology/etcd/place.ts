@@ -1,6 +1,7 @@
 // Puts scraped etcd members on Nodes and writes them as the EtcdCluster
 // object files use, so that live and file topologies read the same way.
 
+import { ETCD_CLUSTER, type EtcdClusterStatus } from '../../api/v1alpha1/etcdcluster.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import type { NodeIndex } from '../model.ts';
 import { isRecord, list, record, string, stringMap } from '../read/fields.ts';
@@ -26,24 +27,26 @@ export function etcdClusterObject(
 ): KubeObject {
   const podNodes = nodesByPodUrl(pods);
   const addressNodes = nodesByAddress(nodes);
-  const status = members.map(({ endpoint, metrics }) => {
-    const url = hostPort(endpoint);
-    const byAddress = url ? addressNodes.get(url.host) : undefined;
-    const nodeName = (url && podNodes.get(url.hostPort)) ?? (byAddress?.length === 1 ? byAddress[0] : undefined);
-    return {
-      name: metrics.id ?? url?.hostPort ?? endpoint,
-      ...(nodeName ? { nodeName } : {}),
-      endpoint,
-      isLeader: metrics.isLeader,
-      ...(metrics.hasLeader === undefined ? {} : { hasLeader: metrics.hasLeader }),
-      peerRttMs: metrics.peerRttMs,
-    };
-  });
+  const status: EtcdClusterStatus = {
+    members: members.map(({ endpoint, metrics }) => {
+      const url = hostPort(endpoint);
+      const byAddress = url ? addressNodes.get(url.host) : undefined;
+      const nodeName = (url && podNodes.get(url.hostPort)) ?? (byAddress?.length === 1 ? byAddress[0] : undefined);
+      return {
+        name: metrics.id ?? url?.hostPort ?? endpoint,
+        ...(nodeName ? { nodeName } : {}),
+        endpoint,
+        isLeader: metrics.isLeader,
+        ...(metrics.hasLeader === undefined ? {} : { hasLeader: metrics.hasLeader }),
+        peerRttMs: metrics.peerRttMs,
+      };
+    }),
+  };
   return {
-    apiVersion: 'topogate.dev/v1alpha1',
-    kind: 'EtcdCluster',
+    apiVersion: ETCD_CLUSTER.apiVersion,
+    kind: ETCD_CLUSTER.kind,
     metadata: { name: 'default' },
-    status: { members: status },
+    status,
   };
 }
 

@@ -2,33 +2,19 @@
 // spec (by a person, the cloud provider or the CNI), measured in status (by
 // `topogate probe` or an adapter of another tool's metrics).
 
-import type { DegradedNode, MislabeledNode } from '../model.ts';
+import {
+  DEFAULT_DOMAIN_LABEL,
+  type DeclaredLink,
+  type DegradedNode,
+  type MeasuredLink,
+  type MislabeledNode,
+} from '../../api/v1alpha1/networktopology.ts';
 import { isRecord, list, record, string, timestamp } from './fields.ts';
-
-/** A link as declared in spec.links. */
-export interface Link {
-  readonly from: string;
-  readonly to: string;
-  readonly rttMs: number;
-  readonly bandwidthGbps?: number;
-  readonly symmetric: boolean;
-}
-
-/** A link as measured in status.links: a round trip, so it holds both ways; from == to is a domain's own RTT. */
-export interface MeasuredLink {
-  readonly from: string;
-  readonly to: string;
-  /** Median round trip. */
-  readonly rttMs: number;
-  readonly rttP99Ms?: number;
-  readonly samples?: number;
-  readonly bandwidthGbps?: number;
-}
 
 export interface NetworkFacts {
   readonly name: string;
   readonly domainLabel: string;
-  readonly links: readonly Link[];
+  readonly links: readonly DeclaredLink[];
   readonly measured: readonly MeasuredLink[];
   readonly degradedNodes: readonly DegradedNode[];
   readonly mislabeled?: readonly MislabeledNode[];
@@ -37,8 +23,6 @@ export interface NetworkFacts {
 
 /** The CRD's bound on status.mislabeled; an object past it (edited by hand) is read no further. */
 const MAX_MISLABELED = 100;
-
-export const DEFAULT_DOMAIN_LABEL = 'topology.kubernetes.io/zone';
 
 export function readNetworkTopology(name: string, object: Record<string, unknown>): NetworkFacts {
   const spec = record(object.spec);
@@ -55,7 +39,7 @@ export function readNetworkTopology(name: string, object: Record<string, unknown
   return observedAt === undefined ? facts : { ...facts, observedAt };
 }
 
-function readLink(value: unknown): Link[] {
+function readLink(value: unknown): DeclaredLink[] {
   if (!isRecord(value)) return [];
   const { from, to } = value;
   const rttMs = nonNegative(value.rttMs);
