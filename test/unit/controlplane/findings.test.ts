@@ -3,22 +3,18 @@ import { describe, it } from 'node:test';
 import { DEFAULT_LIMITS, findings } from '../../../src/controlplane/findings.ts';
 import type { ControlPlaneStatus, EtcdMemberStatus } from '../../../src/controlplane/status.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
+import { networkTopology } from '../../fixtures/network-topology.ts';
 
 const network = buildSnapshot(
   [
-    {
-      apiVersion: 'topogate.dev/v1alpha1',
-      kind: 'NetworkTopology',
-      metadata: { name: 'default' },
-      spec: {
-        domainLabel: 'topology.kubernetes.io/zone',
-        links: [
-          { from: 'a', to: 'b', rttMs: 0.8 },
-          { from: 'a', to: 'c', rttMs: 12 },
-          { from: 'b', to: 'c', rttMs: 11 },
-        ],
-      },
-    },
+    networkTopology({
+      domainLabel: 'topology.kubernetes.io/zone',
+      links: [
+        { from: 'a', to: 'b', rttMs: 0.8 },
+        { from: 'a', to: 'c', rttMs: 12 },
+        { from: 'b', to: 'c', rttMs: 11 },
+      ],
+    }),
   ],
   { now: 0 },
 ).network;

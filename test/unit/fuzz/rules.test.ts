@@ -17,6 +17,7 @@ import { buildSnapshot } from '../../../src/topology/build.ts';
 import { basePods, fuzzRuns, fuzzSeed, mutated, prototypeFingerprint } from './corpus.ts';
 import { assertValidDecision } from './verify.ts';
 import { podRequest } from '../../../src/kube/podFacts.ts';
+import { networkTopology } from '../../fixtures/network-topology.ts';
 
 const NOW = Date.parse('2026-12-02T12:00:00Z');
 const ZONE = 'topology.kubernetes.io/zone';
@@ -47,16 +48,13 @@ const cluster = (extra: readonly unknown[]): KubeObject[] => [
   node('n1', 'a', 'r1'),
   node('n2', 'a', 'r2'),
   node('n3', 'b', 'r3'),
-  {
-    apiVersion: 'topogate.dev/v1alpha1',
-    kind: 'NetworkTopology',
-    metadata: { name: 'default' },
-    spec: { links: [{ from: 'a', to: 'b', rttMs: 1, bandwidthGbps: 40 }] },
+  networkTopology({
+    links: [{ from: 'a', to: 'b', rttMs: 1, bandwidthGbps: 40 }],
     status: {
       links: [{ from: 'a', to: 'b', rttMs: 0.4, rttP99Ms: 2 }],
       degradedNodes: [{ name: 'n2', rttMs: 3, zoneRttMs: 0.1 }],
     },
-  },
+  }),
   ...(slices as KubeObject[]),
   ...(extra.filter((value) => typeof value === 'object' && value !== null && !Array.isArray(value)) as KubeObject[]),
 ];

@@ -14,6 +14,7 @@ import { parsePolicies } from '../../../src/policy/parse.ts';
 import { TopologyBuilder } from '../../../src/topology/builder.ts';
 import { node, NOW, OPTIONS, policy } from './engine-cluster.ts';
 import { bound, RACK, replica, ZONE } from './pack-cluster.ts';
+import { networkTopology } from '../../fixtures/network-topology.ts';
 
 const RULE: ColocateRule = { callers: ['frontend'], topologyKey: ZONE, within: [RACK], mode: 'Preferred' };
 
@@ -28,17 +29,15 @@ function fabric(): KubeObject[] {
 }
 
 /** What a probe publishes when b1's RTT to its zone's peers belies its label. */
-const NETWORK: KubeObject = {
-  apiVersion: 'topogate.dev/v1alpha1',
-  kind: 'NetworkTopology',
-  metadata: { name: 'default' },
-  spec: { domainLabel: ZONE, links: [{ from: 'za', to: 'zb', rttMs: 0.5 }] },
+const NETWORK: KubeObject = networkTopology({
+  domainLabel: ZONE,
+  links: [{ from: 'za', to: 'zb', rttMs: 0.5 }],
   status: {
     observedAt: new Date(NOW - 1000).toISOString(),
     links: [{ from: 'za', to: 'zb', rttMs: 0.5, samples: 100 }],
     degradedNodes: [{ name: 'b1', rttMs: 0.5, zoneRttMs: 0.1 }],
   },
-};
+});
 
 function setUp(rule: ColocateRule = RULE, pods: readonly KubeObject[] = []) {
   const builder = new TopologyBuilder({ sources: ['nodes', 'pods', 'networkTopologies'] });

@@ -8,6 +8,7 @@ import { decide } from '../../../src/policy/engine.ts';
 import type { Decision, DecisionOptions, PolicyRules, SchedulingPolicy } from '../../../src/policy/types.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 import { podRequest } from '../../../src/kube/podFacts.ts';
+import { networkTopology } from '../../fixtures/network-topology.ts';
 
 export const NOW = Date.parse('2026-12-02T12:00:00Z');
 export const OPTIONS: DecisionOptions = { now: NOW, maxSourceAgeMs: 10 * 60_000 };
@@ -76,20 +77,15 @@ export function clusterObjects(observedAt = NOW - 60_000): KubeObject[] {
       { cpu: '8', memory: '16Gi' },
       { cpu: '8', memory: '16Gi' },
     ]),
-    {
-      apiVersion: 'topogate.dev/v1alpha1',
-      kind: 'NetworkTopology',
-      metadata: { name: 'default' },
-      spec: {
-        domainLabel: 'topology.kubernetes.io/zone',
-        links: [
-          { from: 'zone-a', to: 'zone-b', rttMs: 0.9 },
-          { from: 'zone-a', to: 'zone-c', rttMs: 1.4 },
-          { from: 'zone-b', to: 'zone-c', rttMs: 2.5 },
-        ],
-      },
+    networkTopology({
+      domainLabel: 'topology.kubernetes.io/zone',
+      links: [
+        { from: 'zone-a', to: 'zone-b', rttMs: 0.9 },
+        { from: 'zone-a', to: 'zone-c', rttMs: 1.4 },
+        { from: 'zone-b', to: 'zone-c', rttMs: 2.5 },
+      ],
       status: { observedAt: new Date(observedAt).toISOString() },
-    },
+    }),
     {
       apiVersion: 'topogate.dev/v1alpha1',
       kind: 'EtcdCluster',

@@ -15,6 +15,7 @@ import { buildSnapshot } from '../../../src/topology/build.ts';
 import type { KubeObject } from '../../../src/kube/types.ts';
 import { node, NOW, OPTIONS } from './engine-cluster.ts';
 import { podRequest } from '../../../src/kube/podFacts.ts';
+import { networkTopology } from '../../fixtures/network-topology.ts';
 
 const spec = readFileSync(new URL('../../../../shared/spec/policy.md', import.meta.url), 'utf8');
 const example = spec.split('```yaml\n')[1]!.split('```')[0]!;
@@ -35,17 +36,12 @@ const objects: KubeObject[] = [
   p5('p5-b', 'us-east-1b'),
   p5('p5-c', 'us-east-1c'),
   { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ml-research', labels: { team: 'ml' } } },
-  {
-    apiVersion: 'topogate.dev/v1alpha1',
-    kind: 'NetworkTopology',
-    metadata: { name: 'default' },
-    spec: {
-      links: [
-        { from: 'us-east-1a', to: 'us-east-1b', rttMs: 0.9 },
-        { from: 'us-east-1a', to: 'us-east-1c', rttMs: 2.4 },
-      ],
-    },
-  },
+  networkTopology({
+    links: [
+      { from: 'us-east-1a', to: 'us-east-1b', rttMs: 0.9 },
+      { from: 'us-east-1a', to: 'us-east-1c', rttMs: 2.4 },
+    ],
+  }),
   ...['p5-a', 'p5-b'].map((name) => ({
     apiVersion: 'topology.node.k8s.io/v1alpha2',
     kind: 'NodeResourceTopology',

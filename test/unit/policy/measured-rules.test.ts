@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import type { Decision } from '../../../src/policy/types.ts';
 import type { KubeObject } from '../../../src/kube/types.ts';
 import { decideIn, NOW, node, pod, policy } from './engine-cluster.ts';
+import { networkTopology } from '../../fixtures/network-topology.ts';
 
 const ZONE = 'topology.kubernetes.io/zone';
 
@@ -14,17 +15,12 @@ function measured(): KubeObject[] {
     node('b-1', { [ZONE]: 'b' }),
     node('c-1', { [ZONE]: 'c' }),
     node('d-1', { [ZONE]: 'd' }),
-    {
-      apiVersion: 'topogate.dev/v1alpha1',
-      kind: 'NetworkTopology',
-      metadata: { name: 'default' },
-      spec: {
-        domainLabel: ZONE,
-        links: [
-          { from: 'a', to: 'b', rttMs: 5, bandwidthGbps: 100 },
-          { from: 'a', to: 'c', rttMs: 5, bandwidthGbps: 25 },
-        ],
-      },
+    networkTopology({
+      domainLabel: ZONE,
+      links: [
+        { from: 'a', to: 'b', rttMs: 5, bandwidthGbps: 100 },
+        { from: 'a', to: 'c', rttMs: 5, bandwidthGbps: 25 },
+      ],
       status: {
         observedAt: new Date(NOW - 1000).toISOString(),
         links: [
@@ -34,7 +30,7 @@ function measured(): KubeObject[] {
         ],
         degradedNodes: [{ name: 'a-2', rttMs: 4.1, zoneRttMs: 0.2 }],
       },
-    },
+    }),
     {
       apiVersion: 'discovery.k8s.io/v1',
       kind: 'EndpointSlice',

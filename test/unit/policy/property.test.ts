@@ -15,6 +15,7 @@ import type { PolicyRules, SchedulingPolicy } from '../../../src/policy/types.ts
 import { buildSnapshot } from '../../../src/topology/build.ts';
 import { node, NOW, OPTIONS } from './engine-cluster.ts';
 import { podFacts, podRequest } from '../../../src/kube/podFacts.ts';
+import { networkTopology } from '../../fixtures/network-topology.ts';
 
 const ZONES = ['z1', 'z2', 'z3'];
 const NAMESPACES = ['default', 'ml', 'web'];
@@ -70,18 +71,14 @@ const cluster = fc.array(clusterNode, { minLength: 1, maxLength: 10 }).map((node
       },
     ),
   ),
-  {
-    apiVersion: 'topogate.dev/v1alpha1',
-    kind: 'NetworkTopology',
-    metadata: { name: 'net' },
-    spec: {
-      links: [
-        { from: 'z1', to: 'z2', rttMs: 1 },
-        { from: 'z2', to: 'z3', rttMs: 3 },
-      ],
-    },
+  networkTopology({
+    name: 'net',
+    links: [
+      { from: 'z1', to: 'z2', rttMs: 1 },
+      { from: 'z2', to: 'z3', rttMs: 3 },
+    ],
     status: { observedAt: new Date(NOW).toISOString() },
-  },
+  }),
 ]);
 
 const rules: fc.Arbitrary<PolicyRules> = fc.record(

@@ -7,6 +7,7 @@ import { TopologyBuilder, type WatchEventType } from '../../../src/topology/buil
 import { TOPOLOGY_SOURCES } from '../../../src/topology/kinds.ts';
 import type { SourceName, TopologySnapshot } from '../../../src/topology/model.ts';
 import type { NodeSet } from '../../../src/topology/nodeset.ts';
+import { networkTopology } from '../../fixtures/network-topology.ts';
 
 const ZONE = 'topology.kubernetes.io/zone';
 
@@ -249,12 +250,7 @@ describe('TopologyBuilder', () => {
     builder.apply(
       'networkTopologies',
       'ADDED',
-      {
-        apiVersion: 'topogate.dev/v1alpha1',
-        kind: 'NetworkTopology',
-        metadata: { name: 'n' },
-        spec: { links: [{ from: 'a', to: 'b', rttMs: 2 }] },
-      },
+      networkTopology({ name: 'n', links: [{ from: 'a', to: 'b', rttMs: 2 }] }),
       2,
     );
     assert.equal(builder.publish().network?.rttMs('b', 'a'), 2);

@@ -5,6 +5,7 @@
 import type { KubeObject } from '../../../src/kube/types.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 import type { TopologySnapshot } from '../../../src/topology/model.ts';
+import { networkTopology } from '../../fixtures/network-topology.ts';
 
 export const NOW = Date.parse('2026-12-05T09:00:00Z');
 const ZONE = 'topology.kubernetes.io/zone';
@@ -68,17 +69,15 @@ export function objects(observedAt = NOW - 5_000, rttAB = 0.4): KubeObject[] {
     node('a-3', 'a', rack('b2', 'r3'), { unschedulable: true }),
     node('b-1', 'b', { ...rack('b3', 'r4'), 'nvidia.com/gpu.product': 'NVIDIA-H100' }, { gpus: 4 }),
     node('c-1', 'c', rack('b4', 'r5')),
-    {
-      apiVersion: 'topogate.dev/v1alpha1',
-      kind: 'NetworkTopology',
-      metadata: { name: 'default' },
-      spec: { domainLabel: ZONE, links: [{ from: 'a', to: 'c', rttMs: 3 }] },
+    networkTopology({
+      domainLabel: ZONE,
+      links: [{ from: 'a', to: 'c', rttMs: 3 }],
       status: {
         observedAt: new Date(observedAt).toISOString(),
         links: [{ from: 'a', to: 'b', rttMs: rttAB, rttP99Ms: 1.5, bandwidthGbps: 40, samples: 400 }],
         degradedNodes: [{ name: 'a-2', rttMs: 4.1, zoneRttMs: 0.2 }],
       },
-    },
+    }),
     {
       apiVersion: 'v1',
       kind: 'Pod',
