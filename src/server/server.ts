@@ -51,7 +51,7 @@ export interface WebhookServerOptions {
   /** PEM CA bundle: /mutate then answers only clients presenting a certificate it signed (serve --client-ca). */
   readonly clientCa?: string;
   /** When memory freed by a connection flood goes back to the system (trim.ts defaults). */
-  readonly floodTrim?: Pick<FloodTrimOptions, 'intervalMs' | 'minClosed'>;
+  readonly floodTrim?: Pick<FloodTrimOptions, 'intervalMs' | 'minClosed' | 'every'>;
 }
 
 export interface WebhookServer {

@@ -23,6 +23,8 @@ export interface FloodTrimOptions {
    * The flood is over, and the trim done, once fewer than this many are open.
    */
   readonly minClosed?: number;
+  /** Runs the check every intervalMs and answers how to stop (default: an unref'd setInterval); tests run it by hand. */
+  readonly every?: (intervalMs: number, check: () => void) => () => void;
   readonly log: Logger;
   readonly registry: Registry;
 }
@@ -57,6 +59,11 @@ export function collectFully(): void {
   gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
 }
 
+function everyInterval(intervalMs: number, check: () => void): () => void {
+  const timer = setInterval(check, intervalMs).unref();
+  return () => clearInterval(timer);
+}
+
 export function trimAfterFloods(server: Server, options: FloodTrimOptions): { stop(): void } {
   const { log, registry, intervalMs = 10_000, minClosed = 256 } = options;
   const trims = new Counter({
@@ -72,7 +79,7 @@ export function trimAfterFloods(server: Server, options: FloodTrimOptions): { st
     socket.once('close', () => (open--, closed++));
   };
   server.on('connection', count);
-  const timer = setInterval(() => {
+  const stopChecks = (options.every ?? everyInterval)(intervalMs, () => {
     // A trim stalls the loop (0.2-2 s after thousands of connections, with the load): not while a flood goes on.
     if (closed < minClosed || open >= minClosed) return;
     const closedNow = closed;
@@ -101,10 +108,10 @@ export function trimAfterFloods(server: Server, options: FloodTrimOptions): { st
       },
       'connections closed in a flood: freed memory given back to the system',
     );
-  }, intervalMs).unref();
+  });
   return {
     stop() {
-      clearInterval(timer);
+      stopChecks();
       server.off('connection', count);
     },
   };

@@ -47,12 +47,16 @@ export interface TransferTarget {
   readonly port: number;
 }
 
-/** Sends `bytes` to a peer's probe port; resolves to Gbps, or rejects on error or after timeoutMs. */
+/**
+ * Sends `bytes` to a peer's probe port; resolves to Gbps, or rejects on error or after timeoutMs. `clock`
+ * (ms) is read when the connection opens and when the answer comes.
+ */
 export function transfer(
   target: TransferTarget,
   bytes: number,
   timeoutMs: number,
   localAddress: string | undefined,
+  clock: () => number = () => performance.now(),
 ): Promise<number> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host: target.ip, port: target.port, ...(localAddress && { localAddress }) });
@@ -66,7 +70,7 @@ export function transfer(
     socket.once('error', fail);
     socket.once('close', () => fail(new Error('closed before the answer')));
     socket.once('connect', () => {
-      started = performance.now();
+      started = clock();
       const header = Buffer.alloc(HEADER_BYTES);
       header[0] = BULK_MARK;
       header.writeUInt32BE(bytes, 1);
@@ -75,7 +79,7 @@ export function transfer(
     });
     socket.once('data', (answer: Buffer) => {
       if (answer[0] !== DONE) return fail(new Error('unexpected answer'));
-      const seconds = (performance.now() - started) / 1000;
+      const seconds = (clock() - started) / 1000;
       clearTimeout(timer);
       socket.removeAllListeners('close');
       socket.destroy();

@@ -47,6 +47,8 @@ test('the leader writes each object’s status that is not right yet, by merge p
   let objects = [object('good', { rules: { spread: [{ topologyKey: 'zone' }] } }), object('bad', { rules: {} })];
   const listeners = new Set<() => void>();
   let leading = false;
+  /** Write passes begun: each asks isLeader() first, and begins only once the one before has ended. */
+  let passes = 0;
   let callbacks: { onStartedLeading(): void } | undefined;
   const writer = startPolicyWriter({
     config: api.config,
@@ -60,33 +62,43 @@ test('the leader writes each object’s status that is not right yet, by merge p
     },
     elect: (given) => {
       callbacks = given;
-      return { isLeader: () => leading, stop: async () => {} };
+      return {
+        isLeader: () => (passes++, leading),
+        stop: async () => {},
+      };
     },
     maxSourceAgeMs: 60_000,
     list: { pods: async () => [], workloads: async () => [], writeReports: async () => 0 },
     log: pino({ level: 'silent' }),
   });
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
-  const until = async (count: number) => {
-    for (let waited = 0; api.seen.length < count && waited < 10_000; waited += 50)
-      await new Promise((resolve) => setTimeout(resolve, 50));
+  const until = async (what: string, done: () => boolean) => {
+    for (let waited = 0; !done() && waited < 10_000; waited += 20)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.ok(done(), `waited 10 s for ${what}`);
   };
-  try {
+  const changed = () => {
     for (const listener of listeners) listener();
-    await settle();
-    assert.equal(api.seen.length, 0, 'a follower writes nothing');
+  };
+  const patched = () => api.seen.map((request) => [request.method, request.url, request.contentType]);
+  const statusPatch = (name: string) => [
+    'PATCH',
+    `/apis/topogate.dev/v1alpha1/schedulingpolicies/${name}/status`,
+    'application/merge-patch+json',
+  ];
+  try {
+    changed();
+    await until("the follower's pass", () => passes === 1);
 
     leading = true;
     callbacks!.onStartedLeading();
-    await until(2);
-    assert.deepEqual(
-      api.seen.map((request) => [request.method, request.url, request.contentType]),
-      ['good', 'bad'].map((name) => [
-        'PATCH',
-        `/apis/topogate.dev/v1alpha1/schedulingpolicies/${name}/status`,
-        'application/merge-patch+json',
-      ]),
-    );
+    await until('two writes', () => api.seen.length >= 2);
+    // Once the watch shows the written status, a change elsewhere writes nothing more.
+    const written = api.seen.map((request) => request.body.status);
+    objects = objects.map((entry, index) => ({ ...entry, status: written[index] }));
+    changed();
+    await until("the leader's pass to end, and the next to begin", () => passes === 3);
+    // Passes run one after another, each awaiting its writes: the follower's wrote none of these.
+    assert.deepEqual(patched(), [statusPatch('good'), statusPatch('bad')]);
     const bad = api.seen[1]!.body.status;
     assert.equal(bad.observedGeneration, 2);
     assert.deepEqual(
@@ -95,12 +107,16 @@ test('the leader writes each object’s status that is not right yet, by merge p
     );
     assert.match(bad.conditions[0].message, /^SchedulingPolicy\/bad: spec\.rules: /);
 
-    // Once the watch shows the written status, a change elsewhere writes nothing more.
-    const written = api.seen.splice(0).map((request) => request.body.status);
-    objects = objects.map((entry, index) => ({ ...entry, status: written[index] }));
-    for (const listener of listeners) listener();
-    await settle();
-    assert.equal(api.seen.length, 0);
+    // The positive control: a new generation of one object is written, and it is the first write after the
+    // pass that saw every status right, so that pass wrote nothing.
+    api.seen.splice(0);
+    objects = objects.map((entry) =>
+      entry.metadata?.name === 'good' ? { ...entry, metadata: { ...entry.metadata, generation: 3 } } : entry,
+    );
+    changed();
+    await until("the new generation's write", () => api.seen.length >= 1);
+    assert.deepEqual(patched(), [statusPatch('good')]);
+    assert.equal(api.seen[0]!.body.status.observedGeneration, 3);
   } finally {
     await writer.stop();
     await api.close();
