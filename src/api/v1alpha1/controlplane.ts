@@ -1,7 +1,7 @@
 // ControlPlane: the control plane, measured (docs/controlplane.md). One object, `default`, whose status
 // one topogate replica writes. The one source of its types, its JSON Schema and its CRD.
 
-import Type, { type Static } from 'typebox';
+import Type, { type Static, type TProperties } from 'typebox';
 import type { KindDefinition } from '../crd.ts';
 import type { Frozen } from '../schema/frozen.ts';
 import { stringMap } from '../schema/map.ts';
@@ -32,57 +32,27 @@ const etcdMember = Type.Object({
   peerRttMs: Type.Optional(stringMap(milliseconds(), { maxProperties: 14 })),
 });
 
-export const controlPlaneStatus = Type.Object({
-  observedAt: Type.Optional(time()),
-  windowSeconds: Type.Optional(Type.Integer({ description: 'The span p99s and counts are over.', minimum: 0 })),
-  apiServer: Type.Optional(
-    Type.Object({
-      writeP99Ms: Type.Optional(milliseconds()),
-      webhook: Type.Optional(
-        Type.Object({
-          failOpen5m: Type.Optional(count()),
-          requests5m: Type.Optional(count()),
-          admissionP99Ms: Type.Optional(milliseconds()),
-        }),
-      ),
-    }),
-  ),
-  etcd: Type.Optional(
-    Type.Object({
-      leader: Type.Optional(name()),
-      members: Type.Optional(Type.Array(etcdMember, { maxItems: 15 })),
-    }),
-  ),
-  scheduler: Type.Optional(
-    Type.Object({
-      leader: Type.Optional(leader),
-      attemptP99Ms: Type.Optional(milliseconds()),
-      bindP99Ms: Type.Optional(milliseconds()),
-    }),
-  ),
-  controllerManager: Type.Optional(Type.Object({ leader: Type.Optional(leader) })),
-  watch: Type.Optional(
-    Type.Object({
-      e2eP50Ms: Type.Optional(milliseconds()),
-      e2eP99Ms: Type.Optional(milliseconds()),
-      samples: Type.Optional(count()),
-    }),
-  ),
-  findings: Type.Optional(
-    Type.Array(Type.String({ maxLength: 1024 }), {
-      description: 'What an operator should fix, most serious first.',
-      maxItems: 64,
-    }),
-  ),
-  sources: Type.Optional(
-    stringMap(
-      Type.Object({
-        observedAt: Type.Optional(time()),
-        error: Type.Optional(Type.String({ maxLength: 2048 })),
-      }),
-      { description: 'When each source last answered, and why it does not now.' },
-    ),
-  ),
+/** Every figure optional: one nothing measured is left out rather than written as zero. */
+const figures = <Properties extends TProperties>(properties: Properties) => Type.Partial(Type.Object(properties));
+
+export const controlPlaneStatus = figures({
+  observedAt: time(),
+  windowSeconds: Type.Integer({ description: 'The span p99s and counts are over.', minimum: 0 }),
+  apiServer: figures({
+    writeP99Ms: milliseconds(),
+    webhook: figures({ failOpen5m: count(), requests5m: count(), admissionP99Ms: milliseconds() }),
+  }),
+  etcd: figures({ leader: name(), members: Type.Array(etcdMember, { maxItems: 15 }) }),
+  scheduler: figures({ leader, attemptP99Ms: milliseconds(), bindP99Ms: milliseconds() }),
+  controllerManager: figures({ leader }),
+  watch: figures({ e2eP50Ms: milliseconds(), e2eP99Ms: milliseconds(), samples: count() }),
+  findings: Type.Array(Type.String({ maxLength: 1024 }), {
+    description: 'What an operator should fix, most serious first.',
+    maxItems: 64,
+  }),
+  sources: stringMap(figures({ observedAt: time(), error: Type.String({ maxLength: 2048 }) }), {
+    description: 'When each source last answered, and why it does not now.',
+  }),
 });
 
 /** The status as the CRD stores it: every figure may be missing (nothing measured it). */
