@@ -3,9 +3,9 @@
 // who edits the YAML, and a "did you mean" for misspelt keys and enum values. TypeBox's own validator
 // answers valid or not and reports errors by schema keyword; the loader needs messages and locations
 // per field, defaults in the output, and refinements run only on values whose parts are valid, so it
-// walks the schema itself. It reads the keywords policy.ts and test-suite.ts use; the JSON-only
-// assertions (allOf, anyOf, if, min/maxProperties) and x-kubernetes-* restate a refinement, and a
-// pattern approximates one (test/unit/manifests/crd-schema.test.ts and
+// walks the schema itself. It reads the keywords the SchedulingPolicy schema (src/api/v1alpha1/) and
+// test-suite.ts use; the JSON-only assertions (allOf, anyOf, if, min/maxProperties) and x-kubernetes-*
+// restate a refinement, and a pattern approximates one (test/unit/api/crd-schema.test.ts and
 // test/unit/policy/schema-source.test.ts hold both).
 
 import type { Static, TSchema } from 'typebox';

@@ -1,6 +1,6 @@
 // The format of a policy test suite (`topogate-test.yaml`), run by `topogate test`: policies and
 // topology files, and cases each with a Pod (or workload) and the outcome expected of the webhook.
-// In TypeBox, as policy.ts; schema/policytest.schema.json is generated from it.
+// In TypeBox, as the SchedulingPolicy schema (src/api/v1alpha1/); schema/policytest.schema.json is generated from it.
 
 import Type from 'typebox';
 import { checkDnsLabel, jsonPatterns } from '../../api/schema/names.ts';
