@@ -10,7 +10,7 @@ import { formatPolicyError } from './errors.ts';
 import type { StatusCondition, StoredPolicyStatus } from '../api/v1alpha1/schedulingpolicy.ts';
 import type { SchedulingPolicy } from './types.ts';
 
-/** The one condition topogate writes: the CRD's condition (schema/status.ts), narrowed. */
+/** The one condition topogate writes: the CRD's condition (src/api/v1alpha1/schedulingpolicy.ts), narrowed. */
 export interface ReadyCondition extends StatusCondition {
   readonly type: 'Ready';
   readonly status: 'True' | 'False';
