@@ -19,7 +19,7 @@ import { CONTROLLER_MANAGER_ARGS, runFabric, TAS_API_SERVER_ARGS, TAS_SCHEDULER_
 import type { FabricResults } from './fabric-summary.ts';
 import { fabricResults } from './fabric-summary.ts';
 import type { ArmName } from './trace.ts';
-import { RUN_ARMS } from './trace.ts';
+import { ARMS } from './trace.ts';
 import type { Run } from './cluster-run.ts';
 import { parseServiceGraph } from './graph.ts';
 import { PEERS_HEADING, peersSection, placementChart, placementSection, SECTION_HEADING } from './report.ts';
@@ -29,11 +29,6 @@ import { placementResults, withPeers } from './summary.ts';
 import { gangsThatFitRacks } from './metrics.ts';
 import { GANG_POD, GANG_SIZE, gangCount } from './workloads.ts';
 import { parseQuantity } from '../../src/kube/quantity.ts';
-
-/** Why the Kueue arm has no figures (docs/benchmarks.md says more). */
-const KUEUE_NOT_RUN =
-  'not run: building sigs.k8s.io/kueue v0.17.0 and running its manager out of cluster (webhooks, cert rotation, ' +
-  'pod integration) did not fit in this round; its configuration is described in docs/benchmarks.md';
 
 const usage = 'usage: npm run bench:placement [-- --quick] [--seeds N] [--state FILE] [--out DIR] [--fabric-only]';
 
@@ -130,14 +125,14 @@ async function main(): Promise<number> {
       cluster,
       fabric,
       graph: parseServiceGraph(JSON.parse(readFileSync(join(repoRoot, 'bench/data/online-boutique.json'), 'utf8'))),
-      arms: RUN_ARMS,
+      arms: ARMS,
       scratch: mkdtempSync(join(cluster.dir, 'fabric-')),
       log,
     });
   } finally {
     if (!values.state) await cluster.stop();
   }
-  const peers = fabricResults(fabric, armRuns, { kueueTas: KUEUE_NOT_RUN });
+  const peers = fabricResults(fabric, armRuns);
   const results = withPeers(placementResults(runPlacements(runs)), peers);
   const seconds = Math.round((Date.now() - started) / 1000);
   if (values['fabric-only']) {

@@ -38,7 +38,15 @@ function run(cart: [string, string], gang: [string, string], seconds: number): A
     { name: 'g1', workload: 't/g', node: gang[0], cpuMilli: 100, gpus: 1 },
     { name: 'g2', workload: 't/g', node: gang[1], cpuMilli: 100, gpus: 1 },
   ];
-  return { trace: { workloads, edges }, pods, scheduled: 5, schedulingSeconds: seconds, wallSeconds: 1, notMutated: 0 };
+  return {
+    trace: { workloads, edges },
+    pods,
+    scheduled: 5,
+    schedulingSeconds: seconds,
+    wallSeconds: 1,
+    notMutated: 0,
+    admission: null,
+  };
 }
 
 const runs = new Map<ArmName, ArmPlacement | string>([
@@ -46,12 +54,12 @@ const runs = new Map<ArmName, ArmPlacement | string>([
   ['upstreamTas', run(['b1', 'b1'], ['g1', 'g1'], 0.05)],
   ['topogate', run(['a1', 'b1'], ['g2', 'g2'], 0.1)],
 ]);
-const peers = fabricResults(fabric, runs, { kueueTas: 'not run: no time' });
+const peers = fabricResults(fabric, runs);
 
 test('an arm that did not run is null, its reason in the notes', () => {
   assert.equal(peers.arms.kueueTas, null);
-  assert.deepEqual(peers.notes, ['kueueTas: null: not run: no time']);
-  const failed = fabricResults(fabric, new Map([['upstreamTas', 'the API is off']]), {});
+  assert.deepEqual(peers.notes, ['kueueTas: null: not run']);
+  const failed = fabricResults(fabric, new Map([['upstreamTas', 'the API is off']]));
   assert.equal(failed.arms.upstreamTas, null);
   assert.ok(failed.notes.includes('upstreamTas: null: could not run: the API is off'));
 });
