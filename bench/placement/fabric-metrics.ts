@@ -4,6 +4,8 @@
 // EndpointSlice controller see nothing else); round trips and bytes read where
 // the nodes really are. Pure.
 
+import type { V1Pod } from '@kubernetes/client-node';
+import { parseQuantity } from '../../src/kube/quantity.ts';
 import type { FabricNode } from './fabric.ts';
 import { GPUS_PER_NODE, rttBetween } from './fabric.ts';
 import type { Edge } from './metrics.ts';
@@ -36,6 +38,22 @@ export interface FabricMetrics {
   readonly freeGpuRacks: number;
   /** Bound Pods on a node whose zone label is wrong. */
   readonly podsOnMislabelledNodes: number;
+}
+
+/** A Pod as the metrics read it: its workload by namespace and `app` label, its node, its requests. */
+export function fabricPod(pod: V1Pod): FabricPod {
+  const requests: Record<string, number> = {};
+  for (const container of pod.spec?.containers ?? [])
+    for (const [name, value] of Object.entries(container.resources?.requests ?? {}))
+      requests[name] = (requests[name] ?? 0) + (parseQuantity(value) ?? 0);
+  // parseQuantity gives milli-units: the cpu in millicores as it is, the GPUs in whole devices.
+  return {
+    name: pod.metadata?.name ?? '',
+    workload: workloadId(pod.metadata?.namespace ?? '', pod.metadata?.labels?.['app'] ?? ''),
+    node: pod.spec?.nodeName || undefined,
+    cpuMilli: Math.round(requests['cpu'] ?? 0),
+    gpus: (requests['nvidia.com/gpu'] ?? 0) / 1000,
+  };
 }
 
 interface Bound {

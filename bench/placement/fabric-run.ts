@@ -6,7 +6,6 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
-import { parseQuantity } from '../../src/kube/quantity.ts';
 import type { ClusterState } from '../../test/e2e/harness/cluster.ts';
 import { coreApi, createNodes, kubectl, kubectlOk } from '../../test/e2e/harness/kube.ts';
 import type { Topogate } from '../../test/e2e/harness/topogate.ts';
@@ -14,11 +13,12 @@ import { applyAll, installTopogateCrds, registerWebhook, startTopogate } from '.
 import { httpsGet, waitFor } from '../../test/e2e/harness/wait.ts';
 import type { Fabric } from './fabric.ts';
 import type { FabricPod } from './fabric-metrics.ts';
+import { fabricPod } from './fabric-metrics.ts';
 import { occupantPod, POLICIES_DIR } from './cluster-run.ts';
 import { FLEET, FLEET_LABEL } from './fleet.ts';
 import type { ServiceGraph } from './graph.ts';
 import type { ArmName, FabricTrace } from './trace.ts';
-import { FABRIC_NAMESPACES, planTrace, TRAIN_NAMESPACE, workloadId } from './trace.ts';
+import { FABRIC_NAMESPACES, planTrace, TRAIN_NAMESPACE } from './trace.ts';
 import { RUN_LABEL } from './workloads.ts';
 import type { Kueue } from '../../test/e2e/harness/kueue.ts';
 import { releaseKueueFinalizers, startKueue } from '../../test/e2e/harness/kueue.ts';
@@ -193,20 +193,6 @@ async function settle(api: CoreV1Api, expected: number): Promise<V1Pod[]> {
     if (Date.now() > deadline) return pods;
     await sleep(200);
   }
-}
-
-function fabricPod(pod: V1Pod): FabricPod {
-  const requests: Record<string, number> = {};
-  for (const container of pod.spec?.containers ?? [])
-    for (const [name, value] of Object.entries(container.resources?.requests ?? {}))
-      requests[name] = (requests[name] ?? 0) + (parseQuantity(value) ?? 0);
-  return {
-    name: pod.metadata?.name ?? '',
-    workload: workloadId(pod.metadata?.namespace ?? '', pod.metadata?.labels?.['app'] ?? ''),
-    node: pod.spec?.nodeName || undefined,
-    cpuMilli: Math.round((requests['cpu'] ?? 0) * 1000),
-    gpus: requests['nvidia.com/gpu'] ?? 0,
-  };
 }
 
 /** The scheduler's own count of Pods scheduled, and the seconds its attempts took (all results). */

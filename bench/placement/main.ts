@@ -135,6 +135,12 @@ async function main(): Promise<number> {
   const peers = fabricResults(fabric, armRuns);
   const results = withPeers(placementResults(runPlacements(runs)), peers);
   const seconds = Math.round((Date.now() - started) / 1000);
+  // Where every Pod of every arm went: not committed (bench/out/), for reading a figure back.
+  writeJson(
+    join(repoRoot, 'bench', 'out', 'placement'),
+    'fabric-pods.json',
+    Object.fromEntries([...armRuns].map(([arm, run]) => [arm, typeof run === 'string' ? run : run.pods])),
+  );
   if (values['fabric-only']) {
     writeJson(join(repoRoot, 'bench', 'out', 'placement'), 'fabric.json', peers);
     if (!values.out) writePeersOnly(peers);

@@ -3,6 +3,7 @@
 import { barChart, stackedSvg } from '../plot.ts';
 import type { FabricResults } from './fabric-summary.ts';
 import { peersCharts, peersTable, peerWins } from './peers-report.ts';
+import { goalsTable } from './goals.ts';
 import type { ModeSummary, PlacementResults, Spread, TopogateCounts } from './summary.ts';
 import { median } from './summary.ts';
 
@@ -141,6 +142,19 @@ function signed(reduction: number | null): string {
 }
 
 /** The fabric's arms side by side, the rows a peer wins, and why an arm has no figures. */
+/** What Kueue spent admitting, from its own metrics: the cost the scheduler's figures do not show. */
+function kueueCost(peers: FabricResults): string[] {
+  const admission = peers.arms.kueueTas?.admission;
+  if (!admission) return [];
+  const wait = admission.meanWaitSeconds === null ? '–' : `${admission.meanWaitSeconds.toFixed(2)} s`;
+  return [
+    '',
+    `Kueue's own admission work (its /metrics): ${admission.attempts} admission attempts, ` +
+      `${(admission.attemptSeconds * 1000).toFixed(0)} ms in all; ${admission.admitted} Workloads admitted, ` +
+      `${wait} on average from creation to admission.`,
+  ];
+}
+
 export function peersSection(peers: FabricResults): string[] {
   const wins = peerWins(peers);
   return [
@@ -151,6 +165,11 @@ export function peersSection(peers: FabricResults): string[] {
       '[docs/benchmarks.md](docs/benchmarks.md#against-the-peers-the-fabric).',
     '',
     ...peersTable(peers),
+    ...kueueCost(peers),
+    '',
+    '#### The goals',
+    '',
+    ...goalsTable(peers),
     '',
     '#### Where a peer beats topogate in this run',
     '',

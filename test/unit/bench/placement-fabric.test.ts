@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import type { FabricNode, Place } from '../../../bench/placement/fabric.ts';
 import { buildFabric, FABRIC_RTT_MS, MISLABELLED } from '../../../bench/placement/fabric.ts';
 import type { FabricPod } from '../../../bench/placement/fabric-metrics.ts';
-import { fabricMetrics } from '../../../bench/placement/fabric-metrics.ts';
+import { fabricMetrics, fabricPod } from '../../../bench/placement/fabric-metrics.ts';
 import { RACK, ZONE } from '../../../bench/placement/fleet.ts';
 import { parseServiceGraph } from '../../../bench/placement/graph.ts';
 import { callDepths, GANG_SIZES, planTrace, TRAIN_NAMESPACE } from '../../../bench/placement/trace.ts';
@@ -184,4 +184,17 @@ test('gangs in one rack, GPU racks left whole, and Pending Pods that had room', 
 test('the trace’s gangs are in the training namespace', () => {
   const trace = planTrace(2, 'default', graph, 200);
   assert.ok(trace.workloads.filter((w) => w.gang).every((w) => w.namespace === TRAIN_NAMESPACE));
+});
+
+test('a Pod as the metrics read it: millicores of cpu, whole GPUs, summed over its containers', () => {
+  const resources = (requests: Record<string, string>) => ({ name: 'c', resources: { requests } });
+  const pod = fabricPod({
+    metadata: { name: 'g-1', namespace: TRAIN_NAMESPACE, labels: { app: 'g' } },
+    spec: { containers: [resources({ cpu: '4', 'nvidia.com/gpu': '1' }), resources({ cpu: '250m' })] },
+  });
+  assert.deepEqual(pod, { name: 'g-1', workload: `${TRAIN_NAMESPACE}/g`, node: undefined, cpuMilli: 4250, gpus: 1 });
+  // Pending, it still fits a GPU node with a free GPU: counted as Pending that fits.
+  const fabric = buildFabric(1);
+  const gang = [{ namespace: TRAIN_NAMESPACE, name: 'g', replicas: 1, gang: true }];
+  assert.equal(fabricMetrics([pod], gang, [], fabric.byName, new Map()).pendingThatFits, 1);
 });
