@@ -5,11 +5,10 @@
 // the nodes really are. Pure.
 
 import type { V1Pod } from '@kubernetes/client-node';
-import { parseQuantity } from '../../src/kube/quantity.ts';
 import type { FabricNode } from './fabric.ts';
 import { GPUS_PER_NODE, rttBetween } from './fabric.ts';
 import type { Edge } from './metrics.ts';
-import { weightedQuantile } from './metrics.ts';
+import { podRequests, weightedQuantile } from './metrics.ts';
 import type { TraceWorkload } from './trace.ts';
 import { workloadId } from './trace.ts';
 
@@ -42,11 +41,8 @@ export interface FabricMetrics {
 
 /** A Pod as the metrics read it: its workload by namespace and `app` label, its node, its requests. */
 export function fabricPod(pod: V1Pod): FabricPod {
-  const requests: Record<string, number> = {};
-  for (const container of pod.spec?.containers ?? [])
-    for (const [name, value] of Object.entries(container.resources?.requests ?? {}))
-      requests[name] = (requests[name] ?? 0) + (parseQuantity(value) ?? 0);
-  // parseQuantity gives milli-units: the cpu in millicores as it is, the GPUs in whole devices.
+  const requests = podRequests(pod);
+  // podRequests gives milli-units: the cpu in millicores as it is, the GPUs in whole devices.
   return {
     name: pod.metadata?.name ?? '',
     workload: workloadId(pod.metadata?.namespace ?? '', pod.metadata?.labels?.['app'] ?? ''),

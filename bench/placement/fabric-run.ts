@@ -212,7 +212,7 @@ async function schedulerCounts(cluster: ClusterState): Promise<{ scheduled: numb
 }
 
 /** Kueue's manager for the training namespace, and its Topology, ResourceFlavor and queues, ready to admit. */
-async function startKueueArm(cluster: ClusterState, scratch: string): Promise<Kueue> {
+export async function startKueueArm(cluster: ClusterState, scratch: string): Promise<Kueue> {
   const kueue = await startKueue({ cluster: { ...cluster, dir: scratch }, namespaces: [TRAIN_NAMESPACE] });
   try {
     await applyAll(cluster, kueueQueueObjects(TRAIN_NAMESPACE));

@@ -8,13 +8,13 @@ import { after, before, describe, test } from 'node:test';
 import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
 import { BLOCK } from '../../bench/placement/fabric.ts';
 import { FLEET, FLEET_LABEL, GPU_TAINT, RACK, ZONE } from '../../bench/placement/fleet.ts';
-import { KUEUE_CLUSTER_QUEUE, kueueQueueObjects } from '../../bench/placement/kueue-queue.ts';
+import { startKueueArm } from '../../bench/placement/fabric-run.ts';
 import { kueueAdmission } from '../../bench/placement/kueue-admission.ts';
 import { kueuePodGroup, TRAIN_NAMESPACE } from '../../bench/placement/trace.ts';
 import type { Cluster } from './harness/cluster.ts';
 import { coreApi, createNodes, kubectl, kubectlOk } from './harness/kube.ts';
 import type { Kueue } from './harness/kueue.ts';
-import { releaseKueueFinalizers, startKueue } from './harness/kueue.ts';
+import { releaseKueueFinalizers } from './harness/kueue.ts';
 import { sharedCluster } from './harness/shared.ts';
 import { applyAll } from './harness/topogate.ts';
 import { waitFor } from './harness/wait.ts';
@@ -66,14 +66,7 @@ describe('Kueue TAS arm', { timeout: 600_000 }, () => {
         },
       },
     });
-    kueue = await startKueue({ cluster, namespaces: [TRAIN_NAMESPACE] });
-    await applyAll(cluster, kueueQueueObjects(TRAIN_NAMESPACE));
-    await kubectlOk(cluster, [
-      'wait',
-      '--for=condition=Active',
-      '--timeout=60s',
-      `clusterqueue/${KUEUE_CLUSTER_QUEUE}`,
-    ]);
+    kueue = await startKueueArm(cluster, cluster.dir);
   });
 
   after(async () => {
