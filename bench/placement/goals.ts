@@ -11,7 +11,7 @@ export interface Goal {
   readonly met: boolean | null;
 }
 
-const pct = (v: number) => `${(100 * v).toFixed(0)} %`;
+const pct = (v: number) => `${(100 * v).toFixed(1)} %`;
 const reduction = (before: number | null, after: number | null) =>
   before === null || after === null || before === 0 ? null : 1 - after / before;
 

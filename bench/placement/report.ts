@@ -74,7 +74,7 @@ export function worseWithTopogate(results: PlacementResults): string[] {
   return worse;
 }
 
-export function placementSection(results: PlacementResults, run: RunFacts, peers?: FabricResults): string {
+export function placementSection(results: PlacementResults, run: RunFacts, peers?: FabricResults, why = ''): string {
   const { summary } = results;
   const seeds = run.seeds;
   const lines = [
@@ -132,7 +132,7 @@ export function placementSection(results: PlacementResults, run: RunFacts, peers
     ...(worse.length > 0 ? worse.map((w) => `- ${w}`) : ['- No median came out worse with topogate.']),
     '',
   );
-  if (peers) lines.push(...peersSection(peers));
+  if (peers) lines.push(...peersSection(peers, why));
   return `${lines.join('\n')}\n`;
 }
 
@@ -141,7 +141,6 @@ function signed(reduction: number | null): string {
   return reduction >= 0 ? `−${pct(reduction)}` : `+${pct(-reduction)}`;
 }
 
-/** The fabric's arms side by side, the rows a peer wins, and why an arm has no figures. */
 /** What Kueue spent admitting, from its own metrics: the cost the scheduler's figures do not show. */
 function kueueCost(peers: FabricResults): string[] {
   const admission = peers.arms.kueueTas?.admission;
@@ -155,7 +154,11 @@ function kueueCost(peers: FabricResults): string[] {
   ];
 }
 
-export function peersSection(peers: FabricResults): string[] {
+/**
+ * The fabric's arms side by side, the goals met or missed, the rows a peer wins, and why an arm has no
+ * figures; `why` (markdown, written by hand from the runs) says why a peer wins a row or a goal is missed.
+ */
+export function peersSection(peers: FabricResults, why = ''): string[] {
   const wins = peerWins(peers);
   return [
     `${PEERS_HEADING}: one trace on a ${peers.nodes}-node fabric`,
@@ -177,6 +180,7 @@ export function peersSection(peers: FabricResults): string[] {
       ? wins.map((w) => `- ${w}`)
       : ['- No row: topogate is at least as good as every arm that ran.']),
     ...(peers.notes.length > 0 ? ['', ...peers.notes.map((note) => `- ${note}`)] : []),
+    ...(why.trim() ? ['', why.trim()] : []),
     '',
   ];
 }
