@@ -22,7 +22,8 @@ import { waitFor } from './harness/wait.ts';
 const racks = ['k-r1', 'k-r2'];
 const nodeName = (rack: string, n: number) => `kueue-${rack}-n${n}`;
 
-describe('Kueue TAS arm', { timeout: 600_000 }, () => {
+// The first run builds the manager into the binary cache (about 7 min from a cold Go cache here).
+describe('Kueue TAS arm', { timeout: 1_200_000 }, () => {
   let cluster: Cluster;
   let api: CoreV1Api;
   let kueue: Kueue | undefined;
