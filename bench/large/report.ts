@@ -95,7 +95,11 @@ function sizesTable(reports: readonly LargeReport[]): string {
       `${us(model.decisionUs.p50)} / ${us(model.decisionUs.p99)} / ${us(model.decisionUs.max)}`,
       `${ms(model.updateMs.p50)} / ${ms(model.updateMs.p99)} / ${ms(model.updateMs.max)}`,
       `${mb(model.rssBytes)} / ${mb(model.heapBytes)}`,
-      serve ? `${ms(serve.readyMs)}, ${mb(serve.rssBytes)} / ${mb(serve.peakRssBytes)}` : `failed: ${serveError ?? ''}`,
+      serve
+        ? `${ms(serve.readyMs)}, ${mb(serve.rssBytes)} / ${mb(serve.peakRssBytes)}`
+        : serveError !== undefined
+          ? `failed: ${serveError}`
+          : '– (the largest size only)',
     ]),
   );
 }

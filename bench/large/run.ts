@@ -6,13 +6,13 @@
 //   node --expose-gc bench/large/run.ts [NODES …]
 
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runChild } from '../child.ts';
 import { fetchLocal, startServer, waitReady } from '../processes.ts';
-import { SHIPPED_ENV } from '../serve-memory.ts';
+import { SHIPPED_ENV, statusBytes } from '../serve-memory.ts';
 import { admissionReview, trainerPod } from '../workload.ts';
 import { generate, shapeOf, type StreamShape } from './generate.ts';
 import type { ModelJob, ModelReport } from './model.ts';
@@ -78,13 +78,6 @@ function kubeconfig(replay: Replay): string {
   });
 }
 
-async function statusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): Promise<number> {
-  const kilobytes = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(
-    await readFile(`/proc/${pid}/status`, 'utf8'),
-  )?.[1];
-  return Number(kilobytes) * 1024;
-}
-
 async function measureServe(dir: string, config: string, requests: number): Promise<ServeLarge> {
   const policies = join(dir, 'no-policies');
   await mkdir(policies, { recursive: true });
@@ -145,13 +138,16 @@ export async function measureLarge(config: LargeConfig, log: (line: string) => v
       const listTraffic = replay.traffic();
       const churnTraffic = churnSeconds > 0 ? replay.churnTraffic() : undefined;
       replay.resetTraffic();
-      log(`large model: ${nodes} nodes, topogate serve against the replay`);
       let serve: ServeLarge | undefined;
       let serveError: string | undefined;
-      try {
-        serve = await measureServe(dir, configFile, config.serveRequests);
-      } catch (error) {
-        serveError = (error as Error).message.slice(0, 500);
+      // serve itself at the largest size only: the target is its RSS there, and each start lists the whole stream.
+      if (nodes === largest) {
+        log(`large model: ${nodes} nodes, topogate serve against the replay`);
+        try {
+          serve = await measureServe(dir, configFile, config.serveRequests);
+        } catch (error) {
+          serveError = (error as Error).message.slice(0, 500);
+        }
       }
       reports.push({
         shape,
