@@ -7,6 +7,7 @@
 // unchanged on the budget's safe path, decided late), from its own metrics.
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import { Agent, request } from 'node:https';
 import { availableParallelism } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -85,6 +86,21 @@ function minus(a: Outcomes, b: Outcomes): Outcomes {
   };
 }
 
+/** A GET on a kept-alive connection of `agent`, 30 s at most. */
+function get(agent: Agent, port: number, path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request({ host: '127.0.0.1', port, path, agent, timeout: 30_000 }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      response.on('error', reject);
+    });
+    outgoing.on('timeout', () => outgoing.destroy(new Error(`no answer from 127.0.0.1:${port}${path} in 30 s`)));
+    outgoing.on('error', reject);
+    outgoing.end();
+  });
+}
+
 /** One CPU-bound process per core, each spinning on its core (taskset execs node: the child is the spinner). */
 function neighbours(): ChildProcess[] {
   const spin = `const end = Date.now() + ${NEIGHBOUR_SECONDS * 1000}; while (Date.now() < end);`;
@@ -115,6 +131,8 @@ export async function benchOverload(
   const topogate: Server = await startTopogate(setup, [], TOPOGATE_PORT);
   const noop = startServer('no-op webhook', NOOP_PORT, [NOOP, setup.certDir, String(NOOP_PORT)]);
   const spinning: ChildProcess[] = [];
+  // Counts are read on a connection opened before the load: a new one would wait behind 256 handshakes.
+  const reader = new Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false });
   try {
     await waitReady(noop, '/healthz');
     if (cores) for (const server of [topogate, noop]) pinMainThread(server.child.pid!, cores.server);
@@ -123,14 +141,15 @@ export async function benchOverload(
       wrk({ port, bodyFile: setup.bodyFile, seconds, connections, cpu: cores?.load });
     const answered = async (port: number) =>
       port === NOOP_PORT
-        ? Number((await fetchLocal(NOOP_PORT, '/answered')).body)
-        : metricSum((await fetchLocal(TOPOGATE_PORT, '/metrics')).body, 'topogate_admission_requests_total');
+        ? Number(await get(reader, NOOP_PORT, '/answered'))
+        : metricSum(await get(reader, TOPOGATE_PORT, '/metrics'), 'topogate_admission_requests_total');
     /**
      * Answers per second after the connections are open: wrk's own rate counts from its start, and 256 TLS
      * handshakes on a busy machine take a second or two, which the API server's kept-alive connections never pay.
      */
     const steady = async (port: number, connections: number): Promise<SteadyRun> => {
       const warmUp = connections > 100 ? 3 : 1;
+      await answered(port);
       const running = load(port, connections, options.seconds + warmUp + 1);
       await sleep(warmUp * 1000);
       const [from, start] = [await answered(port), performance.now()];
@@ -185,6 +204,7 @@ export async function benchOverload(
       }),
     };
   } finally {
+    reader.destroy();
     await stopAll(spinning);
     await Promise.all([topogate.stop(), noop.stop()]);
   }
