@@ -23,6 +23,8 @@ export interface Capacity {
   readonly requests: number;
   readonly requestsPerSecond: number;
   readonly errors: number;
+  /** Of the errors, answers that were not 2xx (429 when the in-flight cap is reached). */
+  readonly refused: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
 }
@@ -37,6 +39,8 @@ export interface WrkOptions {
   readonly uniquePods?: boolean;
   /** The core wrk runs on; anywhere when undefined. */
   readonly cpu?: number | undefined;
+  /** Default CONNECTIONS. */
+  readonly connections?: number;
 }
 
 /** wrk runs of this process so far: each numbers its Pods apart from every earlier run's. */
@@ -46,7 +50,7 @@ export async function wrk(options: WrkOptions): Promise<Capacity> {
   const { stdout } = await run(
     ...onCore(options.cpu, 'wrk', [
       '-t1',
-      `-c${CONNECTIONS}`,
+      `-c${options.connections ?? CONNECTIONS}`,
       `-d${options.seconds}s`,
       '--timeout',
       '5s',
@@ -76,6 +80,7 @@ export async function wrk(options: WrkOptions): Promise<Capacity> {
     requests: summary.requests!,
     requestsPerSecond: (summary.requests! / summary.durationUs!) * 1e6,
     errors,
+    refused: summary.statusErrors ?? 0,
     p50Ms: summary.p50Us! / 1000,
     p99Ms: summary.p99Us! / 1000,
   };

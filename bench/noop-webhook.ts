@@ -9,11 +9,16 @@ import { join } from 'node:path';
 
 const [certDir = 'certs', port = '9443'] = process.argv.slice(2);
 
+/** Reviews answered so far: GET /answered reads it, for throughput measured inside a load's run (bench/overload.ts). */
+let answered = 0;
+
 const server = createServer(
   { cert: readFileSync(join(certDir, 'tls.crt')), key: readFileSync(join(certDir, 'tls.key')), minVersion: 'TLSv1.2' },
   (request, response) => {
     if (request.method === 'GET') {
-      response.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
+      response
+        .writeHead(200, { 'content-type': 'text/plain' })
+        .end(request.url === '/answered' ? `${answered}\n` : 'ok\n');
       return;
     }
     const chunks: Buffer[] = [];
@@ -31,6 +36,7 @@ const server = createServer(
         kind: 'AdmissionReview',
         response: { uid: review.request?.uid ?? '', allowed: true },
       });
+      answered++;
       response
         .writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })
         .end(body);

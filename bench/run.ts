@@ -19,9 +19,11 @@ import { ensureTools } from './tools.ts';
 import { benchWorkers } from './workers.ts';
 import { measureRules, RULES_ROUNDS, type RulesReport } from './rules-report.ts';
 import type { UpdateJob, UpdateReport } from './updates.ts';
+import { measureLarge, type LargeConfig } from './large/run.ts';
+import { benchOverload } from './overload.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SECTIONS = ['core', 'rules', 'updates', 'http'] as const;
+const SECTIONS = ['core', 'rules', 'updates', 'http', 'large'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** The per-request budget given to `serve` in every HTTP run, ms: its default. */
@@ -37,6 +39,7 @@ const FULL = {
   updates: { nodes: 5_000, endpoints: 50_000, events: 2_000 },
   http: { nodes: 1_000, policies: 100, seconds: 3, rounds: 5, fractions: [0.25, 0.5, 0.8] },
   serveMemory: { nodes: [1_000, 10_000], policies: 100, requests: 300 },
+  large: { sizes: [100, 10_000, 65_000], samples: 20_000, canaryEvents: 100, churnSeconds: 5, serveRequests: 100 },
 };
 
 const QUICK: typeof FULL = {
@@ -49,6 +52,7 @@ const QUICK: typeof FULL = {
   updates: { nodes: 500, endpoints: 5_000, events: 100 },
   http: { nodes: 200, policies: 10, seconds: 1, rounds: 1, fractions: [0.5] },
   serveMemory: { nodes: [100, 1_000], policies: 100, requests: 50 },
+  large: { sizes: [100, 1_000], samples: 2_000, canaryEvents: 10, churnSeconds: 1, serveRequests: 10 },
 };
 
 function log(line: string): void {
@@ -177,6 +181,19 @@ async function main(): Promise<void> {
     return benchHttp(httpSetup, config.http, log);
   });
 
+  const overloadSetup = httpSetup;
+  const overload =
+    overloadSetup &&
+    (await guarded('overload', () => {
+      log('http: overload, 256 against 16 connections, with and without CPU-bound neighbours');
+      return benchOverload(
+        overloadSetup,
+        { seconds: config.http.seconds, rounds: Math.min(3, config.http.rounds) },
+        log,
+      );
+    }));
+  const large = await attempt('large', () => measureLarge(config.large satisfies LargeConfig, log));
+
   const setupForWorkers = httpSetup;
   const workers =
     setupForWorkers &&
@@ -199,6 +216,8 @@ async function main(): Promise<void> {
     updates,
     http,
     workers,
+    large,
+    overload,
     profiles,
     failures,
     seconds: 0,

@@ -42,7 +42,8 @@ function freePort(): Promise<number> {
   });
 }
 
-async function statusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): Promise<number> {
+/** A field of /proc/PID/status (kB there), in bytes. */
+export async function statusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const kilobytes = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1];
   if (kilobytes === undefined) throw new Error(`/proc/${pid}/status has no ${field}`);

@@ -48,6 +48,24 @@ export function lruMap<K extends NonNullable<unknown>, V extends NonNullable<unk
   return new LRUCache<K, V>({ max: MEMO_LIMIT });
 }
 
+/** What a memo reads and writes of its map. */
+export interface MemoMap<K, V> {
+  get(key: K): V | undefined;
+  set(key: K, value: V): unknown;
+}
+
+/**
+ * An LRU map made on its first write: a compile makes one per spread rule, most never written for a snapshot, and
+ * an LRUCache allocates its arrays for MEMO_LIMIT entries at once (hundreds of µs on a busy machine, then GC).
+ */
+export function lazyLruMap<K extends NonNullable<unknown>, V extends NonNullable<unknown>>(): MemoMap<K, V> {
+  let map: LRUCache<K, V> | undefined;
+  return {
+    get: (key) => map?.get(key),
+    set: (key, value) => (map ??= lruMap<K, V>()).set(key, value),
+  };
+}
+
 export interface Placement {
   /** Nodes the Pod may land on at all (schedulableFor). */
   readonly schedulable: NodeSet;
@@ -57,14 +75,14 @@ export interface Placement {
 
 export class DecisionMemo {
   readonly #snapshot: TopologySnapshot;
-  readonly #placements = lruMap<string, Placement>();
+  readonly #placements = lazyLruMap<string, Placement>();
   readonly #intersections = new WeakMap<NodeSet, LRUCache<NodeSet, NodeSet>>();
-  readonly #quantities = lruMap<string, number>();
-  readonly #decisions = lruMap<number, KeptDecision | typeof SEEN>();
+  readonly #quantities = lazyLruMap<string, number>();
+  readonly #decisions = lazyLruMap<number, KeptDecision | typeof SEEN>();
   /** Hashes of the labels of Pods decided: a Pod whose labels are not there is new, or lost its slot since. */
   readonly #labelSets = new SeenTable(LABEL_SLOT_BITS);
   readonly #snapshotId: string;
-  readonly #writes = lruMap<number, { readonly key: string; readonly writes: Writes }>();
+  readonly #writes = lazyLruMap<number, { readonly key: string; readonly writes: Writes }>();
   readonly #writesSeen = new SeenTable(WRITES_SLOT_BITS);
 
   #freshFor: number | undefined;

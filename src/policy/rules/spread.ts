@@ -4,7 +4,7 @@
 import type { TopologySpreadConstraint } from '../../kube/types.ts';
 import type { TopologySnapshot } from '../../topology/model.ts';
 import type { SpreadRule } from '../types.ts';
-import { lruMap } from '../memo.ts';
+import { lazyLruMap } from '../memo.ts';
 import { output, type CompiledRule, type RuleInput, type RuleResult } from './rule.ts';
 
 export const DEFAULT_SELECTOR_KEYS = ['app.kubernetes.io/name', 'app.kubernetes.io/instance', 'app'] as const;
@@ -20,7 +20,7 @@ export function compileSpread(rule: SpreadRule, index: number, snapshot: Topolog
 
   // A workload's Pods repeat its selector labels: one result per set of their values, so that the output is the
   // same object for all of them (its JSON text is then made once, jsonText.ts).
-  const byValues = lruMap<string, RuleResult>();
+  const byValues = lazyLruMap<string, RuleResult>();
 
   return {
     name: `spread[${index}]`,

@@ -89,6 +89,11 @@ export class SourceWatch {
   #absent = false;
   #lastError: string | undefined;
   #crdWatch: AbortController | undefined;
+  /**
+   * The objects of the list just taken: the informer reports each of them as added or updated right after the list,
+   * but the model has them already (replace), so those reports are skipped rather than applied and counted again.
+   */
+  #fromList: ReadonlySet<object> | undefined;
 
   constructor(
     spec: WatchSpec,
@@ -136,8 +141,14 @@ export class SourceWatch {
       false,
       this.#spec.labelSelector,
     );
-    informer.on('add', (object) => this.#model.apply(source, 'ADDED', object as KubeObject));
-    informer.on('update', (object) => this.#model.apply(source, 'MODIFIED', object as KubeObject));
+    informer.on(
+      'add',
+      (object) => this.#fromList?.has(object) || this.#model.apply(source, 'ADDED', object as KubeObject),
+    );
+    informer.on(
+      'update',
+      (object) => this.#fromList?.has(object) || this.#model.apply(source, 'MODIFIED', object as KubeObject),
+    );
     informer.on('delete', (object) => this.#model.apply(source, 'DELETED', object as KubeObject));
     informer.on('error', (error) => this.#failed(informer, error));
     this.#informer = informer;
@@ -155,10 +166,11 @@ export class SourceWatch {
     this.#lastError = undefined;
     this.#failures = 0;
     // The informer's cache keys objects by metadata: every item has one.
-    return {
-      ...list,
-      items: list.items.map((item) => ({ ...item, metadata: item.metadata ?? {} })),
-    } as KubernetesListObject<KubernetesObject>;
+    const items = list.items.map((item) => (item.metadata ? item : { ...item, metadata: {} }));
+    // The informer takes the list in the turn it gets it: by the next, its reports are watch events.
+    this.#fromList = new Set(items);
+    setImmediate(() => (this.#fromList = undefined));
+    return { ...list, items } as KubernetesListObject<KubernetesObject>;
   }
 
   #failed(informer: Informer, error: unknown): void {

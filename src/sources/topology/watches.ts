@@ -1,11 +1,11 @@
-// What each watched source lists and watches. List items come back without
-// apiVersion and kind (and as typed objects): they are given both and turned
-// back into plain JSON, the shape watch events and files have, then slimmed
-// as watch events are.
+// What each watched source lists and watches. Lists come page by page as
+// plain JSON (list.ts); their items come without apiVersion and kind, are
+// given both, the shape watch events and files have, then slimmed as watch
+// events are.
 
-import { CoreV1Api, CustomObjectsApi, DiscoveryV1Api, ResourceV1Api, type KubeConfig } from '@kubernetes/client-node';
-import type { KubeObject } from '../../kube/types.ts';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { SourceName } from '../../topology/model.ts';
+import { listPaged, type ObjectList } from './list.ts';
 import { slim } from './slim.ts';
 import { ETCD_CLUSTER } from '../../api/v1alpha1/etcdcluster.ts';
 import { NETWORK_TOPOLOGY } from '../../api/v1alpha1/networktopology.ts';
@@ -19,10 +19,7 @@ interface CustomResource {
   readonly plural: string;
 }
 
-export interface ObjectList {
-  readonly items: KubeObject[];
-  readonly metadata?: { readonly resourceVersion?: string };
-}
+export type { ObjectList };
 
 /** The topology's sources, and the SchedulingPolicy objects the policy store watches on its own. */
 export type WatchedSource = SourceName | 'schedulingPolicies';
@@ -44,26 +41,13 @@ export interface WatchSpec {
 const CONTROL_PLANE_SELECTOR = 'tier=control-plane';
 
 export const WATCHES: readonly (WatchSpec & { readonly source: SourceName })[] = [
-  builtin('nodes', 'v1', 'Node', '/api/v1/nodes', (c) => c.makeApiClient(CoreV1Api).listNode()),
-  builtin('namespaces', 'v1', 'Namespace', '/api/v1/namespaces', (c) => c.makeApiClient(CoreV1Api).listNamespace()),
-  builtin('endpointSlices', 'discovery.k8s.io/v1', 'EndpointSlice', '/apis/discovery.k8s.io/v1/endpointslices', (c) =>
-    c.makeApiClient(DiscoveryV1Api).listEndpointSliceForAllNamespaces(),
-  ),
+  builtin('nodes', 'v1', 'Node', '/api/v1/nodes'),
+  builtin('namespaces', 'v1', 'Namespace', '/api/v1/namespaces'),
+  builtin('endpointSlices', 'discovery.k8s.io/v1', 'EndpointSlice', '/apis/discovery.k8s.io/v1/endpointslices'),
+  builtin('controlPlanePods', 'v1', 'Pod', '/api/v1/namespaces/kube-system/pods', CONTROL_PLANE_SELECTOR),
+  builtin('pods', 'v1', 'Pod', '/api/v1/pods'),
   {
-    ...builtin('controlPlanePods', 'v1', 'Pod', '/api/v1/namespaces/kube-system/pods', (c) =>
-      c.makeApiClient(CoreV1Api).listNamespacedPod({ namespace: 'kube-system', labelSelector: CONTROL_PLANE_SELECTOR }),
-    ),
-    labelSelector: CONTROL_PLANE_SELECTOR,
-  },
-  builtin('pods', 'v1', 'Pod', '/api/v1/pods', (c) => c.makeApiClient(CoreV1Api).listPodForAllNamespaces()),
-  {
-    ...builtin(
-      'resourceSlices',
-      'resource.k8s.io/v1',
-      'ResourceSlice',
-      '/apis/resource.k8s.io/v1/resourceslices',
-      (c) => c.makeApiClient(ResourceV1Api).listResourceSlice(),
-    ),
+    ...builtin('resourceSlices', 'resource.k8s.io/v1', 'ResourceSlice', '/apis/resource.k8s.io/v1/resourceslices'),
     // Served by default since Kubernetes 1.34; an older API server leaves the source disabled.
     crd: 'resourceslices.resource.k8s.io',
   },
@@ -88,14 +72,15 @@ function builtin<Source extends WatchedSource>(
   apiVersion: string,
   kind: string,
   path: string,
-  list: (config: KubeConfig) => Promise<{ items: object[]; metadata?: { resourceVersion?: string } }>,
+  labelSelector?: string,
 ): WatchSpec & { readonly source: Source } {
   return {
     source,
     apiVersion,
     kind,
     path,
-    list: async (config) => plainList(source, await list(config), apiVersion, kind),
+    ...(labelSelector !== undefined && { labelSelector }),
+    list: (config) => listPaged(config, path, labelSelector, (item) => slim(source, { apiVersion, kind, ...item })),
   };
 }
 
@@ -103,33 +88,8 @@ function custom<Source extends WatchedSource>(
   source: Source,
   { group, version, kind, plural }: CustomResource,
 ): WatchSpec & { readonly source: Source } {
-  const apiVersion = `${group}/${version}`;
   return {
-    source,
-    apiVersion,
-    kind,
-    path: `/apis/${apiVersion}/${plural}`,
+    ...builtin(source, `${group}/${version}`, kind, `/apis/${group}/${version}/${plural}`),
     crd: `${plural}.${group}`,
-    list: async (config) =>
-      plainList(
-        source,
-        await config.makeApiClient(CustomObjectsApi).listClusterCustomObject({ group, version, plural }),
-        apiVersion,
-        kind,
-      ),
-  };
-}
-
-function plainList(
-  source: WatchedSource,
-  list: { items?: unknown; metadata?: { resourceVersion?: string } },
-  apiVersion: string,
-  kind: string,
-): ObjectList {
-  const items = Array.isArray(list.items) ? (list.items as object[]) : [];
-  const metadata = list.metadata?.resourceVersion ? { resourceVersion: list.metadata.resourceVersion } : {};
-  return {
-    items: items.map((item) => slim(source, { apiVersion, kind, ...(JSON.parse(JSON.stringify(item)) as KubeObject) })),
-    metadata,
   };
 }

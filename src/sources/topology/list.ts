@@ -1,0 +1,103 @@
+// A collection listed as plain JSON, page by page (`limit` and `continue`), each
+// page's objects slimmed as soon as it is parsed. Not client-node's typed list:
+// that turns every object into class instances (a Date per timestamp) that the
+// watch then turned back into JSON, which at 500,000 Pods was most of the first
+// snapshot's time; and one unpaged List of that many Pods is larger than a
+// JavaScript string can hold.
+
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeObject } from '../../kube/types.ts';
+
+/** Objects per page: a page of Pods is ~15 MB of JSON, parsed in one turn of the event loop. */
+export const PAGE_LIMIT = 5_000;
+/** Pages at most (50 million objects): a server that never stops paging is not followed further. */
+const MAX_PAGES = 10_000;
+/** A page's request is given up when its connection is silent this long (a page of Pods may take longer whole). */
+const PAGE_TIMEOUT_MS = 60_000;
+
+export interface ObjectList {
+  readonly items: KubeObject[];
+  readonly metadata?: { readonly resourceVersion?: string };
+}
+
+/** An HTTP status from the API server, shaped as client-node's errors are (errors.ts reads `code` and `body`). */
+export class ListError extends Error {
+  readonly code: number;
+  readonly body: string;
+
+  constructor(code: number, body: string) {
+    super(`HTTP ${code}`);
+    this.code = code;
+    this.body = body;
+  }
+}
+
+interface Page {
+  readonly items?: unknown;
+  readonly metadata?: { readonly resourceVersion?: unknown; readonly continue?: unknown };
+}
+
+const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+
+/** Lists `path` (with the label selector, if any); `each` turns a parsed item into what is kept. */
+export async function listPaged(
+  config: KubeConfig,
+  path: string,
+  labelSelector: string | undefined,
+  each: (item: KubeObject) => KubeObject,
+): Promise<ObjectList> {
+  const server = config.getCurrentCluster()?.server;
+  if (!server) throw new Error('no cluster in the kubeconfig');
+  const options: RequestOptions = {};
+  await config.applyToHTTPSOptions(options);
+  const items: KubeObject[] = [];
+  let resourceVersion: string | undefined;
+  let next: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const url = new URL(server.replace(/\/$/, '') + path);
+    url.searchParams.set('limit', String(PAGE_LIMIT));
+    if (labelSelector) url.searchParams.set('labelSelector', labelSelector);
+    if (next) url.searchParams.set('continue', next);
+    const body = JSON.parse(await get(url, options)) as Page;
+    if (Array.isArray(body.items)) for (const item of body.items as KubeObject[]) items.push(each(item));
+    // Every page carries the list's resourceVersion; the watch starts from it.
+    if (typeof body.metadata?.resourceVersion === 'string') resourceVersion = body.metadata.resourceVersion;
+    next = typeof body.metadata?.continue === 'string' && body.metadata.continue !== '' ? body.metadata.continue : '';
+    if (!next) return { items, metadata: resourceVersion ? { resourceVersion } : {} };
+  }
+  throw new Error(`${path}: still paging after ${MAX_PAGES} pages of ${PAGE_LIMIT}`);
+}
+
+function get(url: URL, options: RequestOptions): Promise<string> {
+  const https = url.protocol === 'https:';
+  const send = https ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const request = send(
+      url,
+      {
+        ...(https ? options : {}),
+        headers: { ...options.headers, accept: 'application/json' },
+        agent: https ? (options.agent ?? agents.https) : agents.http,
+        timeout: PAGE_TIMEOUT_MS,
+      },
+      (response: IncomingMessage) => {
+        response.setEncoding('utf8');
+        const chunks: string[] = [];
+        response.on('data', (chunk: string) => chunks.push(chunk));
+        response.on('end', () => {
+          const text = chunks.join('');
+          if (response.statusCode === 200) resolve(text);
+          else reject(new ListError(response.statusCode ?? 0, text));
+        });
+        response.on('error', reject);
+      },
+    );
+    request.on('timeout', () =>
+      request.destroy(new Error(`${url.pathname}: nothing received for ${PAGE_TIMEOUT_MS / 1000} s`)),
+    );
+    request.on('error', reject);
+    request.end();
+  });
+}
