@@ -15,11 +15,11 @@ import type { PlacementFacts } from '../kube/podFacts.ts';
 import { parseQuantity } from '../kube/quantity.ts';
 import type { TopologySnapshot } from '../topology/model.ts';
 import type { NodeSet } from '../topology/nodeset.ts';
-import { keep } from './kept.ts';
+import { keep } from '../memo/kept.ts';
 import { freshUntil } from './rules/latency.ts';
 import { placementNodes, schedulableFor } from './satisfiability.ts';
-import { SeenTable } from './seenTable.ts';
-import { textHash } from './textHash.ts';
+import { SeenTable } from '../memo/seenTable.ts';
+import { textHash } from '../memo/textHash.ts';
 import type { Decision, PodRequest } from './types.ts';
 import { writes, writesKey, type Additions, type Writes } from './writes.ts';
 
