@@ -99,7 +99,7 @@ function decideNow(request: PodRequest, compiled: CompiledPolicySet, options: De
   for (const compiledPolicy of candidates) {
     const { policy } = compiledPolicy;
     // A policy of claim rules only (dra) has nothing to say to a Pod.
-    if (compiledPolicy.rules.length === 0 && policy.rules.dra !== undefined) continue;
+    if (!compiledPolicy.writesPods) continue;
     const audit = policy.enforcement === 'Audit';
     // Explain looks at every policy and says why one does not match; candidates already hold for the namespace.
     const whyNot =

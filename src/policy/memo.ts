@@ -16,7 +16,6 @@ import { parseQuantity } from '../kube/quantity.ts';
 import type { TopologySnapshot } from '../topology/model.ts';
 import type { NodeSet } from '../topology/nodeset.ts';
 import { keep } from '../memo/kept.ts';
-import { freshUntil } from './rules/latency.ts';
 import { placementNodes, schedulableFor } from './satisfiability.ts';
 import { SeenTable } from '../memo/seenTable.ts';
 import { textHash } from '../memo/textHash.ts';
@@ -70,15 +69,19 @@ export class DecisionMemo {
   #freshFor: number | undefined;
   #freshUntil = Number.NEGATIVE_INFINITY;
 
-  constructor(snapshot: TopologySnapshot, snapshotId: string) {
+  readonly #freshUntilOf: (maxSourceAgeMs: number) => number;
+
+  /** `freshUntil`: the snapshot's (rules/table.ts), passed in since the rules' memos are made with this one. */
+  constructor(snapshot: TopologySnapshot, snapshotId: string, freshUntil: (maxSourceAgeMs: number) => number) {
     this.#snapshot = snapshot;
     this.#snapshotId = snapshotId;
+    this.#freshUntilOf = freshUntil;
   }
 
   /** freshUntil of this snapshot (which never changes), worked out again only for another maximum source age. */
   freshUntil(maxSourceAgeMs: number): number {
     if (maxSourceAgeMs !== this.#freshFor) {
-      this.#freshUntil = freshUntil(this.#snapshot, maxSourceAgeMs);
+      this.#freshUntil = this.#freshUntilOf(maxSourceAgeMs);
       this.#freshFor = maxSourceAgeMs;
     }
     return this.#freshUntil;
