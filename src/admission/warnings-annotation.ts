@@ -6,7 +6,7 @@
 
 import type { PodFacts } from '../kube/podFacts.ts';
 import type { PatchOperation } from '../kube/types.ts';
-import { AUDIT_WARNING } from '../policy/engine.ts';
+import { AUDIT_WARNING } from '../policy/fold.ts';
 import { isKept, keep } from '../memo/kept.ts';
 import type { Decision } from '../policy/types.ts';
 
