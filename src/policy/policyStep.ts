@@ -195,41 +195,8 @@ function evaluate(
       const ownNext = memo.and(own, output.nodes);
       const combinedNext = memo.and(combined, output.nodes);
       if (!keepEmpty && (ownNext.isEmpty() || combinedNext.isEmpty())) {
-        const unsatisfiable = {
-          rule: rule.name,
-          modelHolds: output.modelHolds ?? 'no schedulable node',
-          conflict: !ownNext.isEmpty(),
-        };
-        const earlier: RuleTrace[] = steps.map((step) =>
-          'dropped' in step
-            ? {
-                rule: step.rule,
-                outcome: 'dropped',
-                detail: [step.dropped],
-                nodesBefore: step.before.size,
-                nodesAfter: step.before.size,
-              }
-            : {
-                rule: step.rule,
-                outcome: 'unchanged',
-                detail: [`not written: rule ${rule.name} is unsatisfiable`],
-                nodesBefore: step.before.size,
-                nodesAfter: step.after.size,
-              },
-        );
-        return {
-          unsatisfiable,
-          rules: [
-            ...earlier,
-            {
-              rule: rule.name,
-              outcome: 'dropped',
-              detail: [`unsatisfiable: ${unsatisfiable.modelHolds}`],
-              nodesBefore: before.size,
-              nodesAfter: 0,
-            },
-          ],
-        };
+        const modelHolds = output.modelHolds ?? 'no schedulable node';
+        return unsatisfiableAt(steps, rule.name, modelHolds, !ownNext.isEmpty(), before);
       }
       own = ownNext;
       combined = combinedNext;
@@ -237,6 +204,41 @@ function evaluate(
     steps.push({ rule: rule.name, output, before, after: combined, ...(pinned && { pinned }) });
   }
   return { steps, nodes: combined };
+}
+
+/** The attempt stopped at an unsatisfiable rule, with the rules' traces so far (its rejection's trace). */
+function unsatisfiableAt(
+  steps: readonly Step[],
+  rule: string,
+  modelHolds: string,
+  conflict: boolean,
+  before: NodeSet,
+): Attempt {
+  const earlier = steps.map((step): RuleTrace =>
+    'dropped' in step
+      ? {
+          rule: step.rule,
+          outcome: 'dropped',
+          detail: [step.dropped],
+          nodesBefore: step.before.size,
+          nodesAfter: step.before.size,
+        }
+      : {
+          rule: step.rule,
+          outcome: 'unchanged',
+          detail: [`not written: rule ${rule} is unsatisfiable`],
+          nodesBefore: step.before.size,
+          nodesAfter: step.after.size,
+        },
+  );
+  const last: RuleTrace = {
+    rule,
+    outcome: 'dropped',
+    detail: [`unsatisfiable: ${modelHolds}`],
+    nodesBefore: before.size,
+    nodesAfter: 0,
+  };
+  return { unsatisfiable: { rule, modelHolds, conflict }, rules: [...earlier, last] };
 }
 
 /** The existing Pod has the spread already (written when topogate deferred it at admission). */
