@@ -1,8 +1,9 @@
 // The layering of docs/architecture.md as rules: `npm run deps` fails on an arrow that points back.
-// Core (pure): kube <- api <- topology <- policy <- admission; kube <- discover. Ports: provider interfaces over core types.
-// Shell: everything else under src/ (server, sources, certs, cli, feature folders).
+// Core (pure): kube <- api, memo <- topology <- policy <- admission; kube <- discover.
+// Ports: provider interfaces over core types. Shell: everything else under src/ (server, sources, certs, cli,
+// feature folders).
 
-const core = '^src/(kube|api|topology|policy|admission|discover)/';
+const core = '^src/(kube|api|memo|topology|policy|admission|discover)/';
 const ioModules =
   '^(node:)?(fs|fs/promises|net|http|http2|https|tls|dgram|dns|child_process|cluster|worker_threads|readline)$';
 const shellPackages = '^node_modules/(pino|prom-client|@kubernetes/client-node|hono|@hono/node-server|node-forge)/';
@@ -13,7 +14,8 @@ module.exports = {
     {
       name: 'core-imports-shell',
       comment:
-        'The core (kube, api, topology, policy, admission, discover) imports only the core: no ports, sources, server, cli.',
+        'The core (kube, api, memo, topology, policy, admission, discover) imports only the core: no ports, sources, ' +
+        'server, cli.',
       severity: 'error',
       from: { path: core },
       to: { path: '^src/', pathNot: core },
@@ -45,6 +47,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/api/' },
       to: { path: '^src/', pathNot: '^src/(kube|api)/' },
+    },
+    {
+      name: 'memo-over-kube-only',
+      comment: 'memo/ holds the generic memo tools policy/ and admission/ share: it knows no decision or review.',
+      severity: 'error',
+      from: { path: '^src/memo/' },
+      to: { path: '^src/', pathNot: '^src/(kube|memo)/' },
     },
     {
       name: 'discover-over-kube-only',

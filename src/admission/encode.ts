@@ -5,7 +5,7 @@
 // bytes JSON.stringify would give for it, without building it first.
 
 import type { PatchOperation } from '../kube/types.ts';
-import { isKept } from '../policy/kept.ts';
+import { isKept } from '../memo/kept.ts';
 import type { AdmissionAnswer } from './answer.ts';
 import type { AdmissionReviewRequest } from './review.ts';
 

@@ -5,7 +5,7 @@
 // Pure when the functions it is given are.
 
 import { podRequest } from '../kube/podFacts.ts';
-import type { ClaimRequest } from '../policy/claims.ts';
+import type { ClaimFacts } from '../kube/claimFacts.ts';
 import type { Decision, PodRequest } from '../policy/types.ts';
 import type { AdmissionAnswer } from './answer.ts';
 import { allowed, denied, patched } from './answer.ts';
@@ -17,7 +17,7 @@ import { warningsOnPod } from './warnings-annotation.ts';
 
 export type PodDecider = (request: PodRequest) => Decision;
 
-export type ClaimDecider = (request: ClaimRequest) => Decision;
+export type ClaimDecider = (request: ClaimFacts) => Decision;
 
 export type Outcome = 'allowed' | 'patched' | 'denied' | 'skipped' | 'deferred';
 

@@ -30,8 +30,8 @@
 
 import { LRUCache } from 'lru-cache';
 import { isRecord } from '../kube/json.ts';
-import { SeenTable } from '../policy/seenTable.ts';
-import { bytesHash } from '../policy/textHash.ts';
+import { SeenTable } from '../memo/seenTable.ts';
+import { bytesHash } from '../memo/textHash.ts';
 import { decodeBytes } from './bytes.ts';
 import type { DecodeResult } from './decode.ts';
 import type { AdmissionRequest, AdmissionReviewRequest } from './review.ts';

@@ -6,8 +6,8 @@
 
 import type { PodFacts } from '../kube/podFacts.ts';
 import type { PatchOperation } from '../kube/types.ts';
-import { AUDIT_WARNING } from '../policy/engine.ts';
-import { isKept, keep } from '../policy/kept.ts';
+import { AUDIT_WARNING } from '../policy/fold.ts';
+import { isKept, keep } from '../memo/kept.ts';
 import type { Decision } from '../policy/types.ts';
 
 export const WARNINGS_ANNOTATION = 'topogate.dev/warnings';

@@ -11,7 +11,8 @@ import { podRequest } from '../kube/podFacts.ts';
 import type { KubeObject, Pod } from '../kube/types.ts';
 import { objectWorkload } from '../kube/workload-identity.ts';
 import { isWorkloadKind, templatePod, withTemplatePod } from '../kube/workloads.ts';
-import { claimKindOf, decideClaim } from '../policy/claims.ts';
+import { claimFacts, claimKindOf } from '../kube/claimFacts.ts';
+import { decideClaim } from '../policy/claims.ts';
 import { compile, type CompiledPolicySet } from '../policy/compiler.ts';
 import { decide } from '../policy/engine.ts';
 import { formatPolicyError } from '../policy/errors.ts';
@@ -289,7 +290,7 @@ function decideInput(input: Input, compiled: CompiledPolicySet, options: Decisio
   const { object, namespace, label } = input;
   const kind = claimKindOf(object);
   if (kind !== undefined) {
-    const decision = decideClaim({ kind, claim: object, namespace }, compiled, { explain: options.explain === true });
+    const decision = decideClaim(claimFacts(object, kind, namespace), compiled, { explain: options.explain === true });
     const subject = `${kind} ${namespace}/${object.metadata?.name ?? object.metadata?.generateName ?? ''}`;
     if (decision.patch.length === 0) return { object, decision, subject };
     const mutated = fastJsonPatch.applyPatch(

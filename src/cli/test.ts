@@ -14,7 +14,8 @@ import type { KubeObject, Pod } from '../kube/types.ts';
 import { objectWorkload } from '../kube/workload-identity.ts';
 import { isWorkloadKind, templatePod } from '../kube/workloads.ts';
 import { compile, type CompiledPolicySet } from '../policy/compiler.ts';
-import { claimKindOf, decideClaim } from '../policy/claims.ts';
+import { claimFacts, claimKindOf } from '../kube/claimFacts.ts';
+import { decideClaim } from '../policy/claims.ts';
 import { decide } from '../policy/engine.ts';
 import { formatPolicyError } from '../policy/errors.ts';
 import { loadPolicies } from '../sources/policies/files.ts';
@@ -184,7 +185,7 @@ async function runCase(testCase: TestCase, base: string, compiled: CompiledPolic
   const claim = claimKindOf(object);
   if (claim !== undefined) {
     const namespace = testCase.namespace ?? object.metadata?.namespace ?? 'default';
-    return differences(testCase.expect, decideClaim({ kind: claim, claim: object, namespace }, compiled), object);
+    return differences(testCase.expect, decideClaim(claimFacts(object, claim, namespace), compiled), object);
   }
   const pod = object.kind === 'Pod' ? object : isWorkloadKind(object.kind) ? templatePod(object) : undefined;
   if (pod === undefined)

@@ -5,20 +5,12 @@
 // Claims have no Pod facts: a policy's namespace fields decide whether it
 // applies; its Pod fields (podSelector, resources, qosClasses) are not asked.
 
-import { isRecord, recordsOf } from '../kube/json.ts';
-import type { KubeObject, PatchOperation } from '../kube/types.ts';
+import type { ClaimConstraint, ClaimFacts } from '../kube/claimFacts.ts';
+import type { PatchOperation } from '../kube/types.ts';
 import type { CompiledPolicySet } from './compiler.ts';
 import { pointer } from './patch.ts';
 import type { DecisionTrace, PolicyTrace } from './explain.ts';
 import type { Decision } from './types.ts';
-
-export type ClaimKind = 'ResourceClaim' | 'ResourceClaimTemplate';
-
-export interface ClaimRequest {
-  readonly kind: ClaimKind;
-  readonly claim: KubeObject;
-  readonly namespace: string;
-}
 
 /** Device attributes standardised by Kubernetes; a bare name in alignBy is taken to be one of them. */
 const STANDARD_DOMAIN = 'resource.kubernetes.io';
@@ -28,16 +20,9 @@ interface Constraint {
   readonly matchAttribute: string;
 }
 
-/** The claim kind of a resource.k8s.io ResourceClaim or ResourceClaimTemplate (any version); else undefined. */
-export function claimKindOf(object: KubeObject): ClaimKind | undefined {
-  const group = typeof object.apiVersion === 'string' ? object.apiVersion.split('/')[0] : undefined;
-  if (group !== 'resource.k8s.io') return undefined;
-  return object.kind === 'ResourceClaim' || object.kind === 'ResourceClaimTemplate' ? object.kind : undefined;
-}
-
 /** `explain`: also say, per policy, why it did or did not add a constraint (as a DecisionTrace, without nodes). */
 export function decideClaim(
-  request: ClaimRequest,
+  request: ClaimFacts,
   compiled: CompiledPolicySet,
   options: { readonly explain?: boolean } = {},
 ): Decision {
@@ -74,12 +59,8 @@ export function decideClaim(
           'not matched',
           policy.rules.dra ? `its namespace fields do not match ${request.namespace}` : 'has no dra rule',
         );
-  const base = request.kind === 'ResourceClaimTemplate' ? ['spec', 'spec', 'devices'] : ['spec', 'devices'];
-  const devices = at(request.claim, base);
-  const names = recordsOf(devices?.requests)
-    .map((entry) => entry.name)
-    .filter((name): name is string => typeof name === 'string' && name !== '');
-  const existing = recordsOf(devices?.constraints);
+  const names = request.requestNames;
+  const existing = request.constraints;
   const patch: PatchOperation[] = [];
   const applied: string[] = [];
   const warnings: string[] = [];
@@ -102,13 +83,12 @@ export function decideClaim(
     trace(policy.name, 'applied', `constraint matchAttribute ${matchAttribute} over [${names.join(', ')}]`);
   }
   if (added.length > 0) {
-    const path = pointer([...base, 'constraints']);
+    const path = pointer([...request.devicesPath, 'constraints']);
     const values = added.map((constraint) => ({
       requests: [...constraint.requests],
       matchAttribute: constraint.matchAttribute,
     }));
-    if (Array.isArray(devices?.constraints))
-      for (const value of values) patch.push({ op: 'add', path: `${path}/-`, value });
+    if (request.constraintsListed) for (const value of values) patch.push({ op: 'add', path: `${path}/-`, value });
     else patch.push({ op: 'add', path, value: values });
   }
   return {
@@ -124,13 +104,12 @@ export function decideClaim(
 }
 
 function claimTrace(
-  request: ClaimRequest,
+  request: ClaimFacts,
   snapshot: string,
   policies: PolicyTrace[],
   warnings: readonly string[],
 ): DecisionTrace {
-  const metadata = request.claim.metadata;
-  const name = String(metadata?.name ?? metadata?.generateName ?? '');
+  const { name } = request;
   return {
     pod: name,
     namespace: request.namespace,
@@ -145,19 +124,13 @@ function claimTrace(
 }
 
 /** An existing constraint covers the new one: same attribute, over all requests (none named) or the same ones. */
-function aligns(existing: Record<string, any> | Constraint, wanted: Constraint): boolean {
+function aligns(existing: ClaimConstraint | Constraint, wanted: Constraint): boolean {
   if (existing.matchAttribute !== wanted.matchAttribute) return false;
-  const requests = Array.isArray(existing.requests) ? (existing.requests as unknown[]) : [];
+  const requests = existing.requests;
   if (requests.length === 0) return true;
   return requests.length === wanted.requests.length && wanted.requests.every((name) => requests.includes(name));
 }
 
 function qualified(name: string): string {
   return name.includes('/') ? name : `${STANDARD_DOMAIN}/${name}`;
-}
-
-function at(object: unknown, path: readonly string[]): Record<string, any> | undefined {
-  let node: unknown = object;
-  for (const key of path) node = isRecord(node) ? node[key] : undefined;
-  return isRecord(node) ? node : undefined;
 }

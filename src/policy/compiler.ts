@@ -7,24 +7,23 @@ import { snapshotId } from '../topology/snapshotId.ts';
 import { compileMatch, type Matcher } from './match.ts';
 import { namespaceLabels } from './context.ts';
 import { DecisionMemo, lazyLruMap } from './memo.ts';
-import { compileBandwidth } from './rules/bandwidth.ts';
-import { compileGpu } from './rules/gpu.ts';
-import { compileLatency } from './rules/latency.ts';
-import { compileNodeLabels } from './rules/nodeLabels.ts';
-import { compileNuma } from './rules/numa.ts';
-import { compileColocate } from './rules/colocate.ts';
-import { compilePack } from './rules/pack.ts';
 import type { CompiledRule } from './rules/rule.ts';
-import { compileSpread } from './rules/spread.ts';
+import { compileRule, freshUntil, ruleKeys, RULES } from './rules/table.ts';
 import type { SchedulingPolicy } from './types.ts';
 
 export interface CompiledPolicy {
   readonly policy: SchedulingPolicy;
   readonly match: Matcher;
-  /** In evaluation order: numa last, since it picks among what the others allow. */
+  /** In evaluation order (rules/table.ts): numa last, since it picks among what the others allow. */
   readonly rules: readonly CompiledRule[];
+  /** Of those, the ones written without the model (spread): a Pod deferred for the model gets them at admission. */
+  readonly modelFree: readonly CompiledRule[];
+  /** One of its rules needs the model: a Pod it matches waits for the model when there is none. */
+  readonly needsModel: boolean;
   /** Its decisions read the occupancy (pack): they are memoised per occupancy version, the others are not. */
   readonly readsOccupancy: boolean;
+  /** false: all it says is to other objects than Pods (a policy of dra rules only). */
+  readonly writesPods: boolean;
 }
 
 export interface CompiledPolicySet {
@@ -58,7 +57,13 @@ export function compile(policies: readonly SchedulingPolicy[], snapshot: Topolog
     return found;
   };
   const id = snapshotId(snapshot);
-  return { snapshot, policies: compiled, candidates, memo: new DecisionMemo(snapshot, id), snapshotId: id };
+  return {
+    snapshot,
+    policies: compiled,
+    candidates,
+    memo: new DecisionMemo(snapshot, id, (age) => freshUntil(snapshot, age)),
+    snapshotId: id,
+  };
 }
 
 /**
@@ -73,31 +78,39 @@ const matchers = new WeakMap<SchedulingPolicy, Matcher>();
  * though a Pod meets only the few policies that match it.
  */
 function compilePolicy(policy: SchedulingPolicy, snapshot: TopologySnapshot): CompiledPolicy {
-  const { pack, colocate } = policy.rules;
+  const keys = ruleKeys(policy.rules);
   let match = matchers.get(policy);
   if (match === undefined) matchers.set(policy, (match = compileMatch(policy.match)));
-  let rules: readonly CompiledRule[] | undefined;
+  let compiled: { rules: readonly CompiledRule[]; modelFree: readonly CompiledRule[] } | undefined;
+  const rulesOf = () => (compiled ??= compileRules(policy, keys, snapshot));
   return {
     policy,
     match,
     get rules() {
-      return (rules ??= compileRules(policy, snapshot));
+      return rulesOf().rules;
     },
-    readsOccupancy: pack !== undefined || colocate !== undefined,
+    get modelFree() {
+      return rulesOf().modelFree;
+    },
+    needsModel: keys.some((key) => RULES[key].needsModel),
+    readsOccupancy: keys.some((key) => RULES[key].readsOccupancy),
+    get writesPods() {
+      return rulesOf().rules.length > 0 || keys.every((key) => RULES[key].writesPods);
+    },
   };
 }
 
-function compileRules(policy: SchedulingPolicy, snapshot: TopologySnapshot): readonly CompiledRule[] {
-  const { nodeLabels, gpu, latency, bandwidth, pack, colocate, spread, numa } = policy.rules;
+function compileRules(
+  policy: SchedulingPolicy,
+  keys: ReturnType<typeof ruleKeys>,
+  snapshot: TopologySnapshot,
+): { rules: readonly CompiledRule[]; modelFree: readonly CompiledRule[] } {
   const rules: CompiledRule[] = [];
-  if (nodeLabels) rules.push(...compileNodeLabels(nodeLabels, snapshot));
-  if (gpu) rules.push(compileGpu(gpu, snapshot));
-  if (latency) rules.push(compileLatency(latency, snapshot));
-  if (bandwidth) rules.push(compileBandwidth(bandwidth, snapshot));
-  // pack after the zone rules: the domain it picks must lie among the nodes they allow.
-  if (pack) rules.push(compilePack(pack, snapshot));
-  if (colocate) rules.push(compileColocate(colocate, snapshot));
-  (spread ?? []).forEach((rule, index) => rules.push(compileSpread(rule, index, snapshot)));
-  if (numa) rules.push(compileNuma(numa));
-  return rules;
+  const modelFree: CompiledRule[] = [];
+  for (const key of keys) {
+    const compiled = compileRule(key, policy.rules, snapshot);
+    rules.push(...compiled);
+    if (!RULES[key].needsModel) modelFree.push(...compiled);
+  }
+  return { rules, modelFree };
 }

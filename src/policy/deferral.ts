@@ -13,37 +13,11 @@ import { pointer } from './patch.ts';
 import { DECISION_ANNOTATION, recordText, type RecordedPolicy, type RuleResultName } from './record.ts';
 import { snapshotId } from '../topology/snapshotId.ts';
 import { inRollout } from './rollout.ts';
-import type { Decision, DecisionOptions, PodRequest, PolicyRules, SchedulingPolicy } from './types.ts';
+import { RULES, type RuleKey } from './rules/table.ts';
+import type { Decision, DecisionOptions, PodRequest, SchedulingPolicy } from './types.ts';
 
 export const PLACEMENT_GATE = 'topogate.dev/placement';
 export const DEFERRED_ANNOTATION = 'topogate.dev/deferred';
-
-/**
- * Per rule: whether its outputs need the model (node sets, measured RTTs, NUMA fits), and the sources it reads.
- * A spread constraint and a scheduler name are written from the policy and the Pod's labels alone; they are
- * also what the API server will not let change once the Pod exists, so they are written at admission.
- */
-export const RULE_NEEDS: { readonly [Rule in keyof PolicyRules]-?: RuleNeeds } = {
-  nodeLabels: { model: true, sources: ['nodes'] },
-  gpu: { model: true, sources: ['nodes', 'resourceSlices'] },
-  numa: { model: true, sources: ['nodes', 'nodeResourceTopologies'] },
-  latency: { model: true, sources: ['nodes', 'networkTopologies', 'etcd', 'endpointSlices'] },
-  bandwidth: { model: true, sources: ['nodes', 'networkTopologies', 'etcd', 'endpointSlices'] },
-  pack: { model: true, sources: ['nodes', 'pods'] },
-  colocate: { model: true, sources: ['nodes', 'pods'] },
-  spread: { model: false, sources: [] },
-  // A dra rule writes to ResourceClaims and their templates, never to a Pod.
-  dra: { model: false, sources: [] },
-};
-
-export interface RuleNeeds {
-  readonly model: boolean;
-  readonly sources: readonly SourceName[];
-}
-
-export function needsModel(policy: SchedulingPolicy): boolean {
-  return ruleNames(policy).some((rule) => RULE_NEEDS[rule].model);
-}
 
 /**
  * The sources the policy's rules read whose data is older than maxSourceAgeMs: out of contact that long, or not
@@ -54,17 +28,15 @@ export function staleSources(
   snapshot: TopologySnapshot,
   options: Pick<DecisionOptions, 'now' | 'maxSourceAgeMs'>,
 ): SourceName[] {
-  const read = new Set(ruleNames(policy).flatMap((rule) => RULE_NEEDS[rule].sources));
+  // In the order the policy writes its rules, as the reason has always named them.
+  const written = (Object.keys(policy.rules) as RuleKey[]).filter((rule) => policy.rules[rule] !== undefined);
+  const read = new Set(written.flatMap((rule) => RULES[rule].sources));
   return [...read].filter((source) => {
     const status = snapshot.sources.get(source);
     if (status === undefined || status.disabled !== undefined) return false;
     const since = status.staleSince ?? status.updatedAt;
     return since !== undefined && options.now - since > options.maxSourceAgeMs;
   });
-}
-
-function ruleNames(policy: SchedulingPolicy): (keyof PolicyRules)[] {
-  return (Object.keys(policy.rules) as (keyof PolicyRules)[]).filter((rule) => policy.rules[rule] !== undefined);
 }
 
 /** The compiled policies that would write onto the Pod, in priority order. */
@@ -97,15 +69,14 @@ export function deferredDecision(
   { matched, context }: ReturnType<typeof matchingPolicies>,
   reason: string,
 ): Decision | undefined {
-  if (!matched.some((candidate) => needsModel(candidate.policy))) return undefined;
+  if (!matched.some((candidate) => candidate.needsModel)) return undefined;
   const pod = request.facts;
   const changes = new PodChanges(pod);
   const everyNode = context.snapshot.nodes.all();
   const recorded: RecordedPolicy[] = [];
-  for (const { policy, rules } of matched) {
+  for (const { policy, modelFree } of matched) {
     const results: Record<string, RuleResultName> = {};
-    for (const rule of rules) {
-      if (RULE_NEEDS[ruleKind(rule.name)].model) continue;
+    for (const rule of modelFree) {
       const result = rule.evaluate({ pod: context, allowed: everyNode });
       if (!('output' in result) || !result.output.spread) continue;
       const merged = changes.addSpread(result.output.spread);
@@ -137,11 +108,6 @@ export function deferredDecision(
     matched: matched.map((candidate) => candidate.policy.name),
     deferred: reason,
   };
-}
-
-/** A compiled rule's name is its field in the policy, with a suffix: nodeLabels.required, spread[0], gpu. */
-function ruleKind(name: string): keyof PolicyRules {
-  return name.split(/[.[]/, 1)[0] as keyof PolicyRules;
 }
 
 /** Where the placement gate is in the Pod's schedulingGates, or -1. */

@@ -15,11 +15,10 @@ import type { PlacementFacts } from '../kube/podFacts.ts';
 import { parseQuantity } from '../kube/quantity.ts';
 import type { TopologySnapshot } from '../topology/model.ts';
 import type { NodeSet } from '../topology/nodeset.ts';
-import { keep } from './kept.ts';
-import { freshUntil } from './rules/latency.ts';
+import { keep } from '../memo/kept.ts';
 import { placementNodes, schedulableFor } from './satisfiability.ts';
-import { SeenTable } from './seenTable.ts';
-import { textHash } from './textHash.ts';
+import { SeenTable } from '../memo/seenTable.ts';
+import { textHash } from '../memo/textHash.ts';
 import type { Decision, PodRequest } from './types.ts';
 import { writes, writesKey, type Additions, type Writes } from './writes.ts';
 
@@ -88,15 +87,19 @@ export class DecisionMemo {
   #freshFor: number | undefined;
   #freshUntil = Number.NEGATIVE_INFINITY;
 
-  constructor(snapshot: TopologySnapshot, snapshotId: string) {
+  readonly #freshUntilOf: (maxSourceAgeMs: number) => number;
+
+  /** `freshUntil`: the snapshot's (rules/table.ts), passed in since the rules' memos are made with this one. */
+  constructor(snapshot: TopologySnapshot, snapshotId: string, freshUntil: (maxSourceAgeMs: number) => number) {
     this.#snapshot = snapshot;
     this.#snapshotId = snapshotId;
+    this.#freshUntilOf = freshUntil;
   }
 
   /** freshUntil of this snapshot (which never changes), worked out again only for another maximum source age. */
   freshUntil(maxSourceAgeMs: number): number {
     if (maxSourceAgeMs !== this.#freshFor) {
-      this.#freshUntil = freshUntil(this.#snapshot, maxSourceAgeMs);
+      this.#freshUntil = this.#freshUntilOf(maxSourceAgeMs);
       this.#freshFor = maxSourceAgeMs;
     }
     return this.#freshUntil;

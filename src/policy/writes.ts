@@ -47,21 +47,40 @@ export function writes(snapshotId: string, { applied, added, pod }: Additions): 
 
 /**
  * A text two Additions share only when writes() writes the same for both (on one snapshot): outputs and policies
- * by identity (objectId.ts), since they are never changed once made; the rest by value.
+ * by identity (objectId.ts), since they are never changed once made; the rest by value. Each field of Added and
+ * PatchedPod has its part in the tables below, whose types make a field added to either a part here too.
  */
 export function writesKey({ applied, added, pod }: Additions): string {
-  let shape = 0;
-  for (const field in SHAPE_BITS) if (pod.shape[field as keyof PodShape]) shape |= SHAPE_BITS[field as keyof PodShape];
-  let key = `${shape}|${pod.requiredTerms === undefined ? '' : JSON.stringify(pod.requiredTerms)}|`;
+  let key = '';
+  for (const part of POD_PARTS) key += `${part(pod)}|`;
   for (const { policy, rules } of applied) {
     key += objectId(policy);
     for (const rule in rules) key += `,${rule}=${rules[rule]}`;
     key += ';';
   }
-  key += `|${ids(added.requirements)}|${ids(added.preferred)}|${ids(added.spreads)}`;
-  key += `|${added.numaHint === undefined ? '' : objectId(added.numaHint)}`;
-  return `${key}|${added.schedulerName === undefined ? '' : JSON.stringify(added.schedulerName)}`;
+  for (const part of ADDED_PARTS) key += `|${part(added)}`;
+  return key;
 }
+
+const POD_KEY: { readonly [Field in keyof PatchedPod]-?: (pod: PatchedPod) => string } = {
+  shape: ({ shape }) => {
+    let bits = 0;
+    for (const field in SHAPE_BITS) if (shape[field as keyof PodShape]) bits |= SHAPE_BITS[field as keyof PodShape];
+    return String(bits);
+  },
+  requiredTerms: ({ requiredTerms }) => (requiredTerms === undefined ? '' : JSON.stringify(requiredTerms)),
+};
+
+const ADDED_KEY: { readonly [Field in keyof Added]-?: (added: Added) => string } = {
+  requirements: ({ requirements }) => ids(requirements),
+  preferred: ({ preferred }) => ids(preferred),
+  spreads: ({ spreads }) => ids(spreads),
+  numaHint: ({ numaHint }) => (numaHint === undefined ? '' : String(objectId(numaHint))),
+  schedulerName: ({ schedulerName }) => (schedulerName === undefined ? '' : JSON.stringify(schedulerName)),
+};
+
+const POD_PARTS = Object.values(POD_KEY);
+const ADDED_PARTS = Object.values(ADDED_KEY);
 
 /** A bit per field: the type makes a field added to PodShape a field here too. */
 const SHAPE_BITS: Readonly<Record<keyof PodShape, number>> = {

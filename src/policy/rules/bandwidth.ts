@@ -7,8 +7,8 @@ import type { PreferredSchedulingTerm } from '../../kube/types.ts';
 import type { TopologySnapshot } from '../../topology/model.ts';
 import { NodeSet } from '../../topology/nodeset.ts';
 import type { BandwidthRule } from '../types.ts';
-import { resolveTarget, targetState, ZONE_LABEL } from './latency.ts';
-import { describeRequirement, output, type CompiledRule, type RuleInput, type RuleResult } from './rule.ts';
+import { describeRequirement, output, type CompiledRule } from './rule.ts';
+import { resolveTarget, towardTarget, ZONE_LABEL } from './target.ts';
 
 const MAX_WEIGHT = 100;
 
@@ -24,32 +24,15 @@ export function compileBandwidth(rule: BandwidthRule, snapshot: TopologySnapshot
   let nodes = NodeSet.EMPTY;
   for (const zone of qualifying?.keys() ?? []) nodes = nodes.or(snapshot.nodes.withLabelValue(domainLabel, zone));
   const label = 'label' in target ? target.label : '';
-  const modelHolds =
+  const required =
     requirement &&
-    `${nodes.size} of ${snapshot.nodes.count} nodes match ${describeRequirement(requirement)} (at least ${rule.minGbps} Gbps to ${label})`;
+    output({
+      requirements: [requirement],
+      nodes,
+      modelHolds: `${nodes.size} of ${snapshot.nodes.count} nodes match ${describeRequirement(requirement)} (at least ${rule.minGbps} Gbps to ${label})`,
+    });
   const preferred = qualifying ? preferredTerms(domainLabel, qualifying) : [];
-
-  return {
-    name: 'bandwidth',
-    hard: rule.mode === 'Required',
-    evaluate({ pod }: RuleInput): RuleResult {
-      if ('unknown' in target) return { dropped: target.unknown };
-      const state = targetState(rule, pod);
-      if ('dropped' in state) return state;
-      const { networkStale } = state;
-      if (rule.mode === 'Required' && requirement) {
-        if (!networkStale) return output({ requirements: [requirement], nodes, modelHolds: modelHolds! });
-        return output({
-          preferred,
-          warnings: [`bandwidth degraded from Required to Preferred: NetworkTopology is ${networkStale}`],
-        });
-      }
-      return output({
-        preferred,
-        warnings: networkStale ? [`bandwidth preferences come from a NetworkTopology that is ${networkStale}`] : [],
-      });
-    },
-  };
+  return towardTarget({ name: 'bandwidth', rule, target, required, preferred });
 }
 
 /** Zone → its best bandwidth to any target zone (Infinity for a target zone itself). */

@@ -5,16 +5,14 @@
 // decision, since only the decision knows the time.
 
 import type { NodeSelectorRequirement, PreferredSchedulingTerm } from '../../kube/types.ts';
-import type { SourceName, TopologySnapshot } from '../../topology/model.ts';
+import type { TopologySnapshot } from '../../topology/model.ts';
 import { NodeSet } from '../../topology/nodeset.ts';
 import type { LatencyRule } from '../types.ts';
-import { describeRequirement, output, type CompiledRule, type RuleInput, type RuleResult } from './rule.ts';
+import { describeRequirement, output, type CompiledRule, type RuleResult } from './rule.ts';
+import { resolveTarget, towardTarget, ZONE_LABEL } from './target.ts';
 
-export const ZONE_LABEL = 'topology.kubernetes.io/zone';
 const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 const MAX_WEIGHT = 100;
-
-export type Target = { readonly zones: readonly string[]; readonly label: string } | { readonly unknown: string };
 
 export function compileLatency(rule: LatencyRule, snapshot: TopologySnapshot): CompiledRule {
   const domainLabel = snapshot.network?.domainLabel ?? ZONE_LABEL;
@@ -25,63 +23,14 @@ export function compileLatency(rule: LatencyRule, snapshot: TopologySnapshot): C
   if (avoid && rule.mode === 'Preferred')
     preferred.unshift({ weight: MAX_WEIGHT, preference: { matchExpressions: [avoid.requirement] } });
 
-  return {
+  return towardTarget({
     name: 'latency',
-    hard: rule.mode === 'Required',
-    evaluate({ pod }: RuleInput): RuleResult {
-      if ('unknown' in target) return { dropped: target.unknown };
-      const state = targetState(rule, pod);
-      if ('dropped' in state) return state;
-      const { networkStale } = state;
-      if (rule.mode === 'Required' && required) {
-        if (!networkStale) return required;
-        return output({
-          preferred,
-          warnings: [`latency degraded from Required to Preferred: NetworkTopology is ${networkStale}`],
-        });
-      }
-      if (preferred.length === 0) return { dropped: `no zone within ${rule.maxRttMs}ms of ${target.label} is known` };
-      return output({
-        preferred,
-        warnings: networkStale ? [`latency preferences come from a NetworkTopology that is ${networkStale}`] : [],
-      });
-    },
-  };
-}
-
-/**
- * What a rule toward a known target (latency, bandwidth) knows as it decides: nothing, when the etcd leader it
- * names is stale; else how stale the NetworkTopology is (undefined: fresh).
- */
-export function targetState(
-  rule: Pick<LatencyRule, 'to'>,
-  pod: RuleInput['pod'],
-): { readonly dropped: string } | { readonly networkStale: string | undefined } {
-  if ('etcdLeader' in rule.to) {
-    const etcdStale = staleness(pod.snapshot, 'etcd', undefined, pod.options);
-    if (etcdStale) return { dropped: `etcd data is ${etcdStale}: the leader is not known` };
-  }
-  const network = pod.snapshot.network;
-  return {
-    networkStale: network ? staleness(pod.snapshot, 'networkTopologies', network.observedAt, pod.options) : undefined,
-  };
-}
-
-export function resolveTarget(rule: Pick<LatencyRule, 'to'>, snapshot: TopologySnapshot, domainLabel: string): Target {
-  const to = rule.to;
-  if ('zone' in to) return { zones: [to.zone], label: `zone ${to.zone}` };
-  if ('service' in to) {
-    const zones = snapshot.services.get(to.service);
-    if (!zones || zones.size === 0)
-      return { unknown: `service ${to.service} has no ready endpoints with a zone in the model` };
-    return { zones: [...zones].sort(), label: `service ${to.service}` };
-  }
-  const leader = snapshot.etcd.leader;
-  if (!leader) return { unknown: 'the model knows no etcd leader' };
-  const zone = leader.nodeName ? snapshot.nodes.get(leader.nodeName)?.labels[domainLabel] : undefined;
-  if (zone === undefined)
-    return { unknown: `the etcd leader ${leader.name} runs on no node with a ${domainLabel} label in the model` };
-  return { zones: [zone], label: `the etcd leader (${leader.name}, ${zone})` };
+    rule,
+    target,
+    required,
+    preferred,
+    noPreferred: 'zones' in target ? `no zone within ${rule.maxRttMs}ms of ${target.label} is known` : undefined,
+  });
 }
 
 /** Zones within maxRttMs of any target: a Service is near when one of its endpoints is. */
@@ -97,7 +46,7 @@ function requiredOutput(
   rule: LatencyRule,
   snapshot: TopologySnapshot,
   domainLabel: string,
-  target: { zones: readonly string[]; label: string },
+  target: { readonly zones: readonly string[]; readonly label: string },
   avoid: Degraded | undefined,
 ): RuleResult {
   const zones = zonesWithin(rule, snapshot, target.zones);
@@ -161,48 +110,4 @@ function preferredTerms(
       weight,
       preference: { matchExpressions: [{ key: domainLabel, operator: 'In' as const, values: zones.sort() }] },
     }));
-}
-
-/**
- * Until when (options.now at most this) no source a latency rule reads is
- * failing or stale: till then no decision depends on the clock.
- * -Infinity when one is failing already.
- */
-export function freshUntil(snapshot: TopologySnapshot, maxSourceAgeMs: number): number {
-  let until = Number.POSITIVE_INFINITY;
-  const read: [SourceName, number | undefined][] = [['etcd', undefined]];
-  if (snapshot.network) read.push(['networkTopologies', snapshot.network.observedAt]);
-  for (const [source, observedAt] of read) {
-    const { error, at } = reading(snapshot, source, observedAt);
-    if (error !== undefined) return Number.NEGATIVE_INFINITY;
-    if (at !== undefined) until = Math.min(until, at + maxSourceAgeMs);
-  }
-  return until;
-}
-
-export function staleness(
-  snapshot: TopologySnapshot,
-  source: SourceName,
-  observedAt: number | undefined,
-  options: { now: number; maxSourceAgeMs: number },
-): string | undefined {
-  const { error, at } = reading(snapshot, source, observedAt);
-  if (error !== undefined) return `failing (${error})`;
-  if (at === undefined) return undefined;
-  const age = options.now - at;
-  return age > options.maxSourceAgeMs
-    ? `stale (${Math.round(age / 1000)}s old, max ${Math.round(options.maxSourceAgeMs / 1000)}s)`
-    : undefined;
-}
-
-/** Why a source is failing, or when its data was observed: the object's own time when it has one, else the source's last update. */
-function reading(
-  snapshot: TopologySnapshot,
-  source: SourceName,
-  observedAt: number | undefined,
-): { readonly error?: string; readonly at?: number } {
-  const status = snapshot.sources.get(source);
-  if (status?.error) return { error: status.error };
-  const at = observedAt ?? status?.updatedAt;
-  return at === undefined ? {} : { at };
 }

@@ -7,7 +7,7 @@ import {
 } from '../../../src/admission/warnings-annotation.ts';
 import { podFacts } from '../../../src/kube/podFacts.ts';
 import type { Pod } from '../../../src/kube/types.ts';
-import { isKept, keep } from '../../../src/policy/kept.ts';
+import { isKept, keep } from '../../../src/memo/kept.ts';
 import type { Decision } from '../../../src/policy/types.ts';
 
 /** The Pod parsed as the handler parses it. */

@@ -45,6 +45,7 @@ test('an arrow pointing back breaks the rule that names it', async () => {
       "import { usage } from '../cli/main.ts';\nexport type Server = { usage: string };\nexport const text = usage;\n",
     'src/api/v1alpha1/kind.ts':
       "import type { Snapshot } from '../../topology/model.ts';\nexport type Kind = { snapshot?: Snapshot };\n",
+    'src/memo/kept.ts': "import type { Policy } from '../policy/types.ts';\nexport type Kept = { policy?: Policy };\n",
     'src/discover/levels.ts':
       "import type { Snapshot } from '../topology/model.ts';\nexport type Levels = { snapshot?: Snapshot };\n",
     'src/cli/main.ts': "import { name } from './name.ts';\nexport const usage = name;\n",
@@ -61,6 +62,7 @@ test('an arrow pointing back breaks the rule that names it', async () => {
       'core-imports-shell: src/admission/review.ts',
       'discover-over-kube-only: src/discover/levels.ts',
       'kube-is-the-innermost: src/kube/types.ts',
+      'memo-over-kube-only: src/memo/kept.ts',
       'no-circular: src/cli/main.ts',
       'nothing-imports-cli: src/server/server.ts',
       'policy-below-admission: src/policy/types.ts',

@@ -9,7 +9,8 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { parseAllDocuments } from 'yaml';
 import type { KubeObject, Pod } from '../../../src/kube/types.ts';
-import { decideClaim, type ClaimKind } from '../../../src/policy/claims.ts';
+import { claimFacts, type ClaimKind } from '../../../src/kube/claimFacts.ts';
+import { decideClaim } from '../../../src/policy/claims.ts';
 import { compile } from '../../../src/policy/compiler.ts';
 import { decide } from '../../../src/policy/engine.ts';
 import type { SchedulingPolicy } from '../../../src/policy/types.ts';
@@ -121,7 +122,7 @@ test('spoiled claims and templates through the dra rule: never throws, the patch
       fc.constantFrom<ClaimKind>('ResourceClaim', 'ResourceClaimTemplate'),
       (claim, kind) => {
         const before = JSON.stringify(claim);
-        const decision = decideClaim({ kind, claim: claim as KubeObject, namespace: 'default' }, compiled);
+        const decision = decideClaim(claimFacts(claim, kind, 'default'), compiled);
         assertValidDecision(decision, claim);
         assert.equal(JSON.stringify(claim), before);
       },

@@ -9,7 +9,8 @@ import { parseAllDocuments } from 'yaml';
 import { handleAdmission } from '../../../src/admission/handler.ts';
 import { explain as explainCommand, mutate as mutateCommand } from '../../../src/cli/mutate.ts';
 import type { KubeObject } from '../../../src/kube/types.ts';
-import { decideClaim, type ClaimKind } from '../../../src/policy/claims.ts';
+import { claimFacts, type ClaimKind } from '../../../src/kube/claimFacts.ts';
+import { decideClaim } from '../../../src/policy/claims.ts';
 import { compile } from '../../../src/policy/compiler.ts';
 import type { SchedulingPolicy } from '../../../src/policy/types.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
@@ -33,7 +34,7 @@ const pcie = (extra: Partial<SchedulingPolicy> = {}) =>
   policy('align', { dra: { alignBy: 'resource.kubernetes.io/pcieRoot' } }, extra);
 
 function run(kind: ClaimKind, claim: KubeObject, policies: SchedulingPolicy[], namespace: string) {
-  const decision = decideClaim({ kind, claim, namespace }, compile(policies, buildSnapshot([], { now: NOW })));
+  const decision = decideClaim(claimFacts(claim, kind, namespace), compile(policies, buildSnapshot([], { now: NOW })));
   const after = fastJsonPatch.applyPatch(structuredClone(claim), structuredClone(decision.patch) as never, true, false)
     .newDocument as any;
   return { decision, after };

@@ -7,10 +7,10 @@ import type { Pod, Toleration } from '../../../src/kube/types.ts';
 import type { PodRequest } from '../../../src/policy/types.ts';
 import { compile } from '../../../src/policy/compiler.ts';
 import { decide } from '../../../src/policy/engine.ts';
-import { isKept } from '../../../src/policy/kept.ts';
+import { isKept } from '../../../src/memo/kept.ts';
 import { DecisionMemo, MEMO_LIMIT } from '../../../src/policy/memo.ts';
-import { textHash } from '../../../src/policy/textHash.ts';
-import { freshUntil } from '../../../src/policy/rules/latency.ts';
+import { textHash } from '../../../src/memo/textHash.ts';
+import { freshUntil } from '../../../src/policy/rules/table.ts';
 import { parseQuantity } from '../../../src/kube/quantity.ts';
 import { placementNodes, schedulableFor } from '../../../src/policy/satisfiability.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
@@ -228,15 +228,17 @@ describe('decision memo', () => {
     assert.equal(first.size, 2);
   });
 
-  test('freshUntil answers what the latency rules read, for each maximum source age asked', () => {
+  test('freshUntil answers what the rules judge by the clock, worked out again only for another source age', () => {
     const snapshot = buildSnapshot(clusterObjects(), { now: NOW });
-    const memo = new DecisionMemo(snapshot, 'test');
+    const asked: number[] = [];
+    const memo = new DecisionMemo(snapshot, 'test', (age) => (asked.push(age), freshUntil(snapshot, age)));
     const ages = [600_000, 1_000, 1_000, 600_000, 0];
     const answers = ages.map((age) => memo.freshUntil(age));
     assert.deepEqual(
       answers,
       ages.map((age) => freshUntil(snapshot, age)),
     );
+    assert.deepEqual(asked, [600_000, 1_000, 600_000, 0]);
     assert.ok(Number.isFinite(answers[0]!) && answers[0]! > answers[1]!, 'the sources have ages to compare');
   });
 
@@ -271,7 +273,11 @@ describe('decision memo', () => {
 
 describe('the decision memo is keyed by a hash of the facts', () => {
   test('two Pods whose facts share a hash each get their own decision', () => {
-    const memo = new DecisionMemo(buildSnapshot(clusterObjects(), { now: NOW }), 'test');
+    const memo = new DecisionMemo(
+      buildSnapshot(clusterObjects(), { now: NOW }),
+      'test',
+      () => Number.POSITIVE_INFINITY,
+    );
     const base = podFacts(pod(), 'default');
     const request = (value: number): PodRequest => ({ facts: { ...base, labels: { n: String(value) } }, name: 'p' });
     // 30 bits: two of some 40,000 texts share a hash (the birthday bound), found here rather than hard-coded.
@@ -307,7 +313,11 @@ describe('the decision memo is keyed by a hash of the facts', () => {
 
 describe('the decision memo is least-recently-used', () => {
   test("a StatefulSet's stream of one-off Pods does not evict a hot Deployment's decision", () => {
-    const memo = new DecisionMemo(buildSnapshot(clusterObjects(), { now: NOW }), 'test');
+    const memo = new DecisionMemo(
+      buildSnapshot(clusterObjects(), { now: NOW }),
+      'test',
+      () => Number.POSITIVE_INFINITY,
+    );
     const owner = (kind: string, name: string) => [{ apiVersion: 'apps/v1', kind, name, uid: name, controller: true }];
     const hot = podRequest(
       pod({}, { name: 'web-1', labels: { app: 'web' }, ownerReferences: owner('ReplicaSet', 'web-5d8f') }),

@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import { podFacts, podRequest } from '../../../src/kube/podFacts.ts';
 import { compile } from '../../../src/policy/compiler.ts';
 import { decide } from '../../../src/policy/engine.ts';
-import { isKept } from '../../../src/policy/kept.ts';
+import { isKept } from '../../../src/memo/kept.ts';
 import { patchedPod, type Added } from '../../../src/policy/merge.ts';
 import { writes, writesKey, type Additions } from '../../../src/policy/writes.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';

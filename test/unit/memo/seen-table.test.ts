@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { SeenTable } from '../../../src/policy/seenTable.ts';
+import { SeenTable } from '../../../src/memo/seenTable.ts';
 
 test('a number is met once before it is seen, and stays seen while its slot is its own', () => {
   const table = new SeenTable(4);

@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { textHash } from '../../../src/policy/textHash.ts';
+import { textHash } from '../../../src/memo/textHash.ts';
 
 const TEXTS = [
   '',
