@@ -12,7 +12,7 @@ import { parseDuration } from '../server/duration.ts';
 import { createKubeTopology } from '../sources/topology/kube.ts';
 import type { Command } from './command.ts';
 import { EXIT, parseFlags } from './command.ts';
-import { loadKubeConfig } from '../sources/kubeconfig.ts';
+import { loadKubeConfig } from '../kube-client/kubeconfig.ts';
 import { stderrLog } from './stderr-log.ts';
 
 const usage = `Usage: topogate controlplane [--kubeconfig F] [--etcd-metrics URL…] [--scheduler-metrics URL] [--output json]

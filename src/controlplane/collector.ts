@@ -9,7 +9,7 @@ import { CoordinationV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { TopologySnapshot } from '../topology/model.ts';
 import type { Readiness } from '../ports/readiness.ts';
-import { describeKubeError, statusOf } from '../sources/topology/errors.ts';
+import { describeKubeError, statusOf } from '../kube-client/errors.ts';
 import { etcdMetricsUrl } from '../sources/topology/etcd-scraper.ts';
 import { readApiServerMetrics, type ApiServerScrape } from './apiserver.ts';
 import { assembleStatus, type LeaseHolders } from './assemble.ts';

@@ -12,7 +12,7 @@ import { processIdentity } from './identity.ts';
 import { registerControlPlaneMetrics } from './metrics.ts';
 import type { ControlPlaneStatus } from './status.ts';
 import { StatusWriter } from './writer.ts';
-import { loadKubeConfig } from '../sources/kubeconfig.ts';
+import { loadKubeConfig } from '../kube-client/kubeconfig.ts';
 
 /** How often the elected replica may write ControlPlane/default. */
 const WRITE_INTERVAL_MS = 5_000;

@@ -1,6 +1,6 @@
 // Writes ControlPlane/default's status from one serve replica at a time (the
 // holder of the Lease `topogate-controlplane`, by the shared elector of
-// ../gates/lease.ts): at most once per interval, and
+// ../kube-client/lease.ts): at most once per interval, and
 // only when a figure changed or the last write is a minute old, so the API
 // writes stay O(1) whatever the cluster's size. The object is made when
 // missing; a CRD not installed is said once and looked for again each interval.
@@ -8,8 +8,8 @@
 import { CustomObjectsApi, type KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Readiness } from '../ports/readiness.ts';
-import { describeKubeError, statusOf } from '../sources/topology/errors.ts';
-import { elect, type LeaderElection } from '../gates/lease.ts';
+import { describeKubeError, statusOf } from '../kube-client/errors.ts';
+import { elect, type LeaderElection } from '../kube-client/lease.ts';
 import type { ControlPlaneStatus } from './status.ts';
 
 export interface WriterOptions {

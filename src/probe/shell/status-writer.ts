@@ -6,7 +6,7 @@
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { NetworkStatus } from '../aggregate.ts';
 import type { DerivedStatus } from '../tiers.ts';
-import { statusOf } from '../../sources/topology/errors.ts';
+import { statusOf } from '../../kube-client/errors.ts';
 
 const GROUP = 'topogate.dev';
 const VERSION = 'v1alpha1';

@@ -6,7 +6,7 @@
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { KubeObject, Pod } from '../../kube/types.ts';
-import { describeKubeError } from '../topology/errors.ts';
+import { describeKubeError } from '../../kube-client/errors.ts';
 import { PolicyReportsNotServed } from './reports.ts';
 import type { TopologySnapshot } from '../../topology/model.ts';
 import { auditCluster } from '../../policy/audit.ts';

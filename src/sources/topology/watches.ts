@@ -1,12 +1,11 @@
 // What each watched source lists and watches. List items come back without
 // apiVersion and kind (and as typed objects): they are given both and turned
-// back into plain JSON, the shape watch events and files have, then slimmed
-// as watch events are.
+// back into plain JSON, the shape watch events and files have; the informer
+// slims them as it slims watch events.
 
 import { CoreV1Api, CustomObjectsApi, DiscoveryV1Api, ResourceV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject } from '../../kube/types.ts';
 import type { SourceName } from '../../topology/model.ts';
-import { slim } from './slim.ts';
 
 export interface ObjectList {
   readonly items: KubeObject[];
@@ -85,7 +84,7 @@ function builtin<Source extends WatchedSource>(
     apiVersion,
     kind,
     path,
-    list: async (config) => plainList(source, await list(config), apiVersion, kind),
+    list: async (config) => plainList(await list(config), apiVersion, kind),
   };
 }
 
@@ -105,7 +104,6 @@ function custom<Source extends WatchedSource>(
     crd: `${plural}.${group}`,
     list: async (config) =>
       plainList(
-        source,
         await config.makeApiClient(CustomObjectsApi).listClusterCustomObject({ group, version, plural }),
         apiVersion,
         kind,
@@ -114,7 +112,6 @@ function custom<Source extends WatchedSource>(
 }
 
 function plainList(
-  source: WatchedSource,
   list: { items?: unknown; metadata?: { resourceVersion?: string } },
   apiVersion: string,
   kind: string,
@@ -122,7 +119,7 @@ function plainList(
   const items = Array.isArray(list.items) ? (list.items as object[]) : [];
   const metadata = list.metadata?.resourceVersion ? { resourceVersion: list.metadata.resourceVersion } : {};
   return {
-    items: items.map((item) => slim(source, { apiVersion, kind, ...(JSON.parse(JSON.stringify(item)) as KubeObject) })),
+    items: items.map((item) => ({ apiVersion, kind, ...(JSON.parse(JSON.stringify(item)) as KubeObject) })),
     metadata,
   };
 }
