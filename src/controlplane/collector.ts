@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type { TopologySnapshot } from '../topology/model.ts';
 import type { Readiness } from '../ports/readiness.ts';
 import { describeKubeError, statusOf } from '../kube-client/errors.ts';
-import { etcdMetricsUrl } from '../sources/topology/etcd-scraper.ts';
+import { etcdMetricsUrl } from '../topology/etcd/metrics-url.ts';
 import { readApiServerMetrics, type ApiServerScrape } from './apiserver.ts';
 import { assembleStatus, type LeaseHolders } from './assemble.ts';
 import { readEtcdScrape, type EtcdScrape } from './etcd.ts';
@@ -18,7 +18,7 @@ import type { FindingLimits } from './findings.ts';
 import { Heartbeat } from './heartbeat.ts';
 import { readSchedulerMetrics, SCHEDULER_MARKER, type SchedulerScrape } from './scheduler.ts';
 import { kubeCredentials, scrapeLines } from './scrape.ts';
-import type { ControlPlaneStatus } from './status.ts';
+import type { ControlPlaneStatus } from '../ports/controlplane.ts';
 import { ScrapeWindow } from './window.ts';
 
 export interface CollectorTiming {

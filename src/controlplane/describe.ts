@@ -1,7 +1,7 @@
 // ControlPlane's status for a person at a terminal: one line per figure,
 // then the findings.
 
-import type { ControlPlaneStatus, LeaderStatus, Placement } from './status.ts';
+import type { ControlPlaneStatus, LeaderStatus, Placement } from '../ports/controlplane.ts';
 
 export function describeStatus(status: ControlPlaneStatus): string {
   const ms = (value: number | undefined) => (value === undefined ? '-' : `${value} ms`);

@@ -10,7 +10,7 @@ import type { Readiness } from '../ports/readiness.ts';
 import { ControlPlaneCollector, DEFAULT_COLLECTOR_TIMING } from './collector.ts';
 import { processIdentity } from './identity.ts';
 import { registerControlPlaneMetrics } from './metrics.ts';
-import type { ControlPlaneStatus } from './status.ts';
+import type { ControlPlaneStatus } from '../ports/controlplane.ts';
 import { StatusWriter } from './writer.ts';
 import { loadKubeConfig } from '../kube-client/kubeconfig.ts';
 

@@ -12,7 +12,7 @@ import type { Readiness } from '../ports/readiness.ts';
 import { describeKubeError, statusOf } from '../kube-client/errors.ts';
 import { elect, type LeaderElection } from '../kube-client/lease.ts';
 import { StatusWriter as ClusterStatusWriter } from '../kube-client/status-writer.ts';
-import type { ControlPlaneStatus } from './status.ts';
+import type { ControlPlaneStatus } from '../ports/controlplane.ts';
 
 export interface WriterOptions {
   readonly config: KubeConfig;

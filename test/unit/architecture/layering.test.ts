@@ -45,7 +45,13 @@ test('an arrow pointing back breaks the rule that names it', async () => {
       "import { usage } from '../cli/main.ts';\nexport type Server = { usage: string };\nexport const text = usage;\n",
     'src/discover/levels.ts':
       "import type { Snapshot } from '../topology/model.ts';\nexport type Levels = { snapshot?: Snapshot };\n",
-    'src/cli/main.ts': "import { name } from './name.ts';\nexport const usage = name;\n",
+    'src/cli/main.ts':
+      "import { name } from './name.ts';\nimport { shown } from '../view/data.ts';\nexport const usage = name + shown;\n",
+    'src/view/data.ts':
+      "import type { Status } from '../controlplane/status.ts';\nimport { elect } from '../kube-client/lease.ts';\nexport const shown = typeof elect + typeof ({} as Status);\n",
+    'src/controlplane/status.ts': 'export type Status = { figures: number };\n',
+    'src/kube-client/lease.ts': "import { watch } from '../sources/watch.ts';\nexport const elect = watch;\n",
+    'src/sources/watch.ts': 'export const watch = 1;\n',
     'src/cli/name.ts': "import type { usage } from './main.ts';\nexport const name: typeof usage = 'topogate';\n",
   };
   try {
@@ -57,6 +63,8 @@ test('an arrow pointing back breaks the rule that names it', async () => {
       'core-does-io: src/policy/types.ts',
       'core-imports-shell: src/admission/review.ts',
       'discover-over-kube-only: src/discover/levels.ts',
+      'feature-imports-feature: src/view/data.ts',
+      'kube-client-over-core: src/kube-client/lease.ts',
       'kube-is-the-innermost: src/kube/types.ts',
       'no-circular: src/cli/main.ts',
       'nothing-imports-cli: src/server/server.ts',

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Registry } from 'prom-client';
 import { registerControlPlaneMetrics } from '../../../src/controlplane/metrics.ts';
-import type { ControlPlaneStatus } from '../../../src/controlplane/status.ts';
+import type { ControlPlaneStatus } from '../../../src/ports/controlplane.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const read = (path: string) => readFileSync(`${root}${path}`, 'utf8');
