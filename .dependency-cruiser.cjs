@@ -8,6 +8,10 @@ const core = '^src/(kube|topology|policy|admission|discover)/';
 const shared = [core, '^src/(ports|kube-client)/'];
 const ioModules =
   '^(node:)?(fs|fs/promises|net|http|http2|https|tls|dgram|dns|child_process|cluster|worker_threads|readline)$';
+/** Modules that read the clock or schedule work: the core takes its time as an argument. */
+const clockModules = '^(node:)?(timers|timers/promises|perf_hooks)$';
+/** The pure parts of the feature folders that have a shell/ beside them. */
+const purePart = { path: '^src/(probe|controlplane|view)/', pathNot: '^src/(probe|controlplane|view)/shell/' };
 const shellPackages = '^node_modules/(pino|prom-client|@kubernetes/client-node|hono|@hono/node-server|node-forge)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -27,6 +31,22 @@ module.exports = {
       severity: 'error',
       from: { path: core },
       to: { dependencyTypes: ['core'], path: ioModules },
+    },
+    {
+      name: 'core-reads-clock',
+      comment: 'The core reads no clock and schedules nothing: time comes in as an argument (options.now).',
+      severity: 'error',
+      from: { path: core },
+      to: { dependencyTypes: ['core'], path: clockModules },
+    },
+    {
+      name: 'pure-part-does-io',
+      comment:
+        'Outside their shell/, probe/, controlplane/ and view/ are pure functions: no I/O, no clock, no shell ' +
+        'package, no kube-client/, nothing of a shell/.',
+      severity: 'error',
+      from: purePart,
+      to: { path: [ioModules, clockModules, shellPackages, '^src/kube-client/', '^src/[^/]+/shell/'] },
     },
     {
       name: 'core-uses-shell-packages',

@@ -7,7 +7,7 @@ import { globSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Registry } from 'prom-client';
-import { registerControlPlaneMetrics } from '../../../src/controlplane/metrics.ts';
+import { registerControlPlaneMetrics } from '../../../src/controlplane/shell/metrics.ts';
 import type { ControlPlaneStatus } from '../../../src/ports/controlplane.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));

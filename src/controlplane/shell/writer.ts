@@ -1,18 +1,18 @@
 // Writes ControlPlane/default's status from one serve replica at a time (the
 // holder of the Lease `topogate-controlplane`, by the shared elector of
-// ../kube-client/lease.ts): at most once per interval, and
+// src/kube-client/lease.ts): at most once per interval, and
 // only when a figure changed or the last write is a minute old, so the API
 // writes stay O(1) whatever the cluster's size. The object is made when
-// missing (../kube-client/status-writer.ts); a CRD not installed is said once
+// missing (src/kube-client/status-writer.ts); a CRD not installed is said once
 // and looked for again each interval.
 
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { Readiness } from '../ports/readiness.ts';
-import { describeKubeError, statusOf } from '../kube-client/errors.ts';
-import { elect, type LeaderElection } from '../kube-client/lease.ts';
-import { StatusWriter as ClusterStatusWriter } from '../kube-client/status-writer.ts';
-import type { ControlPlaneStatus } from '../ports/controlplane.ts';
+import type { Readiness } from '../../ports/readiness.ts';
+import { describeKubeError, statusOf } from '../../kube-client/errors.ts';
+import { elect, type LeaderElection } from '../../kube-client/lease.ts';
+import { StatusWriter as ClusterStatusWriter } from '../../kube-client/status-writer.ts';
+import type { ControlPlaneStatus } from '../../ports/controlplane.ts';
 
 export interface WriterOptions {
   readonly config: KubeConfig;
