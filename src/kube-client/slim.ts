@@ -4,7 +4,7 @@
 // would otherwise hold hundreds of megabytes of it.
 
 import type { KubeObject } from '../kube/types.ts';
-import { isRecord } from '../topology/read/fields.ts';
+import { isRecord } from '../kube/json.ts';
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 const NODE_STATUS_DROPPED = ['images', 'volumesInUse', 'volumesAttached'];

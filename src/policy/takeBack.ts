@@ -26,7 +26,9 @@ export function takeBack(live: Pod, record: DecisionRecord | undefined): Pod {
   if (record === undefined || !pod.spec) return pod;
   const spec = pod.spec;
   const { required = [], preferred = [], spread = [], schedulerName } = record.added;
-  const nodeAffinity = isRecord(spec.affinity?.nodeAffinity) ? spec.affinity.nodeAffinity : undefined;
+  // The Pod is the API server's JSON: its types say what a field should be, not that it is.
+  const declared = spec.affinity?.nodeAffinity;
+  const nodeAffinity = isRecord(declared) ? spec.affinity!.nodeAffinity! : undefined;
   if (nodeAffinity) {
     const terms = nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
     if (Array.isArray(terms)) {

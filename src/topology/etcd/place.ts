@@ -3,7 +3,8 @@
 
 import type { KubeObject } from '../../kube/types.ts';
 import type { NodeIndex } from '../model.ts';
-import { isRecord, list, record, string, stringMap } from '../read/fields.ts';
+import { isRecord } from '../../kube/json.ts';
+import { list, record, string, stringMap } from '../read/fields.ts';
 import type { EtcdMetrics } from './metrics.ts';
 
 export interface ScrapedMember {

@@ -3,7 +3,8 @@
 // `topogate probe` or an adapter of another tool's metrics).
 
 import type { DegradedNode, MislabeledNode } from '../model.ts';
-import { isRecord, list, record, string, timestamp } from './fields.ts';
+import { isRecord } from '../../kube/json.ts';
+import { list, record, string, timestamp } from './fields.ts';
 
 /** A link as declared in spec.links. */
 export interface Link {
