@@ -112,12 +112,7 @@ export default tseslint.config(
   },
   // Narrowing untrusted JSON: a record whose fields are each checked where they are read.
   {
-    files: [
-      'src/kube/workloads.ts',
-      'src/policy/merge.ts',
-      'src/policy/status.ts',
-      'src/policy/claims.ts',
-    ],
+    files: ['src/kube/workloads.ts', 'src/policy/merge.ts', 'src/policy/status.ts', 'src/policy/claims.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   // Tests and benchmarks read untyped JSON answers and report to the console.
