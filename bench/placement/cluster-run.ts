@@ -7,7 +7,6 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
-import { parseQuantity } from '../../src/kube/quantity.ts';
 import type { ClusterState } from '../../test/e2e/harness/cluster.ts';
 import { coreApi, createNodes, kubectl, kubectlOk } from '../../test/e2e/harness/kube.ts';
 import type { Topogate } from '../../test/e2e/harness/topogate.ts';
@@ -18,6 +17,7 @@ import type { ServiceGraph } from './graph.ts';
 import type { Fleet, Occupant } from './fleet.ts';
 import { buildFleet, FLEET, FLEET_LABEL, ZONE } from './fleet.ts';
 import type { PlacedPod } from './metrics.ts';
+import { podRequests } from './metrics.ts';
 import type { Mode, ScenarioPlan } from './workloads.ts';
 import { MODES, namespaceOf, planRun, RUN_LABEL } from './workloads.ts';
 
@@ -340,15 +340,11 @@ async function settle(api: CoreV1Api, expected: number): Promise<V1Pod[]> {
 }
 
 function placed(pod: V1Pod): PlacedPod {
-  const requests: Record<string, number> = {};
-  for (const container of pod.spec?.containers ?? [])
-    for (const [name, value] of Object.entries(container.resources?.requests ?? {}))
-      requests[name] = (requests[name] ?? 0) + (parseQuantity(value) ?? 0);
   return {
     name: pod.metadata?.name ?? '',
     workload: pod.metadata?.labels?.['app'] ?? '',
     node: pod.spec?.nodeName || undefined,
-    requests,
+    requests: podRequests(pod),
   };
 }
 

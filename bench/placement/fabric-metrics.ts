@@ -4,10 +4,11 @@
 // EndpointSlice controller see nothing else); round trips and bytes read where
 // the nodes really are. Pure.
 
+import type { V1Pod } from '@kubernetes/client-node';
 import type { FabricNode } from './fabric.ts';
 import { GPUS_PER_NODE, rttBetween } from './fabric.ts';
 import type { Edge } from './metrics.ts';
-import { weightedQuantile } from './metrics.ts';
+import { podRequests, weightedQuantile } from './metrics.ts';
 import type { TraceWorkload } from './trace.ts';
 import { workloadId } from './trace.ts';
 
@@ -36,6 +37,19 @@ export interface FabricMetrics {
   readonly freeGpuRacks: number;
   /** Bound Pods on a node whose zone label is wrong. */
   readonly podsOnMislabelledNodes: number;
+}
+
+/** A Pod as the metrics read it: its workload by namespace and `app` label, its node, its requests. */
+export function fabricPod(pod: V1Pod): FabricPod {
+  const requests = podRequests(pod);
+  // podRequests gives milli-units: the cpu in millicores as it is, the GPUs in whole devices.
+  return {
+    name: pod.metadata?.name ?? '',
+    workload: workloadId(pod.metadata?.namespace ?? '', pod.metadata?.labels?.['app'] ?? ''),
+    node: pod.spec?.nodeName || undefined,
+    cpuMilli: Math.round(requests['cpu'] ?? 0),
+    gpus: (requests['nvidia.com/gpu'] ?? 0) / 1000,
+  };
 }
 
 interface Bound {

@@ -6,7 +6,6 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
-import { parseQuantity } from '../../src/kube/quantity.ts';
 import type { ClusterState } from '../../test/e2e/harness/cluster.ts';
 import { coreApi, createNodes, kubectl, kubectlOk } from '../../test/e2e/harness/kube.ts';
 import type { Topogate } from '../../test/e2e/harness/topogate.ts';
@@ -14,12 +13,18 @@ import { applyAll, installTopogateCrds, registerWebhook, startTopogate } from '.
 import { httpsGet, waitFor } from '../../test/e2e/harness/wait.ts';
 import type { Fabric } from './fabric.ts';
 import type { FabricPod } from './fabric-metrics.ts';
+import { fabricPod } from './fabric-metrics.ts';
 import { occupantPod, POLICIES_DIR } from './cluster-run.ts';
 import { FLEET, FLEET_LABEL } from './fleet.ts';
 import type { ServiceGraph } from './graph.ts';
-import type { Arm, FabricTrace } from './trace.ts';
-import { FABRIC_NAMESPACES, planTrace, workloadId } from './trace.ts';
+import type { ArmName, FabricTrace } from './trace.ts';
+import { FABRIC_NAMESPACES, planTrace, TRAIN_NAMESPACE } from './trace.ts';
 import { RUN_LABEL } from './workloads.ts';
+import type { Kueue } from '../../test/e2e/harness/kueue.ts';
+import { releaseKueueFinalizers, startKueue } from '../../test/e2e/harness/kueue.ts';
+import type { KueueAdmission } from './kueue-admission.ts';
+import { kueueAdmission } from './kueue-admission.ts';
+import { KUEUE_CLUSTER_QUEUE, kueueQueueObjects } from './kueue-queue.ts';
 
 type Kube = Pick<ClusterState, 'kubectl' | 'kubeconfig'>;
 
@@ -31,11 +36,13 @@ export const TAS_SCHEDULER_ARGS = [`--feature-gates=${TAS_GATES}`];
 export const CONTROLLER_MANAGER_ARGS = ['--kube-api-qps=200', '--kube-api-burst=400'];
 
 const QUIET_MS = 3_000;
+/** A Pod still gated waits on its admitter (Kueue): a longer quiet before it counts as left Pending. */
+const GATED_QUIET_MS = 15_000;
 const MISSING_QUIET_MS = 10_000;
 const WAVE_TIMEOUT_MS = 90_000;
 
 export interface ArmRun {
-  readonly arm: Arm;
+  readonly arm: ArmName;
   readonly trace: FabricTrace;
   readonly pods: readonly FabricPod[];
   /** Pods the scheduler bound, over the seconds it spent in scheduling attempts (its own histogram). */
@@ -45,23 +52,25 @@ export interface ArmRun {
   readonly wallSeconds: number;
   /** Pods topogate's policies matched that carry neither its annotation nor its warnings. */
   readonly notMutated: number;
+  /** What Kueue spent admitting the gangs (its own metrics); null for the arms without Kueue. */
+  readonly admission: KueueAdmission | null;
 }
 
 export interface FabricOptions {
   readonly cluster: ClusterState;
   readonly fabric: Fabric;
   readonly graph: ServiceGraph;
-  readonly arms: readonly Arm[];
+  readonly arms: readonly ArmName[];
   /** Where topogate keeps its certificates and log. */
   readonly scratch: string;
   readonly log: (line: string) => void;
 }
 
 /** Creates the fabric, runs every arm on it, removes it; an arm that cannot run is said as an error string. */
-export async function runFabric(options: FabricOptions): Promise<Map<Arm, ArmRun | string>> {
+export async function runFabric(options: FabricOptions): Promise<Map<ArmName, ArmRun | string>> {
   const { cluster, fabric, log } = options;
   const api = coreApi(cluster);
-  const results = new Map<Arm, ArmRun | string>();
+  const results = new Map<ArmName, ArmRun | string>();
   await installTopogateCrds(cluster);
   await applyAll(
     cluster,
@@ -75,6 +84,7 @@ export async function runFabric(options: FabricOptions): Promise<Map<Arm, ArmRun
   await makeFabric(cluster, api, fabric);
   // Started once the fabric is there, so that its first sync has every Node and the probe's status.
   let topogate: Topogate | undefined;
+  let kueue: Kueue | undefined;
   const freeGpus = fabric.nodes.reduce((sum, n) => sum + n.gpus, 0) - fabric.tenants.reduce((s, t) => s + t.gpus, 0);
   try {
     for (const arm of options.arms) {
@@ -87,7 +97,9 @@ export async function runFabric(options: FabricOptions): Promise<Map<Arm, ArmRun
           });
           await registerWebhook(cluster, topogate);
         }
-        results.set(arm, await runArm(cluster, api, arm, trace, log));
+        if (arm === 'kueueTas') kueue = await startKueueArm(cluster, options.scratch);
+        const run = await runArm(cluster, api, arm, trace, log);
+        results.set(arm, kueue ? { ...run, admission: kueueAdmission(await kueue.metrics()) } : run);
       } catch (error) {
         const reason = error instanceof Error ? error.message.split('\n')[0]! : String(error);
         log(`${arm}: could not run: ${reason}`);
@@ -95,10 +107,16 @@ export async function runFabric(options: FabricOptions): Promise<Map<Arm, ArmRun
       } finally {
         if (arm === 'topogate')
           await kubectl(cluster, ['delete', 'mutatingwebhookconfiguration', 'topogate', '--ignore-not-found']);
+        if (kueue) {
+          await kueue.stop();
+          kueue = undefined;
+          await releaseKueueFinalizers(cluster, TRAIN_NAMESPACE);
+        }
         await cleanUp(cluster, api);
       }
     }
   } finally {
+    await kueue?.stop();
     await topogate?.stop();
     await removeFabric(cluster);
     await kubectl(cluster, ['delete', 'namespace', ...FABRIC_NAMESPACES, '--ignore-not-found', '--wait=false']);
@@ -109,7 +127,7 @@ export async function runFabric(options: FabricOptions): Promise<Map<Arm, ArmRun
 async function runArm(
   cluster: ClusterState,
   api: CoreV1Api,
-  arm: Arm,
+  arm: ArmName,
   trace: FabricTrace,
   log: (line: string) => void,
 ) {
@@ -138,6 +156,7 @@ async function runArm(
     scheduled: after.scheduled - before.scheduled,
     schedulingSeconds: after.seconds - before.seconds,
     wallSeconds,
+    admission: null,
     notMutated:
       arm === 'topogate'
         ? pods.filter(
@@ -168,24 +187,12 @@ async function settle(api: CoreV1Api, expected: number): Promise<V1Pod[]> {
     if (state !== last) [last, quietSince] = [state, Date.now()];
     if (pods.length >= expected && bound === pods.length) return pods;
     // Pods still missing after a long quiet: the controller cannot create them (the arm's error says why).
-    if (Date.now() - quietSince > (pods.length >= expected ? QUIET_MS : MISSING_QUIET_MS)) return pods;
+    const gated = pods.some((pod) => (pod.spec?.schedulingGates?.length ?? 0) > 0);
+    const quiet = pods.length < expected ? MISSING_QUIET_MS : gated ? GATED_QUIET_MS : QUIET_MS;
+    if (Date.now() - quietSince > quiet) return pods;
     if (Date.now() > deadline) return pods;
     await sleep(200);
   }
-}
-
-function fabricPod(pod: V1Pod): FabricPod {
-  const requests: Record<string, number> = {};
-  for (const container of pod.spec?.containers ?? [])
-    for (const [name, value] of Object.entries(container.resources?.requests ?? {}))
-      requests[name] = (requests[name] ?? 0) + (parseQuantity(value) ?? 0);
-  return {
-    name: pod.metadata?.name ?? '',
-    workload: workloadId(pod.metadata?.namespace ?? '', pod.metadata?.labels?.['app'] ?? ''),
-    node: pod.spec?.nodeName || undefined,
-    cpuMilli: Math.round((requests['cpu'] ?? 0) * 1000),
-    gpus: requests['nvidia.com/gpu'] ?? 0,
-  };
 }
 
 /** The scheduler's own count of Pods scheduled, and the seconds its attempts took (all results). */
@@ -202,6 +209,24 @@ async function schedulerCounts(cluster: ClusterState): Promise<{ scheduled: numb
     else if (match[2]!.includes('result="scheduled"')) scheduled += value;
   }
   return { scheduled, seconds };
+}
+
+/** Kueue's manager for the training namespace, and its Topology, ResourceFlavor and queues, ready to admit. */
+export async function startKueueArm(cluster: ClusterState, scratch: string): Promise<Kueue> {
+  const kueue = await startKueue({ cluster: { ...cluster, dir: scratch }, namespaces: [TRAIN_NAMESPACE] });
+  try {
+    await applyAll(cluster, kueueQueueObjects(TRAIN_NAMESPACE));
+    await kubectlOk(cluster, [
+      'wait',
+      '--for=condition=Active',
+      '--timeout=60s',
+      `clusterqueue/${KUEUE_CLUSTER_QUEUE}`,
+    ]);
+    return kueue;
+  } catch (error) {
+    await kueue.stop();
+    throw error;
+  }
 }
 
 async function makeFabric(cluster: Kube, api: CoreV1Api, fabric: Fabric): Promise<void> {

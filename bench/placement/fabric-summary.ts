@@ -4,6 +4,7 @@
 
 import type { Fabric } from './fabric.ts';
 import type { FabricMetrics } from './fabric-metrics.ts';
+import type { KueueAdmission } from './kueue-admission.ts';
 import { fabricMetrics } from './fabric-metrics.ts';
 import type { ArmName } from './trace.ts';
 import { ARMS } from './trace.ts';
@@ -19,6 +20,7 @@ export interface ArmPlacement {
   readonly schedulingSeconds: number;
   readonly wallSeconds: number;
   readonly notMutated: number;
+  readonly admission: KueueAdmission | null;
 }
 
 export type PerArm<T> = { readonly [Arm in ArmName]: T | null };
@@ -29,6 +31,8 @@ export interface ArmSummary extends FabricMetrics {
   /** Pods bound per second of wall time, waves summed. */
   readonly podsPerWallSecond: number | null;
   readonly notMutated: number;
+  /** What Kueue spent admitting the gangs (its own metrics); null for the arms without Kueue. */
+  readonly admission: KueueAdmission | null;
 }
 
 export interface FabricResults {
@@ -40,11 +44,10 @@ export interface FabricResults {
 
 const perSecond = (count: number, seconds: number) => (seconds > 0 ? count / seconds : null);
 
-/** `runs`: each arm's run, or why it could not run; an arm missing from it was not run (its note says why). */
+/** `runs`: each arm's run, or why it could not run; an arm missing from it was not run. */
 export function fabricResults(
   fabric: Pick<Fabric, 'seed' | 'nodes' | 'byName' | 'tenants'>,
   runs: ReadonlyMap<ArmName, ArmPlacement | string>,
-  notRun: Readonly<Partial<Record<ArmName, string>>>,
 ): FabricResults {
   const tenantUse = new Map<string, { cpuMilli: number; gpus: number }>();
   for (const tenant of fabric.tenants) {
@@ -56,7 +59,7 @@ export function fabricResults(
     ARMS.map((arm): [ArmName, ArmSummary | null] => {
       const run = runs.get(arm);
       if (run === undefined || typeof run === 'string') {
-        notes.push(`${arm}: null: ${typeof run === 'string' ? `could not run: ${run}` : (notRun[arm] ?? 'not run')}`);
+        notes.push(`${arm}: null: ${typeof run === 'string' ? `could not run: ${run}` : 'not run'}`);
         return [arm, null];
       }
       const metrics = fabricMetrics(run.pods, run.trace.workloads, run.trace.edges, fabric.byName, tenantUse);
@@ -67,6 +70,7 @@ export function fabricResults(
           podsPerSchedulingSecond: perSecond(run.scheduled, run.schedulingSeconds),
           podsPerWallSecond: perSecond(metrics.pods - metrics.pending, run.wallSeconds),
           notMutated: run.notMutated,
+          admission: run.admission,
         },
       ];
     }),

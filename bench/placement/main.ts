@@ -19,7 +19,7 @@ import { CONTROLLER_MANAGER_ARGS, runFabric, TAS_API_SERVER_ARGS, TAS_SCHEDULER_
 import type { FabricResults } from './fabric-summary.ts';
 import { fabricResults } from './fabric-summary.ts';
 import type { ArmName } from './trace.ts';
-import { RUN_ARMS } from './trace.ts';
+import { ARMS } from './trace.ts';
 import type { Run } from './cluster-run.ts';
 import { parseServiceGraph } from './graph.ts';
 import { PEERS_HEADING, peersSection, placementChart, placementSection, SECTION_HEADING } from './report.ts';
@@ -30,12 +30,8 @@ import { gangsThatFitRacks } from './metrics.ts';
 import { GANG_POD, GANG_SIZE, gangCount } from './workloads.ts';
 import { parseQuantity } from '../../src/kube/quantity.ts';
 
-/** Why the Kueue arm has no figures (docs/benchmarks.md says more). */
-const KUEUE_NOT_RUN =
-  'not run: building sigs.k8s.io/kueue v0.17.0 and running its manager out of cluster (webhooks, cert rotation, ' +
-  'pod integration) did not fit in this round; its configuration is described in docs/benchmarks.md';
-
-const usage = 'usage: npm run bench:placement [-- --quick] [--seeds N] [--state FILE] [--out DIR] [--fabric-only]';
+const usage =
+  'usage: npm run bench:placement [-- --quick] [--seeds N] [--state FILE] [--out DIR] [--fabric-only] [--peers FABRIC_JSON]';
 
 export function runPlacements(runs: readonly Run[]): RunPlacement[] {
   return runs.map((run) => ({
@@ -52,6 +48,9 @@ export function runPlacements(runs: readonly Run[]): RunPlacement[] {
     })),
   }));
 }
+
+/** Why a peer wins a row or a goal is missed, written by hand from the runs: kept as runs rewrite the section. */
+const peersWhy = () => readFileSync(join(repoRoot, 'bench', 'placement', 'peers-why.md'), 'utf8');
 
 const gangRequest = Object.fromEntries(
   Object.entries(GANG_POD.requests).map(([name, value]) => [name, parseQuantity(value) ?? 0]),
@@ -77,7 +76,7 @@ function writePeersOnly(peers: FabricResults): void {
   const end = text.indexOf('\n## ', at + SECTION_HEADING.length);
   const section = text.slice(at, end < 0 ? undefined : end + 1);
   const cut = section.indexOf(PEERS_HEADING);
-  const updated = `${(cut < 0 ? section : section.slice(0, cut)).trimEnd()}\n\n${peersSection(peers).join('\n').trimEnd()}\n`;
+  const updated = `${(cut < 0 ? section : section.slice(0, cut)).trimEnd()}\n\n${peersSection(peers, peersWhy()).join('\n').trimEnd()}\n`;
   writeFileSync(join(dir, 'placement.md'), updated);
   writeFileSync(benchmarks, withSection(text, SECTION_HEADING, updated));
 }
@@ -90,11 +89,17 @@ async function main(): Promise<number> {
       out: { type: 'string' },
       state: { type: 'string' },
       'fabric-only': { type: 'boolean', default: false },
+      peers: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   if (values.help) {
     process.stdout.write(`${usage}\n`);
+    return 0;
+  }
+  // The peer comparison again from a fabric.json a run wrote (after peers-why.md changed): no cluster.
+  if (values.peers) {
+    writePeersOnly(JSON.parse(readFileSync(values.peers, 'utf8')) as FabricResults);
     return 0;
   }
   const seedCount = Number(values.seeds ?? (values.quick ? 1 : 3));
@@ -130,20 +135,26 @@ async function main(): Promise<number> {
       cluster,
       fabric,
       graph: parseServiceGraph(JSON.parse(readFileSync(join(repoRoot, 'bench/data/online-boutique.json'), 'utf8'))),
-      arms: RUN_ARMS,
+      arms: ARMS,
       scratch: mkdtempSync(join(cluster.dir, 'fabric-')),
       log,
     });
   } finally {
     if (!values.state) await cluster.stop();
   }
-  const peers = fabricResults(fabric, armRuns, { kueueTas: KUEUE_NOT_RUN });
+  const peers = fabricResults(fabric, armRuns);
   const results = withPeers(placementResults(runPlacements(runs)), peers);
   const seconds = Math.round((Date.now() - started) / 1000);
+  // Where every Pod of every arm went: not committed (bench/out/), for reading a figure back.
+  writeJson(
+    join(repoRoot, 'bench', 'out', 'placement'),
+    'fabric-pods.json',
+    Object.fromEntries([...armRuns].map(([arm, run]) => [arm, typeof run === 'string' ? run : run.pods])),
+  );
   if (values['fabric-only']) {
     writeJson(join(repoRoot, 'bench', 'out', 'placement'), 'fabric.json', peers);
     if (!values.out) writePeersOnly(peers);
-    process.stdout.write(`${peersSection(peers).join('\n')}\n`);
+    process.stdout.write(`${peersSection(peers, peersWhy()).join('\n')}\n`);
     log(`wrote the peer comparison in ${seconds} s`);
     return 0;
   }
@@ -175,6 +186,7 @@ async function main(): Promise<number> {
       gangs: gangCount(values.quick),
     },
     peers,
+    peersWhy(),
   );
   writeFileSync(join(out, 'placement.md'), section);
   const benchmarks = join(repoRoot, 'BENCHMARKS.md');

@@ -2,6 +2,9 @@
 // graph and the network between zones, what the placement costs the
 // application. Pure: the benchmark's shell reads the cluster, this computes.
 
+import type { V1Pod } from '@kubernetes/client-node';
+import { parseQuantity } from '../../src/kube/quantity.ts';
+
 /** A fixed place a workload talks to, outside the placed Pods (the etcd leader's zone). */
 export const ZONE_PREFIX = 'zone:';
 
@@ -247,4 +250,13 @@ export function placementMetrics(
       spanning.length,
     ),
   };
+}
+
+/** A Pod's requests summed over its containers, each resource in milli-units (parseQuantity's). */
+export function podRequests(pod: V1Pod): Record<string, number> {
+  const requests: Record<string, number> = {};
+  for (const container of pod.spec?.containers ?? [])
+    for (const [name, value] of Object.entries(container.resources?.requests ?? {}))
+      requests[name] = (requests[name] ?? 0) + (parseQuantity(value) ?? 0);
+  return requests;
 }

@@ -3,6 +3,7 @@
 import { barChart, stackedSvg } from '../plot.ts';
 import type { FabricResults } from './fabric-summary.ts';
 import { peersCharts, peersTable, peerWins } from './peers-report.ts';
+import { goalsTable } from './goals.ts';
 import type { ModeSummary, PlacementResults, Spread, TopogateCounts } from './summary.ts';
 import { median } from './summary.ts';
 
@@ -73,7 +74,7 @@ export function worseWithTopogate(results: PlacementResults): string[] {
   return worse;
 }
 
-export function placementSection(results: PlacementResults, run: RunFacts, peers?: FabricResults): string {
+export function placementSection(results: PlacementResults, run: RunFacts, peers?: FabricResults, why = ''): string {
   const { summary } = results;
   const seeds = run.seeds;
   const lines = [
@@ -131,7 +132,7 @@ export function placementSection(results: PlacementResults, run: RunFacts, peers
     ...(worse.length > 0 ? worse.map((w) => `- ${w}`) : ['- No median came out worse with topogate.']),
     '',
   );
-  if (peers) lines.push(...peersSection(peers));
+  if (peers) lines.push(...peersSection(peers, why));
   return `${lines.join('\n')}\n`;
 }
 
@@ -140,8 +141,24 @@ function signed(reduction: number | null): string {
   return reduction >= 0 ? `−${pct(reduction)}` : `+${pct(-reduction)}`;
 }
 
-/** The fabric's arms side by side, the rows a peer wins, and why an arm has no figures. */
-export function peersSection(peers: FabricResults): string[] {
+/** What Kueue spent admitting, from its own metrics: the cost the scheduler's figures do not show. */
+function kueueCost(peers: FabricResults): string[] {
+  const admission = peers.arms.kueueTas?.admission;
+  if (!admission) return [];
+  const wait = admission.meanWaitSeconds === null ? '–' : `${admission.meanWaitSeconds.toFixed(2)} s`;
+  return [
+    '',
+    `Kueue's own admission work (its /metrics): ${admission.attempts} admission attempts, ` +
+      `${(admission.attemptSeconds * 1000).toFixed(0)} ms in all; ${admission.admitted} Workloads admitted, ` +
+      `${wait} on average from creation to admission.`,
+  ];
+}
+
+/**
+ * The fabric's arms side by side, the goals met or missed, the rows a peer wins, and why an arm has no
+ * figures; `why` (markdown, written by hand from the runs) says why a peer wins a row or a goal is missed.
+ */
+export function peersSection(peers: FabricResults, why = ''): string[] {
   const wins = peerWins(peers);
   return [
     `${PEERS_HEADING}: one trace on a ${peers.nodes}-node fabric`,
@@ -151,6 +168,11 @@ export function peersSection(peers: FabricResults): string[] {
       '[docs/benchmarks.md](docs/benchmarks.md#against-the-peers-the-fabric).',
     '',
     ...peersTable(peers),
+    ...kueueCost(peers),
+    '',
+    '#### The goals',
+    '',
+    ...goalsTable(peers),
     '',
     '#### Where a peer beats topogate in this run',
     '',
@@ -158,6 +180,7 @@ export function peersSection(peers: FabricResults): string[] {
       ? wins.map((w) => `- ${w}`)
       : ['- No row: topogate is at least as good as every arm that ran.']),
     ...(peers.notes.length > 0 ? ['', ...peers.notes.map((note) => `- ${note}`)] : []),
+    ...(why.trim() ? ['', why.trim()] : []),
     '',
   ];
 }

@@ -4,8 +4,8 @@
 // GPU each, one rack required, one block preferred). Created in waves, a
 // caller's wave before its callees' (as a rollout meets callers that run), and
 // each gang after the last has settled. Each arm writes what its own docs ask
-// for: nothing (default), PodGroups (upstream TAS), the replica-count
-// annotation (topogate).
+// for: nothing (default), PodGroups (upstream TAS), Kueue pod groups (Kueue
+// TAS), the replica-count annotation (topogate).
 // Pure.
 
 import { random } from '../cluster.ts';
@@ -14,13 +14,11 @@ import { serviceEdges } from './graph.ts';
 import { FLEET, FLEET_LABEL, GPU_TAINT, RACK } from './fleet.ts';
 import type { Edge } from './metrics.ts';
 import { RUN_LABEL } from './workloads.ts';
+import { KUEUE_LOCAL_QUEUE, KUEUE_QUEUE_LABEL } from './kueue-queue.ts';
 
-/** Every arm the results name; Kueue's is not run (summary.notes says why). */
+/** Every arm the results name, in the order the bench runs them, one after another on the same fabric. */
 export const ARMS = ['default', 'upstreamTas', 'kueueTas', 'topogate'] as const;
 export type ArmName = (typeof ARMS)[number];
-/** The arms the bench runs, in this order, one after another on the same fabric. */
-export const RUN_ARMS = ['default', 'upstreamTas', 'topogate'] as const;
-export type Arm = (typeof RUN_ARMS)[number];
 
 export const SHOP_TENANTS = 4;
 export const shopNamespace = (tenant: number) => `fx-shop-${tenant}`;
@@ -69,33 +67,62 @@ interface PodShape {
   readonly spec?: Readonly<Record<string, unknown>>;
 }
 
-function deployment(namespace: string, name: string, replicas: number, pod: PodShape): object {
+function podTemplate(name: string, pod: PodShape): { metadata: object; spec: object } {
   const labels = { app: name, [RUN_LABEL]: 'true', ...pod.labels };
+  return {
+    metadata: { labels, ...(pod.annotations ? { annotations: pod.annotations } : {}) },
+    spec: {
+      nodeSelector: { [FLEET_LABEL]: FLEET },
+      ...(pod.gpu ? { tolerations: [{ key: GPU_TAINT, operator: 'Exists', effect: 'NoSchedule' }] } : {}),
+      terminationGracePeriodSeconds: 0,
+      ...pod.spec,
+      containers: [
+        {
+          name: 'main',
+          image: 'registry.k8s.io/pause:3.10',
+          resources: { requests: pod.requests, ...(pod.limits ? { limits: pod.limits } : {}) },
+        },
+      ],
+    },
+  };
+}
+
+function deployment(namespace: string, name: string, replicas: number, pod: PodShape): object {
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name, namespace, labels: { app: name, [RUN_LABEL]: 'true' } },
-    spec: {
-      replicas,
-      selector: { matchLabels: { app: name } },
-      template: {
-        metadata: { labels, ...(pod.annotations ? { annotations: pod.annotations } : {}) },
-        spec: {
-          nodeSelector: { [FLEET_LABEL]: FLEET },
-          ...(pod.gpu ? { tolerations: [{ key: GPU_TAINT, operator: 'Exists', effect: 'NoSchedule' }] } : {}),
-          terminationGracePeriodSeconds: 0,
-          ...pod.spec,
-          containers: [
-            {
-              name: 'main',
-              image: 'registry.k8s.io/pause:3.10',
-              resources: { requests: pod.requests, ...(pod.limits ? { limits: pod.limits } : {}) },
-            },
-          ],
-        },
-      },
-    },
+    spec: { replicas, selector: { matchLabels: { app: name } }, template: podTemplate(name, pod) },
   };
+}
+
+/** A gang's Pod: one GPU, on the GPU nodes. */
+const gangPod: PodShape = {
+  requests: GANG_REQUEST,
+  limits: { 'nvidia.com/gpu': GANG_REQUEST['nvidia.com/gpu'] },
+  gpu: true,
+};
+
+/**
+ * A Kueue pod group, as Kueue documents it for plain Pods: its Pods, each with the queue, the group's name
+ * and size, and the topology it requires. Kueue takes one of required and preferred; a rack lies in one
+ * block, so requiring the rack says the block too.
+ */
+export function kueuePodGroup(name: string, size: number): object[] {
+  const { metadata, spec } = podTemplate(name, {
+    ...gangPod,
+    labels: { [KUEUE_QUEUE_LABEL]: KUEUE_LOCAL_QUEUE, 'kueue.x-k8s.io/pod-group-name': name },
+    annotations: {
+      'kueue.x-k8s.io/pod-group-total-count': String(size),
+      'kueue.x-k8s.io/podset-required-topology': RACK,
+    },
+  });
+  return Array.from({ length: size }, (_, i) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { ...metadata, name: `${name}-${i + 1}`, namespace: TRAIN_NAMESPACE },
+    spec,
+  }));
 }
 
 /** Each service's depth from the graph's entry points: callers come a wave before their callees. */
@@ -129,15 +156,16 @@ export function gangSizes(seed: number, freeGpus: number): number[] {
   return sizes;
 }
 
-function gangObjects(arm: Arm, name: string, size: number): object[] {
-  const gpuPod = { requests: GANG_REQUEST, limits: { 'nvidia.com/gpu': GANG_REQUEST['nvidia.com/gpu'] }, gpu: true };
+function gangObjects(arm: ArmName, name: string, size: number): object[] {
   switch (arm) {
     case 'default':
-      return [deployment(TRAIN_NAMESPACE, name, size, gpuPod)];
+      return [deployment(TRAIN_NAMESPACE, name, size, gangPod)];
     case 'topogate':
       return [
-        deployment(TRAIN_NAMESPACE, name, size, { ...gpuPod, annotations: { 'topogate.dev/replicas': `${size}` } }),
+        deployment(TRAIN_NAMESPACE, name, size, { ...gangPod, annotations: { 'topogate.dev/replicas': `${size}` } }),
       ];
+    case 'kueueTas':
+      return kueuePodGroup(name, size);
     case 'upstreamTas':
       // KEP-5732: a PodGroup with a gang policy and one topology key; the Pods name it.
       return [
@@ -150,12 +178,12 @@ function gangObjects(arm: Arm, name: string, size: number): object[] {
             schedulingConstraints: { topology: [{ key: RACK }] },
           },
         },
-        deployment(TRAIN_NAMESPACE, name, size, { ...gpuPod, spec: { schedulingGroup: { podGroupName: name } } }),
+        deployment(TRAIN_NAMESPACE, name, size, { ...gangPod, spec: { schedulingGroup: { podGroupName: name } } }),
       ];
   }
 }
 
-export function planTrace(seed: number, arm: Arm, graph: ServiceGraph, freeGpus: number): FabricTrace {
+export function planTrace(seed: number, arm: ArmName, graph: ServiceGraph, freeGpus: number): FabricTrace {
   const rand = random(seed * 104723 + 5);
   const workloads: TraceWorkload[] = [];
   const waves: Wave[] = [];

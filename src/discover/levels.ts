@@ -2,8 +2,8 @@
 // below the cut are clearly apart. Bottom-up, each candidate gap is tried against the last level kept (at
 // first, single nodes): the pairs of last-level groups joined by the cut must sit below the pairs it leaves
 // apart by SEPARATION (robust quantiles), the groups it leaves apart must see each other at one distance
-// (HOMOGENEOUS), and the cut must join at least two pairs of them: zones that merely differ in distance
-// from each other are not a coarser level.
+// (HOMOGENEOUS), and above single nodes the cut must join at least two pairs of them: zones that merely
+// differ in distance from each other are not a coarser level.
 
 import type { Merge } from './linkage.ts';
 import { median, quantile } from './median.ts';
@@ -12,6 +12,11 @@ import { median, quantile } from './median.ts';
 const GAP = 1.25;
 /** What the closest pair left apart must exceed the farthest pair joined by: a level is a jump of half again. */
 const SEPARATION = 1.5;
+/**
+ * Merges a level must make over the groups of the level below: over single nodes one pair is a group
+ * (two nodes of a zone whose other zones hold one node each); above them, two groups joined alone are
+ * most often two that merely lie closer than the rest.
+ */
 const MIN_MERGES = 2;
 /** The most the distances between two groups may vary (farthest over closest pair of finer groups). */
 const HOMOGENEOUS = 1.25;
@@ -50,7 +55,7 @@ export function cuts(merges: readonly Merge[], rtt: Float32Array, size: number):
       const [a, b] = [find(left), find(right)];
       parent[Math.max(a, b)] = Math.min(a, b);
     }
-    if (cut - kept < MIN_MERGES) continue;
+    if (cut - kept < (kept === 0 ? 1 : MIN_MERGES)) continue;
     const group = Int32Array.from({ length: size }, (_, slot) => find(slot));
     const { separation, spread } = separationOf(below, belowGroups, group, rtt, size);
     if (!(separation >= SEPARATION && spread <= HOMOGENEOUS)) continue;

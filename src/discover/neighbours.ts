@@ -4,6 +4,11 @@
 import type { RttMatrix } from './matrix.ts';
 
 export const NEIGHBOURS = 5;
+/**
+ * Round trips within this factor of each other are taken as one level: ±15 % noise spans at most 1.35×,
+ * and a level is a jump of 1.5× (levels.ts).
+ */
+export const SAME_LEVEL = 1.5;
 
 /** Per slot, the slots of its NEIGHBOURS nearest measured nodes, nearest first. */
 export function nearestNeighbours(matrix: RttMatrix): number[][] {

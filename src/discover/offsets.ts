@@ -6,14 +6,18 @@
 
 import type { RttMatrix } from './matrix.ts';
 import { median } from './median.ts';
-import { NEIGHBOURS } from './neighbours.ts';
+import { NEIGHBOURS, SAME_LEVEL } from './neighbours.ts';
 
 /** Fewer third nodes measured from both than this, and a neighbour's difference says nothing. */
-const MIN_COMMON = 8;
+const MIN_COMMON = 2;
 /** Robust standard deviations above the fleet's median offset for a node to count as degraded. */
 const OUTLIER_SIGMAS = 8;
-/** …and at least this share of the fleet's typical nearest-neighbour round trip. */
+/** …and at least this share of the fleet's typical nearest-neighbour round trip… */
 const MIN_SHARE_OF_NEAREST = 0.5;
+/** …and this many standard errors of its own offset. */
+const OWN_SIGMAS = 3;
+/** Below this many nodes the fleet's spread of offsets is no yardstick. */
+const FLEET = 30;
 
 export interface Offsets {
   /** Per slot: what to subtract from each of the node's round trips (0 unless degraded). */
@@ -24,6 +28,10 @@ export interface Offsets {
 export function degradedOffsets(matrix: RttMatrix, neighbourSlots: readonly (readonly number[])[]): Offsets {
   const { size, rtt } = matrix;
   const raw = new Float64Array(size);
+  const noise = new Float64Array(size).fill(Number.NaN);
+  const error = new Float64Array(size).fill(Number.POSITIVE_INFINITY);
+  // Per node: its nearest neighbour's own nearest round trip, a excepted.
+  const ownNearest = new Float64Array(size);
   const nearest = new Float64Array(size);
   const scratch = new Float64Array(size);
   const differences = new Float64Array(NEIGHBOURS);
@@ -32,14 +40,22 @@ export function degradedOffsets(matrix: RttMatrix, neighbourSlots: readonly (rea
     nearest[a] = neighbours.length > 0 ? rtt[a * size + neighbours[0]!]! : Number.NaN;
     let found = 0;
     for (const b of neighbours) {
+      const between = rtt[a * size + b]!;
+      // Only a neighbour at a's finest level sees the rest as a does (in a small cluster the 5 nearest
+      // reach into other zones).
+      if (between > SAME_LEVEL * nearest[a]!) break;
       let common = 0;
       for (let c = 0; c < size; c++) {
         const difference = rtt[a * size + c]! - rtt[b * size + c]!;
         if (difference === difference) scratch[common++] = difference;
       }
-      if (common >= MIN_COMMON) differences[found++] = median(scratch, common);
+      if (common < MIN_COMMON) continue;
+      const difference = median(scratch, common);
+      if (found === 0) [noise[a], error[a]] = noiseOf(rtt, size, a, b, difference);
+      differences[found++] = difference;
     }
     raw[a] = found > 0 ? median(differences, found) : 0;
+    ownNearest[a] = nearestOfNearest(rtt, size, a, neighbourSlots);
   }
   const center = median(Float64Array.from(raw), size);
   const spread =
@@ -48,18 +64,58 @@ export function degradedOffsets(matrix: RttMatrix, neighbourSlots: readonly (rea
       Float64Array.from(raw, (value) => Math.abs(value - center)),
       size,
     );
+  const measured = Float64Array.from(noise.filter((value) => value === value));
+  // Relative noise pooled over the fleet: one node's few third nodes say little about it.
+  const relativeNoise = measured.length > 0 ? median(measured, measured.length) : 0;
   const finite = Float64Array.from(nearest.filter((value) => value === value));
   const floor = MIN_SHARE_OF_NEAREST * (finite.length > 0 ? median(finite, finite.length) : 0);
   const bySlot = new Float64Array(size);
   const degraded: number[] = [];
   for (let a = 0; a < size; a++) {
     const excess = raw[a]! - center;
-    if (excess > OUTLIER_SIGMAS * spread && excess > floor) {
-      bySlot[a] = excess;
-      degraded.push(a);
-    }
+    const outlying = size < FLEET || excess > OUTLIER_SIGMAS * spread;
+    const uncertain = OWN_SIGMAS * relativeNoise * error[a]!;
+    const inGroup = nearest[a]! - ownNearest[a]!;
+    // A node alone in its group is far from its nearest neighbours as well, but not by what it is from all.
+    const agreeing = Math.abs(inGroup - excess) <= uncertain;
+    if (!(outlying && excess > floor && excess > uncertain && agreeing)) continue;
+    // Short round trips are precise: the group's own figure, unless the third nodes are many.
+    bySlot[a] = uncertain > OWN_SIGMAS * relativeNoise * ownNearest[a]! ? inGroup : excess;
+    degraded.push(a);
   }
   return { bySlot, degraded };
+}
+
+/**
+ * The round trip from a's nearest neighbour to its own nearest (a excepted). A degraded node's offset is
+ * how much farther a is from that neighbour: seen in short round trips, which are precise.
+ */
+function nearestOfNearest(rtt: Float32Array, size: number, a: number, neighbourSlots: readonly (readonly number[])[]) {
+  const nearest = neighbourSlots[a]![0];
+  const own = nearest === undefined ? undefined : neighbourSlots[nearest]!.find((other) => other !== a);
+  return own === undefined ? Number.NaN : rtt[nearest! * size + own]!;
+}
+
+/**
+ * Round trips are noisy in proportion to their length, so a node's offset, a median of differences to far
+ * third nodes, is uncertain in proportion to their round trips: in a small cluster a few far nodes are all
+ * there is. Answers the relative noise of a's differences against b (σ over the round trip), and the
+ * standard error of their median per unit of relative noise.
+ */
+function noiseOf(rtt: Float32Array, size: number, a: number, b: number, middle: number) {
+  let deviation = 0;
+  let squares = 0;
+  let count = 0;
+  for (let c = 0; c < size; c++) {
+    const fromA = rtt[a * size + c]!;
+    const fromB = rtt[b * size + c]!;
+    if (!(fromA === fromA && fromB === fromB)) continue;
+    deviation += Math.abs(fromA - fromB - middle) / fromB;
+    squares += fromB * fromB;
+    count++;
+  }
+  // σ from the mean absolute deviation; the median's standard error is 1.2533 σ / √n.
+  return [(1.2533 * deviation) / count, (1.2533 * Math.sqrt(squares / count)) / Math.sqrt(count)] as const;
 }
 
 /** Round trips with the degraded nodes' offsets removed (never below a hundredth of the original). */

@@ -5,7 +5,7 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import { isRecord } from '../kube/json.ts';
-import type { Pod } from '../kube/types.ts';
+import type { NodeSelectorTerm, Pod } from '../kube/types.ts';
 import { NUMA_HINT_ANNOTATION, POLICIES_ANNOTATION } from './merge.ts';
 import { DECISION_ANNOTATION, type DecisionRecord } from './record.ts';
 
@@ -32,7 +32,7 @@ export function takeBack(live: Pod, record: DecisionRecord | undefined): Pod {
   if (nodeAffinity) {
     const terms = nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
     if (Array.isArray(terms)) {
-      const kept = terms.flatMap((term) => {
+      const kept = terms.flatMap((term): NodeSelectorTerm[] => {
         if (!isRecord(term) || !Array.isArray(term.matchExpressions)) return [term];
         const expressions = term.matchExpressions.filter(
           (expression) => !required.some((added) => isDeepStrictEqual(added, expression)),
@@ -40,7 +40,8 @@ export function takeBack(live: Pod, record: DecisionRecord | undefined): Pod {
         if (expressions.length === term.matchExpressions.length) return [term];
         const rest: Record<string, unknown> = { ...term, matchExpressions: expressions };
         if (expressions.length === 0) delete rest.matchExpressions;
-        return expressions.length > 0 || (Array.isArray(term.matchFields) && term.matchFields.length > 0) ? [rest] : [];
+        const left = expressions.length > 0 || (Array.isArray(term.matchFields) && term.matchFields.length > 0);
+        return left ? [rest as NodeSelectorTerm] : [];
       });
       if (kept.length > 0) nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution!.nodeSelectorTerms = kept;
       else delete nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution;

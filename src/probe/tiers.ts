@@ -7,9 +7,12 @@
 import { discover } from '../discover/discover.ts';
 import type { Mislabel, RttPair } from '../discover/types.ts';
 
-/** Below this many nodes there is no hierarchy to find. */
-export const MIN_NODES = 4;
-/** Derive only once the pairs average this many per node: fewer, and the groups are guesses. */
+/** Below this many nodes there is no hierarchy to find (three: two of them close, one apart). */
+export const MIN_NODES = 3;
+/**
+ * Derive only once each node is in this many measured pairs on average (or in a pair with every other node, in a
+ * smaller cluster): fewer, and the groups are guesses.
+ */
 export const MIN_PAIRS_PER_NODE = 3;
 /** Node names listed per level at most (~40 bytes each: 7 levels × 1,000 ≈ 280 KB). */
 export const MAX_LISTED_NODES = 1000;
@@ -43,7 +46,7 @@ export function derivedStatus(
 ): DerivedStatus | undefined {
   const nodes = new Set<string>();
   for (const pair of pairs) nodes.add(pair.a).add(pair.b);
-  if (nodes.size < MIN_NODES || pairs.length < MIN_PAIRS_PER_NODE * nodes.size) return undefined;
+  if (nodes.size < MIN_NODES || !enoughPairs(pairs.length, nodes.size)) return undefined;
   const found = discover(
     pairs,
     [...nodes].map((name) => ({ name, zone: zoneOf.get(name) })),
@@ -57,6 +60,11 @@ export function derivedStatus(
     })),
     mislabeled: found.mislabeled.slice(0, MAX_MISLABELED),
   };
+}
+
+/** Each pair has two ends: `pairs` pairs give each of `nodes` nodes 2 × pairs / nodes of them on average. */
+function enoughPairs(pairs: number, nodes: number): boolean {
+  return 2 * pairs >= Math.min(MIN_PAIRS_PER_NODE, nodes - 1) * nodes;
 }
 
 function listed(

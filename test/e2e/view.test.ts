@@ -21,7 +21,8 @@ import { coreApi, createNodes, kubectl, kubectlOk } from './harness/kube.ts';
 import { freePort } from './harness/ports.ts';
 import { sharedCluster } from './harness/shared.ts';
 import type { Topogate } from './harness/topogate.ts';
-import { applyAll, installTopogateCrds, startTopogate } from './harness/topogate.ts';
+import { applyAll, installTopogateCrds, registerWebhook, startTopogate } from './harness/topogate.ts';
+import { waitFor } from './harness/wait.ts';
 import { repoRoot } from './harness/versions.ts';
 
 const chromiumPath = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
@@ -362,13 +363,86 @@ describe('a live control plane (serve --topology kube --ui-listen)', () => {
     await page.locator('#trends li.degraded', { hasText: 'view-a-2' }).waitFor({ timeout: 15_000 });
     assert.match(await page.locator('#leader').innerText(), /etcd leader: (unknown — .+|\S+)/);
     // The Nodes just created are API server writes: the collector measures their p99 from its /metrics.
-    await page
-      .locator('#controlplane td', { hasText: 'API server write p99' })
-      .waitFor({ timeout: 30_000 })
-      .catch(() => undefined);
+    await page.locator('#controlplane td', { hasText: 'API server write p99' }).waitFor({ timeout: 30_000 });
     assert.match(await page.locator('#controlplane').innerText(), /Measured over \d+ s[\s\S]*API server write p99/);
     await page.screenshot({ path: join(artifacts, 'view-live.png'), fullPage: true });
     assert.deepEqual(errors, []);
     await page.close();
+  });
+
+  test("a Deployment's bound Pods per zone and node, with the policy that placed them, as the API server has them", async () => {
+    const namespace = 'view-web';
+    const api = coreApi(cluster);
+    const webhook = await registerWebhook(cluster, topogate);
+    try {
+      await applyAll(cluster, [
+        { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace, labels: { tier: 'frontend' } } },
+      ]);
+      const template = {
+        metadata: { labels: { app: 'view-web' } },
+        spec: { containers: [{ name: 'web', image: 'registry.invalid/web:1' }] },
+      };
+      // The webhook configuration reaches the admission chain a moment after it is stored.
+      await waitFor(
+        async () => {
+          const dry = await kubectl(
+            cluster,
+            ['create', '-n', namespace, '--dry-run=server', '-o', 'json', '-f', '-'],
+            JSON.stringify({
+              apiVersion: 'v1',
+              kind: 'Pod',
+              spec: template.spec,
+              metadata: { name: 'dry', ...template.metadata },
+            }),
+          );
+          return dry.code === 0 && /web-zone-spread/.test(dry.stdout);
+        },
+        { what: 'web-zone-spread applied to a dry run', timeoutMs: 30_000, intervalMs: 250 },
+      );
+      await applyAll(cluster, [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          metadata: { name: 'view-web', namespace },
+          spec: { replicas: 2, selector: { matchLabels: { app: 'view-web' } }, template },
+        },
+      ]);
+      // The truth: where the scheduler bound the Pods, as the API server has it.
+      let bound: string[] = [];
+      await waitFor(
+        async () => {
+          const pods = await api.listNamespacedPod({ namespace, labelSelector: 'app=view-web' });
+          bound = pods.items.flatMap((pod) => (pod.spec?.nodeName ? [pod.spec.nodeName] : []));
+          return bound.length === 2;
+        },
+        { what: 'both Pods of the Deployment bound', timeoutMs: 60_000, intervalMs: 500 },
+      );
+      const zoneOf = (node: string) => nodes.find((n) => n.name === node)?.labels[zone];
+      assert.deepEqual(bound.map(zoneOf).sort(), ['view-zone-a', 'view-zone-b'], 'one replica per zone');
+
+      const { page, errors } = await openPage(view);
+      const chooser = page.locator('#placements select#chooser');
+      await chooser.locator(`option[value="${namespace}/Deployment/view-web"]`).waitFor({ state: 'attached' });
+      await chooser.selectOption(`${namespace}/Deployment/view-web`);
+      const perZone = page.locator('#placement [aria-label="bound Pods per zone"]');
+      await page.locator('#placement p', { hasText: '2 bound Pods. Placed by web-zone-spread.' }).waitFor();
+      for (const name of ['view-zone-a', 'view-zone-b'])
+        assert.equal(
+          await perZone.locator('.bar-row', { hasText: name }).locator('.bar-value').innerText(),
+          '1 Pods',
+          `${name} runs one replica`,
+        );
+      const perNode = await perZone.locator('.per-node button.pill').allInnerTexts();
+      assert.deepEqual(perNode.sort(), bound.map((node) => `${node}: 1`).sort(), 'the nodes the API server names');
+      await page.locator('#placement button.decision').first().click();
+      await page.locator('#decision pre.explain').waitFor();
+      assert.match(await page.locator('#decision table').innerText(), /web-zone-spread/);
+      await page.screenshot({ path: join(artifacts, 'view-live-placements.png'), fullPage: true });
+      assert.deepEqual(errors, []);
+      await page.close();
+    } finally {
+      await kubectl(cluster, ['delete', 'namespace', namespace, '--wait=false']);
+      await kubectl(cluster, ['delete', 'mutatingwebhookconfiguration', String(webhook.metadata?.name)]);
+    }
   });
 });

@@ -16,6 +16,7 @@ import { assembleStatus, type LeaseHolders } from '../assemble.ts';
 import { readEtcdScrape, type EtcdScrape } from '../etcd.ts';
 import type { FindingLimits } from '../findings.ts';
 import { Heartbeat } from './heartbeat.ts';
+import type { PodOwner } from './identity.ts';
 import { readSchedulerMetrics, SCHEDULER_MARKER, type SchedulerScrape } from '../scheduler.ts';
 import { kubeCredentials, scrapeLines } from './scrape.ts';
 import type { ControlPlaneStatus } from '../../ports/controlplane.ts';
@@ -49,6 +50,8 @@ export interface CollectorOptions {
   readonly namespace: string;
   /** This process: the heartbeat Lease is named after it. */
   readonly identity: string;
+  /** The Pod this process runs in, which owns the heartbeat Lease. */
+  readonly owner?: PodOwner;
   readonly timing: CollectorTiming;
   readonly limits?: FindingLimits;
   readonly log: Logger;
@@ -114,6 +117,7 @@ export class ControlPlaneCollector {
       intervalMs: heartbeatMs,
       windowMs,
       log: this.#log,
+      ...(options.owner && { owner: options.owner }),
     });
     this.#apiServer = new ScrapeWindow(windowMs);
     this.#etcd = new Map(

@@ -8,6 +8,7 @@
 import { CoordinationV1Api, type KubeConfig, type V1Lease, V1MicroTime, Watch } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { describeKubeError, statusOf } from '../../kube-client/errors.ts';
+import type { PodOwner } from './identity.ts';
 
 export interface HeartbeatOptions {
   readonly namespace: string;
@@ -16,6 +17,11 @@ export interface HeartbeatOptions {
   readonly intervalMs: number;
   readonly windowMs: number;
   readonly log: Logger;
+  /**
+   * The Pod this process runs in: the Lease is its dependent, so the garbage collector removes it with the Pod
+   * even when the process could not (killed, or its grants already gone at `helm uninstall`).
+   */
+  readonly owner?: PodOwner;
 }
 
 /** A write whose watch event has not come after this long is lost, not slow. */
@@ -115,15 +121,16 @@ export class Heartbeat {
   }
 
   async #ensureLease(): Promise<V1Lease> {
-    const { namespace, name } = this.#options;
+    const { namespace, name, owner } = this.#options;
     try {
       return await this.#api.readNamespacedLease({ name, namespace });
     } catch (error) {
       if (statusOf(error) !== 404) throw error;
+      const ownerReferences = owner && [{ apiVersion: 'v1', kind: 'Pod', name: owner.name, uid: owner.uid }];
       return this.#api.createNamespacedLease({
         namespace,
         body: {
-          metadata: { name, namespace },
+          metadata: { name, namespace, ...(ownerReferences && { ownerReferences }) },
           spec: { holderIdentity: name, leaseDurationSeconds: 60, renewTime: new V1MicroTime() },
         },
       });

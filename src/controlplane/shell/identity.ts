@@ -4,6 +4,17 @@
 
 import { hostname } from 'node:os';
 
+/** The Pod this process runs in (POD_NAME and POD_UID from the downward API), to own what it leaves behind. */
+export interface PodOwner {
+  readonly name: string;
+  readonly uid: string;
+}
+
+export function podOwner(env: NodeJS.ProcessEnv): PodOwner | undefined {
+  const { POD_NAME: name, POD_UID: uid } = env;
+  return name && uid ? { name, uid } : undefined;
+}
+
 export function processIdentity(inCluster: boolean): string {
   const host =
     hostname()

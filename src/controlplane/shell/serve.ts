@@ -8,7 +8,7 @@ import type { Registry } from 'prom-client';
 import type { TopologySnapshot } from '../../topology/model.ts';
 import type { Readiness } from '../../ports/readiness.ts';
 import { ControlPlaneCollector, DEFAULT_COLLECTOR_TIMING } from './collector.ts';
-import { processIdentity } from './identity.ts';
+import { podOwner, processIdentity } from './identity.ts';
 import { registerControlPlaneMetrics } from './metrics.ts';
 import type { ControlPlaneStatus } from '../../ports/controlplane.ts';
 import { StatusWriter } from './writer.ts';
@@ -44,6 +44,7 @@ export function startControlPlane({ config, topology, log, registry }: ControlPl
       "control plane: the scheduler's certificate is not verified; topogate's credentials go to whatever answers",
     );
   const identity = processIdentity(Boolean(process.env.KUBERNETES_SERVICE_HOST));
+  const owner = podOwner(process.env);
   const collector = new ControlPlaneCollector({
     config: kubeConfig,
     topology: () => topology.current(),
@@ -53,6 +54,7 @@ export function startControlPlane({ config, topology, log, registry }: ControlPl
     webhookName: config.webhookName,
     namespace: config.leaseNamespace,
     identity,
+    ...(owner && { owner }),
     timing: { ...DEFAULT_COLLECTOR_TIMING, intervalMs: config.controlPlaneIntervalMs },
     log,
   });

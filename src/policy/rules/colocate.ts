@@ -78,7 +78,9 @@ export function compileColocate(rule: ColocateRule, snapshot: TopologySnapshot):
       ];
       const within = withinTerms(rule, callers);
       if (rule.mode === 'Required') {
-        const requirement = inZones(missing.length > 0 ? missing : callerZones);
+        // One missing zone at a time: the Pod is then held there, so the next replica of a burst, admitted
+        // before this one binds, sees that zone taken and goes to the next (two would otherwise share one).
+        const requirement = inZones(missing.length > 0 ? [missing[0]!] : callerZones);
         let nodes = NodeSet.EMPTY;
         for (const zone of requirement.values!) nodes = nodes.or(snapshot.nodes.withLabelValue(rule.topologyKey, zone));
         let modelHolds = `${nodes.size} of ${snapshot.nodes.count} nodes match ${describeRequirement(requirement)}`;

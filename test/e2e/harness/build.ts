@@ -111,6 +111,28 @@ export async function ensureHelm(options: BuildOptions = {}): Promise<string> {
   return helm;
 }
 
+/** The Kueue manager, for the placement benchmark's Kueue TAS arm: a Go module of its own (test/e2e/kueue). */
+export const kueueModule: GoModule = {
+  dir: join(e2eDir, 'kueue'),
+  packages: ['sigs.k8s.io/kueue/cmd/kueue'],
+  requires: 'sigs.k8s.io/kueue',
+};
+
+/** Builds the Kueue manager into `kueue/` of the binary cache (with its own stamp), or reuses it; its path. */
+export async function ensureKueue(options: BuildOptions = {}): Promise<string> {
+  const dir = binDir();
+  mkdirSync(join(dir, 'kueue'), { recursive: true });
+  const kueue = join(dir, 'kueue', 'kueue');
+  const version = `-X sigs.k8s.io/kueue/pkg/version.GitVersion=${requiredVersion(kueueModule)}`;
+  await ensureModule(kueueModule, [kueue], {
+    dir,
+    progress: options.progress ?? process.stderr,
+    output: kueue,
+    ldflags: [version],
+  });
+  return kueue;
+}
+
 interface ModuleBuild {
   readonly dir: string;
   readonly progress: NodeJS.WritableStream;

@@ -175,7 +175,8 @@ export function controllerManagerComponent(
     args: [
       ...securePort(kubeconfig, port, files),
       ...leaderElection,
-      `--controllers=${controllers}`,
+      // --controllers is a list flag: given twice, the lists add up, so a caller's own replaces the default.
+      ...(extraArgs.some((arg) => arg.startsWith('--controllers=')) ? [] : [`--controllers=${controllers}`]),
       // Each controller acts as its own ServiceAccount (system:serviceaccount:kube-system:<controller>), as kubeadm sets it up.
       '--use-service-account-credentials=true',
       `--service-account-private-key-file=${files.serviceAccountPrivateKey}`,

@@ -72,6 +72,13 @@ export function issueClient(ca: KeyPair, commonName: string, organization?: stri
   return issue({ commonName, signer: ca, ...(organization ? { organization } : {}) });
 }
 
+/** A CA of its own and a certificate it signs for serving on loopback: for a webhook the API server calls by URL. */
+export function createLoopbackServing(commonName: string): { readonly ca: KeyPair; readonly serving: KeyPair } {
+  const ca = issue({ commonName: `${commonName}-ca`, isCa: true });
+  const serverAltNames = { ips: ['127.0.0.1', '::1'], dns: ['localhost'] };
+  return { ca, serving: issue({ commonName, signer: ca, serverAltNames }) };
+}
+
 interface IssueRequest {
   readonly commonName: string;
   readonly organization?: string;

@@ -40,9 +40,16 @@ export interface HttpAnswer {
   readonly body: string;
 }
 
-export function httpsGet(url: string, tls: TlsClient, timeoutMs = 5_000): Promise<HttpAnswer> {
+/** headers: e.g. a bearer token, for a server that authenticates by TokenReview. */
+export function httpsGet(
+  url: string,
+  tls: TlsClient,
+  timeoutMs = 5_000,
+  headers: Readonly<Record<string, string>> = {},
+): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { ca: tls.ca, cert: tls.cert, key: tls.key, timeout: timeoutMs }, (res) => {
+    const options = { ca: tls.ca, cert: tls.cert, key: tls.key, timeout: timeoutMs, headers };
+    const req = request(url, options, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));

@@ -8,11 +8,12 @@ import { test } from 'node:test';
 import type { FabricNode, Place } from '../../../bench/placement/fabric.ts';
 import { buildFabric, FABRIC_RTT_MS, MISLABELLED } from '../../../bench/placement/fabric.ts';
 import type { FabricPod } from '../../../bench/placement/fabric-metrics.ts';
-import { fabricMetrics } from '../../../bench/placement/fabric-metrics.ts';
+import { fabricMetrics, fabricPod } from '../../../bench/placement/fabric-metrics.ts';
 import { RACK, ZONE } from '../../../bench/placement/fleet.ts';
 import { parseServiceGraph } from '../../../bench/placement/graph.ts';
 import { callDepths, GANG_SIZES, planTrace, TRAIN_NAMESPACE } from '../../../bench/placement/trace.ts';
 import type { TraceWorkload } from '../../../bench/placement/trace.ts';
+import { RUN_LABEL } from '../../../bench/placement/workloads.ts';
 
 const graph = parseServiceGraph(
   JSON.parse(readFileSync(new URL('../../../bench/data/online-boutique.json', import.meta.url), 'utf8')),
@@ -50,6 +51,7 @@ test('each arm writes what its own docs ask of a gang; the trace is the same oth
   const plans = {
     default: planTrace(1, 'default', graph, 230),
     upstreamTas: planTrace(1, 'upstreamTas', graph, 230),
+    kueueTas: planTrace(1, 'kueueTas', graph, 230),
     topogate: planTrace(1, 'topogate', graph, 230),
   };
   const gangs = plans.default.workloads.filter((w) => w.gang);
@@ -70,6 +72,23 @@ test('each arm writes what its own docs ask of a gang; the trace is the same oth
   assert.deepEqual(deployment.spec.template.spec.schedulingGroup, { podGroupName: 'gang-1' });
   const topogate = (gangWave('topogate').objects as any[])[0];
   assert.equal(topogate.spec.template.metadata.annotations['topogate.dev/replicas'], String(topogate.spec.replicas));
+  assert.deepEqual(plans.kueueTas.workloads, plans.default.workloads);
+  // Kueue: the gang as a pod group of plain Pods, one queue, its size, one rack required.
+  const kueuePods = gangWave('kueueTas').objects as any[];
+  assert.equal(kueuePods.length, deployment.spec.replicas);
+  assert.ok(kueuePods.every((pod) => pod.kind === 'Pod' && pod.metadata.namespace === TRAIN_NAMESPACE));
+  assert.equal(new Set(kueuePods.map((pod) => pod.metadata.name)).size, kueuePods.length);
+  assert.deepEqual(kueuePods[0].metadata.labels, {
+    app: 'gang-1',
+    [RUN_LABEL]: 'true',
+    'kueue.x-k8s.io/queue-name': 'fabric',
+    'kueue.x-k8s.io/pod-group-name': 'gang-1',
+  });
+  assert.deepEqual(kueuePods[0].metadata.annotations, {
+    'kueue.x-k8s.io/pod-group-total-count': String(kueuePods.length),
+    'kueue.x-k8s.io/podset-required-topology': RACK,
+  });
+  assert.equal(kueuePods[0].spec.containers[0].resources.requests['nvidia.com/gpu'], '1');
   const plain = (gangWave('default').objects as any[])[0];
   assert.equal(plain.spec.template.metadata.annotations, undefined);
   assert.equal(plain.spec.template.spec.schedulingGroup, undefined);
@@ -165,4 +184,17 @@ test('gangs in one rack, GPU racks left whole, and Pending Pods that had room', 
 test('the trace’s gangs are in the training namespace', () => {
   const trace = planTrace(2, 'default', graph, 200);
   assert.ok(trace.workloads.filter((w) => w.gang).every((w) => w.namespace === TRAIN_NAMESPACE));
+});
+
+test('a Pod as the metrics read it: millicores of cpu, whole GPUs, summed over its containers', () => {
+  const resources = (requests: Record<string, string>) => ({ name: 'c', resources: { requests } });
+  const pod = fabricPod({
+    metadata: { name: 'g-1', namespace: TRAIN_NAMESPACE, labels: { app: 'g' } },
+    spec: { containers: [resources({ cpu: '4', 'nvidia.com/gpu': '1' }), resources({ cpu: '250m' })] },
+  });
+  assert.deepEqual(pod, { name: 'g-1', workload: `${TRAIN_NAMESPACE}/g`, node: undefined, cpuMilli: 4250, gpus: 1 });
+  // Pending, it still fits a GPU node with a free GPU: counted as Pending that fits.
+  const fabric = buildFabric(1);
+  const gang = [{ namespace: TRAIN_NAMESPACE, name: 'g', replicas: 1, gang: true }];
+  assert.equal(fabricMetrics([pod], gang, [], fabric.byName, new Map()).pendingThatFits, 1);
 });

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import type { FabricNode } from '../../../bench/placement/fabric.ts';
 import type { ArmPlacement } from '../../../bench/placement/fabric-summary.ts';
 import { fabricResults } from '../../../bench/placement/fabric-summary.ts';
+import { goals, goalsTable } from '../../../bench/placement/goals.ts';
 import { peersTable, peerWins } from '../../../bench/placement/peers-report.ts';
 import { withPeers } from '../../../bench/placement/summary.ts';
 import type { ArmName } from '../../../bench/placement/trace.ts';
@@ -38,7 +39,15 @@ function run(cart: [string, string], gang: [string, string], seconds: number): A
     { name: 'g1', workload: 't/g', node: gang[0], cpuMilli: 100, gpus: 1 },
     { name: 'g2', workload: 't/g', node: gang[1], cpuMilli: 100, gpus: 1 },
   ];
-  return { trace: { workloads, edges }, pods, scheduled: 5, schedulingSeconds: seconds, wallSeconds: 1, notMutated: 0 };
+  return {
+    trace: { workloads, edges },
+    pods,
+    scheduled: 5,
+    schedulingSeconds: seconds,
+    wallSeconds: 1,
+    notMutated: 0,
+    admission: null,
+  };
 }
 
 const runs = new Map<ArmName, ArmPlacement | string>([
@@ -46,12 +55,12 @@ const runs = new Map<ArmName, ArmPlacement | string>([
   ['upstreamTas', run(['b1', 'b1'], ['g1', 'g1'], 0.05)],
   ['topogate', run(['a1', 'b1'], ['g2', 'g2'], 0.1)],
 ]);
-const peers = fabricResults(fabric, runs, { kueueTas: 'not run: no time' });
+const peers = fabricResults(fabric, runs);
 
 test('an arm that did not run is null, its reason in the notes', () => {
   assert.equal(peers.arms.kueueTas, null);
-  assert.deepEqual(peers.notes, ['kueueTas: null: not run: no time']);
-  const failed = fabricResults(fabric, new Map([['upstreamTas', 'the API is off']]), {});
+  assert.deepEqual(peers.notes, ['kueueTas: null: not run']);
+  const failed = fabricResults(fabric, new Map([['upstreamTas', 'the API is off']]));
   assert.equal(failed.arms.upstreamTas, null);
   assert.ok(failed.notes.includes('upstreamTas: null: could not run: the API is off'));
 });
@@ -88,4 +97,19 @@ test('a row a peer wins is said, with both figures', () => {
     table.some((row) => row.startsWith('| gangs inside one rack | 0 % | 100 % | – | 100 % |')),
     table.join('\n'),
   );
+});
+
+test('each goal with its figure and met or missed; the gang goal against the best peer that ran', () => {
+  const byGoal = new Map(goals(peers).map((g) => [g.goal.split(' ')[0], g]));
+  // default: both cart replicas in zone b, every call crosses; topogate: one per zone, none crosses.
+  assert.equal(byGoal.get('cross-zone')?.met, true);
+  assert.match(byGoal.get('cross-zone')!.figure, /^−100\.0 %, haKept 1\.00$/);
+  assert.equal(byGoal.get('gangs')?.met, true, 'one gang whole in one rack, as upstream TAS');
+  assert.match(byGoal.get('gangs')!.figure, /upstreamTas 100\.0 %/);
+  assert.equal(byGoal.get('scheduler')?.met, false, '0.50 of the default');
+  assert.equal(byGoal.get('scheduler')?.figure, '0.50');
+  assert.equal(byGoal.get('no')?.met, true);
+  const noPeer = fabricResults(fabric, new Map([...runs].filter(([arm]) => arm !== 'upstreamTas')));
+  assert.equal(goals(noPeer).find((g) => g.goal.startsWith('gangs'))?.met, null, 'no peer ran: not measured');
+  assert.match(goalsTable(peers).at(-1)!, /\| 0\.50 \| missed \|$/);
 });

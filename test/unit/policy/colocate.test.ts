@@ -128,6 +128,35 @@ test('Required keeps the Pod in the callers’ zones that lack it', () => {
   });
 });
 
+test('Required holds a burst’s replicas to one missing zone each: the second, not bound yet, sees the first', () => {
+  const { builder, decideFor } = setUp({ ...RULE, within: undefined, mode: 'Required' }, [
+    boundOf('f1', 'a1', 'frontend'),
+    boundOf('f2', 'b2', 'frontend'),
+  ]);
+  const zoneIn = (values: string[]) => ({
+    nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE, operator: 'In', values }] }],
+  });
+  const first = decideFor('cart', 0);
+  assert.deepEqual(affinity(first).required, zoneIn(['za']), 'both zones lack it: the first of them');
+  // The first replica as the API server stored it: admitted with that affinity, not bound yet.
+  const admitted = boundOf('c1', '', 'cart') as KubeObject & { spec: Record<string, unknown> };
+  builder.apply(
+    'pods',
+    'ADDED',
+    {
+      ...admitted,
+      spec: {
+        ...admitted.spec,
+        nodeName: undefined,
+        affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: zoneIn(['za']) } },
+      },
+      status: { phase: 'Pending' },
+    },
+    NOW,
+  );
+  assert.deepEqual(affinity(decideFor('cart', 1)).required, zoneIn(['zb']));
+});
+
 test('avoidDegradedNodes leaves out the nodes the probe found far from their zone', () => {
   const callers = [boundOf('f1', 'a1', 'frontend'), boundOf('f2', 'b2', 'frontend')];
   const preferred = setUp({ ...RULE, avoidDegradedNodes: true }, callers).decideFor('cart');
@@ -140,7 +169,7 @@ test('avoidDegradedNodes leaves out the nodes the probe found far from their zon
     nodeSelectorTerms: [
       {
         matchExpressions: [
-          { key: ZONE, operator: 'In', values: ['za', 'zb'] },
+          { key: ZONE, operator: 'In', values: ['za'] },
           { key: 'kubernetes.io/hostname', operator: 'NotIn', values: ['b1'] },
         ],
       },

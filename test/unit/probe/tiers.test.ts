@@ -68,6 +68,17 @@ describe('the writer derives levels from its node pairs into status', () => {
     ]);
   });
 
+  it('derives from a cluster of three nodes once its three pairs are measured', () => {
+    const three = [
+      { a: 'n1', b: 'n2', rttMs: 0.2 },
+      { a: 'n1', b: 'n3', rttMs: 20.4 },
+      { a: 'n2', b: 'n3', rttMs: 20.9 },
+    ];
+    const { tiers } = derivedStatus(three, new Map())!;
+    assert.deepEqual(tiers[0]?.groups.map((group) => group.nodes).sort(), [['n1', 'n2'], ['n3']]);
+    assert.equal(derivedStatus(three.slice(0, 2), new Map()), undefined, 'two pairs of three say nothing');
+  });
+
   it('writes no tiers while the pairs are too few to say', async () => {
     const few = summaries.map((summary) => ({ ...summary, peers: summary.peers!.slice(0, 1) }));
     assert.equal(await writeOnce(few), undefined);
