@@ -1,11 +1,17 @@
 // The layering of docs/architecture.md as rules: `npm run deps` fails on an arrow that points back.
-// Core (pure): kube <- api, memo <- topology <- policy <- admission; kube <- discover.
-// Ports: provider interfaces over core types. Shell: everything else under src/ (server, sources, certs, cli,
-// feature folders).
+// Core (pure): kube <- api, memo <- topology <- policy <- admission; kube <- discover. Ports: provider interfaces
+// over core types. Shell: everything else under src/: kube-client (the Kubernetes client plumbing), the feature
+// folders (server, sources, certs, probe, controlplane, gates, view), and cli, which wires them together.
 
 const core = '^src/(kube|api|memo|topology|policy|admission|discover)/';
+/** What every feature folder may import besides itself. */
+const shared = [core, '^src/(ports|kube-client)/'];
 const ioModules =
   '^(node:)?(fs|fs/promises|net|http|http2|https|tls|dgram|dns|child_process|cluster|worker_threads|readline)$';
+/** Modules that read the clock or schedule work: the core takes its time as an argument. */
+const clockModules = '^(node:)?(timers|timers/promises|perf_hooks)$';
+/** The pure parts of the feature folders that have a shell/ beside them. */
+const purePart = { path: '^src/(probe|controlplane|view)/', pathNot: '^src/(probe|controlplane|view)/shell/' };
 const shellPackages = '^node_modules/(pino|prom-client|@kubernetes/client-node|hono|@hono/node-server|node-forge)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -26,6 +32,22 @@ module.exports = {
       severity: 'error',
       from: { path: core },
       to: { dependencyTypes: ['core'], path: ioModules },
+    },
+    {
+      name: 'core-reads-clock',
+      comment: 'The core reads no clock and schedules nothing: time comes in as an argument (options.now).',
+      severity: 'error',
+      from: { path: core },
+      to: { dependencyTypes: ['core'], path: clockModules },
+    },
+    {
+      name: 'pure-part-does-io',
+      comment:
+        'Outside their shell/, probe/, controlplane/ and view/ are pure functions: no I/O, no clock, no shell ' +
+        'package, no kube-client/, nothing of a shell/.',
+      severity: 'error',
+      from: purePart,
+      to: { path: [ioModules, clockModules, shellPackages, '^src/kube-client/', '^src/[^/]+/shell/'] },
     },
     {
       name: 'core-uses-shell-packages',
@@ -80,6 +102,23 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/ports/' },
       to: { path: '^src/', pathNot: ['^src/ports/', core] },
+    },
+    {
+      name: 'feature-imports-feature',
+      comment:
+        'A feature folder (probe, controlplane, gates, view, sources, server, certs) imports only itself, the core, ' +
+        'the ports and kube-client/: a piece two features share belongs in one of those. cli/ wires features together.',
+      severity: 'error',
+      from: { path: '^src/([^/]+)/', pathNot: [...shared, '^src/cli/'] },
+      // A feature importing cli/ is nothing-imports-cli's to say.
+      to: { path: '^src/', pathNot: [...shared, '^src/$1/', '^src/cli/'] },
+    },
+    {
+      name: 'kube-client-over-core',
+      comment: 'kube-client/ is the plumbing every shell part talks to the API server with: it knows no feature.',
+      severity: 'error',
+      from: { path: '^src/kube-client/' },
+      to: { path: '^src/', pathNot: [core, '^src/kube-client/'] },
     },
     {
       name: 'nothing-imports-cli',

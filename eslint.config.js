@@ -5,6 +5,20 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** YAML is read and written as kubectl reads it, in one place (docs/architecture.md, Conventions). */
+const yamlThroughKube = {
+  name: 'yaml',
+  allowTypeImports: true,
+  message: 'read and write YAML through src/kube/yaml.ts, which quotes and reads scalars as kubectl does',
+};
+const noClock = 'the core and pure parts take the time as an argument (options.now); the shell reads the clock';
+/** The core and the pure parts of probe/, controlplane/ and view/: no clock, no timers. */
+const clockFree = [
+  'src/{kube,api,memo,topology,policy,admission,discover}/**/*.ts',
+  'src/{probe,controlplane,view}/*.ts',
+  'src/probe/adapters/**/*.ts',
+];
+
 const nodeCommonJs = { module: 'writable', require: 'readonly', __dirname: 'readonly', process: 'readonly' };
 
 export default tseslint.config(
@@ -25,6 +39,32 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/kube/yaml.ts', 'src/kube/goYamlScalars.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [yamlThroughKube] }] },
+  },
+  // test/unit/architecture/conventions.test.ts shows each of these failing on a planted line.
+  {
+    files: clockFree,
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'Date', property: 'now', message: noClock },
+        { object: 'performance', property: 'now', message: noClock },
+        { object: 'process', property: 'hrtime', message: noClock },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: `new Date(): ${noClock}` },
+        { selector: "CallExpression[callee.name='Date']", message: `Date(): ${noClock}` },
+      ],
+      'no-restricted-globals': [
+        'error',
+        ...['setTimeout', 'setInterval', 'setImmediate'].map((name) => ({ name, message: noClock })),
+      ],
+    },
+  },
   // The decision core reads a Pod only as PodFacts (src/kube/podFacts.ts), which is the decision memo's key:
   // a rule that imported the raw Pod could read a field the key leaves out (test/unit/architecture/pod-facts.test.ts).
   {
@@ -36,6 +76,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
+          paths: [yamlThroughKube],
           patterns: [
             {
               group: ['**/kube/types.ts'],
@@ -71,7 +112,7 @@ export default tseslint.config(
   },
   // Narrowing untrusted JSON: a record whose fields are each checked where they are read.
   {
-    files: ['src/kube/json.ts', 'src/kube/workloads.ts', 'src/policy/merge.ts', 'src/policy/status.ts'],
+    files: ['src/kube/workloads.ts', 'src/policy/merge.ts', 'src/policy/status.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   // Tests and benchmarks read untyped JSON answers and report to the console.

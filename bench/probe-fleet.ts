@@ -9,7 +9,7 @@
 // API: a fake API server counts every request. The fleet's Lease traffic is
 // the real code: each agent's candidacy check (candidateNodes over the
 // campaign pool of N probe Pods and Nodes, src/probe/candidates.ts) decides
-// who campaigns, and those run the real elect() of src/gates/lease.ts against
+// who campaigns, and those run the real elect() of src/kube-client/lease.ts against
 // the fake server. The check is deterministic and local, so it runs once for
 // the fleet (and is timed, as one agent's cost per look); the same fleet with
 // every agent campaigning (the old way) is run at the first size beside it.
@@ -29,7 +29,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { Registry } from 'prom-client';
-import { elect, type LeaderElection } from '../src/gates/lease.ts';
+import { elect, type LeaderElection } from '../src/kube-client/lease.ts';
 import { campaignPool, candidateNodes } from '../src/probe/candidates.ts';
 import { add, bucketOf } from '../src/probe/histogram.ts';
 import type { Peer } from '../src/probe/peers.ts';

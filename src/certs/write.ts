@@ -4,9 +4,8 @@
 
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { certificateFiles } from '../kube/tls-secret.ts';
 import type { CertificateSet } from './issue.ts';
-
-export const certificateFiles = { caCert: 'ca.crt', tlsCert: 'tls.crt', tlsKey: 'tls.key' } as const;
 
 export async function writeCertificates(dir: string, set: CertificateSet): Promise<void> {
   await mkdir(dir, { recursive: true });

@@ -2,7 +2,8 @@
 
 import { resolve } from 'node:path';
 import { issueCertificates, nameProblem, subjectAltNames } from '../certs/issue.ts';
-import { certificateFiles, writeCertificates } from '../certs/write.ts';
+import { writeCertificates } from '../certs/write.ts';
+import { certificateFiles } from '../kube/tls-secret.ts';
 import type { Command } from './command.ts';
 import { EXIT, parseFlags } from './command.ts';
 

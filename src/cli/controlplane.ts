@@ -4,15 +4,14 @@
 
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
-import { stringify } from 'yaml';
-import { ControlPlaneCollector } from '../controlplane/collector.ts';
-import { describeStatus } from '../controlplane/describe.ts';
-import { processIdentity } from '../controlplane/identity.ts';
+import { ControlPlaneCollector } from '../controlplane/shell/collector.ts';
+import { formatStatus, isStatusOutput } from '../controlplane/describe.ts';
+import { processIdentity } from '../controlplane/shell/identity.ts';
 import { parseDuration } from '../server/duration.ts';
 import { createKubeTopology } from '../sources/topology/kube.ts';
 import type { Command } from './command.ts';
 import { EXIT, parseFlags } from './command.ts';
-import { loadKubeConfig } from '../sources/kubeconfig.ts';
+import { loadKubeConfig } from '../kube-client/kubeconfig.ts';
 import { stderrLog } from './stderr-log.ts';
 
 const usage = `Usage: topogate controlplane [--kubeconfig F] [--etcd-metrics URL…] [--scheduler-metrics URL] [--output json]
@@ -71,8 +70,8 @@ export const controlplane: Command = {
     const windowMs = parseDuration(values.window);
     if (windowMs === undefined || windowMs < 1000)
       return bad(`--window must be a duration of at least 1s, not "${values.window}"`);
-    if (!['json', 'yaml', 'text'].includes(values.output))
-      return bad(`--output must be json, yaml or text, not "${values.output}"`);
+    const output = values.output;
+    if (!isStatusOutput(output)) return bad(`--output must be json, yaml or text, not "${output}"`);
     const timeoutSeconds = Number(values.timeout);
     if (!(timeoutSeconds > 0)) return bad(`--timeout must be a positive number of seconds, not "${values.timeout}"`);
     const urls = [
@@ -121,13 +120,7 @@ export const controlplane: Command = {
     try {
       await topology.ready(timeoutSeconds * 1000);
       const status = await collector.measure(windowMs);
-      io.stdout.write(
-        values.output === 'json'
-          ? `${JSON.stringify(status, null, 2)}\n`
-          : values.output === 'yaml'
-            ? stringify(status)
-            : describeStatus(status),
-      );
+      io.stdout.write(formatStatus(status, output));
       return EXIT.ok;
     } catch (error) {
       io.stderr.write(`topogate controlplane: ${(error as Error).message}\n`);

@@ -13,7 +13,7 @@ import { formatPolicyError } from '../policy/errors.ts';
 import type { PolicySet } from '../policy/parse.ts';
 import { loadPolicies } from '../sources/policies/files.ts';
 import { readWebhookPolicyFiles } from '../sources/policies/webhook-files.ts';
-import { loadKubeConfig } from '../sources/kubeconfig.ts';
+import { loadKubeConfig } from '../kube-client/kubeconfig.ts';
 
 const READY_TIMEOUT_MS = 30_000;
 

@@ -10,7 +10,7 @@ import { startAgent } from '../probe/shell/agent.ts';
 import { MAX_BULK_BYTES } from '../probe/shell/bulk.ts';
 import { parseDuration } from '../server/duration.ts';
 import { type Command, EXIT, parseFlags } from './command.ts';
-import { loadKubeConfig } from '../sources/kubeconfig.ts';
+import { loadKubeConfig } from '../kube-client/kubeconfig.ts';
 
 const usage = `Usage: topogate probe [flags]
 

@@ -3,7 +3,7 @@
 // baseline), the Lease holders, the watch samples, and the topology snapshot
 // (etcd members, their Nodes, zones and the zones' RTT). Pure.
 
-import { etcdMetricsUrl } from '../sources/topology/etcd-scraper.ts';
+import { etcdMetricsUrl } from '../topology/etcd/metrics-url.ts';
 import type { TopologySnapshot } from '../topology/model.ts';
 import type { ApiServerScrape } from './apiserver.ts';
 import type { EtcdScrape } from './etcd.ts';
@@ -11,7 +11,7 @@ import { findings, type FindingLimits } from './findings.ts';
 import { observations, quantile, since, toMs, type Histogram } from './histogram.ts';
 import { placeLeader, placeNode } from './placement.ts';
 import type { SchedulerScrape } from './scheduler.ts';
-import type { ControlPlaneSource, ControlPlaneStatus, EtcdMemberStatus, SourceAge } from './status.ts';
+import type { ControlPlaneSource, ControlPlaneStatus, EtcdMemberStatus, SourceAge } from '../ports/controlplane.ts';
 import type { WindowView } from './window.ts';
 
 export interface LeaseHolders {

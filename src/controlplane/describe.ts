@@ -1,7 +1,20 @@
-// ControlPlane's status for a person at a terminal: one line per figure,
-// then the findings.
+// ControlPlane's status as `topogate controlplane --output` prints it: for a person at a terminal one line per
+// figure, then the findings; as JSON exactly the status object; as YAML that kubectl reads back the same.
 
-import type { ControlPlaneStatus, LeaderStatus, Placement } from './status.ts';
+import { stringifyForKubectl } from '../kube/yaml.ts';
+import type { ControlPlaneStatus, LeaderStatus, Placement } from '../ports/controlplane.ts';
+
+const OUTPUTS = ['json', 'yaml', 'text'] as const;
+export type StatusOutput = (typeof OUTPUTS)[number];
+
+export const isStatusOutput = (value: string): value is StatusOutput => (OUTPUTS as readonly string[]).includes(value);
+
+export function formatStatus(status: ControlPlaneStatus, output: StatusOutput): string {
+  if (output === 'json') return `${JSON.stringify(status, null, 2)}\n`;
+  // A zone named `on` or `no` is a string, not YAML 1.1's boolean: kubectl must read it back as it was.
+  if (output === 'yaml') return stringifyForKubectl(status);
+  return describeStatus(status);
+}
 
 export function describeStatus(status: ControlPlaneStatus): string {
   const ms = (value: number | undefined) => (value === undefined ? '-' : `${value} ms`);

@@ -2,7 +2,7 @@
 // serious first: a pure function of the status and the zones' RTT.
 
 import type { NetworkModel } from '../topology/model.ts';
-import type { ControlPlaneStatus, EtcdMemberStatus, LeaderStatus } from './status.ts';
+import type { ControlPlaneStatus, EtcdMemberStatus, LeaderStatus } from '../ports/controlplane.ts';
 
 export interface FindingLimits {
   /** etcd's guidance: WAL fsync p99 under 10 ms. */

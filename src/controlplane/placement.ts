@@ -4,7 +4,7 @@
 // name), else by the one control-plane Pod of that component.
 
 import type { TopologySnapshot } from '../topology/model.ts';
-import type { LeaderStatus, Placement } from './status.ts';
+import type { LeaderStatus, Placement } from '../ports/controlplane.ts';
 
 export const ZONE_LABEL = 'topology.kubernetes.io/zone';
 

@@ -5,15 +5,17 @@
 // lost across a restart or a change of leader. A Pod that must wait is looked
 // at again when the model or the policies change, and at its --defer-max.
 
-import { CoreV1Api, type KubeConfig, type KubernetesObject, ListWatch, Watch } from '@kubernetes/client-node';
+import { CoreV1Api, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Pod } from '../kube/types.ts';
 import { podRequest, schedulingGates } from '../kube/podFacts.ts';
 import { gateIndex } from '../policy/deferral.ts';
 import type { AfterCreation, Decision, PodRequest } from '../policy/types.ts';
-import { describeKubeError, statusOf } from '../sources/topology/errors.ts';
-import { elect } from './lease.ts';
+import { describeKubeError, statusOf } from '../kube-client/errors.ts';
+import type { BackoffOptions } from '../kube-client/backoff.ts';
+import { Informer } from '../kube-client/informer.ts';
+import { elect } from '../kube-client/lease.ts';
 import { createGateMetrics } from './metrics.ts';
 import { firstSeen, planRelease, released, type PodEvent } from './release.ts';
 
@@ -33,6 +35,8 @@ export interface PlacementControllerOptions {
   readonly log: Logger;
   readonly registry: Registry;
   readonly leaseDurationMs?: number;
+  /** After a failed list or a broken watch, how long until the next list (default: 0.5 s doubling to 30 s). */
+  readonly relistBackoff?: BackoffOptions;
 }
 
 export interface PlacementController {
@@ -40,7 +44,6 @@ export interface PlacementController {
 }
 
 export const LEASE_NAME = 'topogate-placement';
-const RELIST_DELAY_MS = 1_000;
 const RETRY_MS = 2_000;
 /** Releases in flight at once: each is one PATCH, so a burst of gated Pods is not released one round trip at a time. */
 const PARALLEL = 8;
@@ -50,8 +53,7 @@ export function startPlacementController(options: PlacementControllerOptions): P
   const log = parentLog.child({ component: 'placement' });
   const metrics = createGateMetrics(options.registry);
   const core = config.makeApiClient(CoreV1Api);
-  let informer: ListWatch<KubernetesObject> | undefined;
-  let relist: NodeJS.Timeout | undefined;
+  let informer: Informer<KubernetesObject> | undefined;
   const pending = new Set<string>();
   /** Gated Pods that wait, with the timer for their --defer-max. */
   const waiting = new Map<string, NodeJS.Timeout>();
@@ -63,40 +65,37 @@ export function startPlacementController(options: PlacementControllerOptions): P
   };
 
   function startWatching(): void {
-    const watcher = new ListWatch<KubernetesObject>(
-      '/api/v1/pods',
-      new Watch(config),
-      async () => {
+    const seen = (object: KubernetesObject) => {
+      if (gateIndex(schedulingGates(object)) >= 0) enqueue(keyOf(object));
+      else forget(keyOf(object));
+    };
+    informer = new Informer<KubernetesObject>({
+      config,
+      path: '/api/v1/pods',
+      fieldSelector: 'spec.nodeName=',
+      list: async () => {
         const list = await core.listPodForAllNamespaces({ fieldSelector: 'spec.nodeName=' });
         // Typed objects (Dates) back to the JSON the engine and the patch read.
         const items = JSON.parse(JSON.stringify(list.items)) as KubernetesObject[];
         return { ...list, items: items.map((item) => ({ apiVersion: 'v1', kind: 'Pod', ...item })) };
       },
-      false,
-      undefined,
-      'spec.nodeName=',
-    );
-    const seen = (object: KubernetesObject) => {
-      if (gateIndex(schedulingGates(object)) >= 0) enqueue(keyOf(object));
-      else forget(keyOf(object));
-    };
-    watcher.on('add', seen);
-    watcher.on('update', seen);
-    watcher.on('delete', (object) => forget(keyOf(object)));
-    watcher.on('error', (error) => {
-      if (informer !== watcher) return;
-      log.warn(`watching unbound Pods: ${describeKubeError(error)}; listing again`);
-      stopWatching();
-      relist = setTimeout(startWatching, RELIST_DELAY_MS);
+      ...(options.relistBackoff !== undefined && { backoff: options.relistBackoff }),
+      title: 'watching unbound Pods',
+      log,
+      onEvent: (type, object) => (type === 'DELETED' ? forget(keyOf(object)) : seen(object)),
+      // The relist finds every gated Pod again; until then nothing is planned from a cache that may be stale.
+      onFailure: () => void forgetAll(),
     });
-    informer = watcher;
-    watcher.start().catch((error: unknown) => watcher === informer && log.warn(describeKubeError(error)));
+    informer.start();
   }
 
   function stopWatching(): void {
-    clearTimeout(relist);
     void informer?.stop();
     informer = undefined;
+    forgetAll();
+  }
+
+  function forgetAll(): void {
     for (const key of [...waiting.keys()]) forget(key);
     pending.clear();
   }

@@ -5,9 +5,9 @@
 
 import type { KubeConfig } from '@kubernetes/client-node';
 import { AuthorizationV1Api } from '@kubernetes/client-node';
-import { describeKubeError } from '../sources/topology/errors.ts';
+import { describeKubeError } from '../kube-client/errors.ts';
 import { startPlacementController, type PlacementController, type PlacementControllerOptions } from './controller.ts';
-import { loadKubeConfig } from '../sources/kubeconfig.ts';
+import { loadKubeConfig } from '../kube-client/kubeconfig.ts';
 
 export type PlacementStart = { readonly controller: PlacementController } | { readonly problem: string };
 

@@ -1,11 +1,12 @@
 // Narrowing for untrusted JSON: every field of an incoming object may be
 // missing or of the wrong type.
 
-export function isRecord(value: unknown): value is Record<string, any> {
+/** A JSON object (not an array, not null), each field still to be checked where it is read. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export function recordsOf(value: unknown): readonly Record<string, any>[] {
+export function recordsOf(value: unknown): readonly Record<string, unknown>[] {
   return Array.isArray(value) ? value.filter(isRecord) : [];
 }
 

@@ -21,6 +21,9 @@ import {
 } from 'yaml';
 import { GO_YAML_V2_SCALARS, asExplicitOnly } from './goYamlScalars.ts';
 
+/** The document tree's node tests and line counter, for readers that trace a value back to its line. */
+export { isMap, isPair, isScalar, isSeq, LineCounter } from 'yaml';
+
 const NOT_FOR_KUBECTL = new Set(['intTime', 'floatTime', 'timestamp', 'tag:yaml.org,2002:timestamp']);
 
 const schema: DocumentOptions & SchemaOptions = {

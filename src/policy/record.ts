@@ -76,9 +76,15 @@ export function readRecord(pod: Pod): { record?: DecisionRecord; problem?: strin
       snapshot: value.snapshot,
       policies,
       added: {
-        ...(Array.isArray(added.required) && { required: recordsOf(added.required) as NodeSelectorRequirement[] }),
-        ...(Array.isArray(added.preferred) && { preferred: recordsOf(added.preferred) as PreferredSchedulingTerm[] }),
-        ...(Array.isArray(added.spread) && { spread: recordsOf(added.spread) as TopologySpreadConstraint[] }),
+        ...(Array.isArray(added.required) && {
+          required: recordsOf(added.required) as unknown as NodeSelectorRequirement[],
+        }),
+        ...(Array.isArray(added.preferred) && {
+          preferred: recordsOf(added.preferred) as unknown as PreferredSchedulingTerm[],
+        }),
+        ...(Array.isArray(added.spread) && {
+          spread: recordsOf(added.spread) as unknown as TopologySpreadConstraint[],
+        }),
         ...(typeof added.schedulerName === 'string' && { schedulerName: added.schedulerName }),
       },
     },

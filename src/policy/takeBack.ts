@@ -5,7 +5,7 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import { isRecord } from '../kube/json.ts';
-import type { Pod } from '../kube/types.ts';
+import type { NodeSelectorTerm, Pod } from '../kube/types.ts';
 import { NUMA_HINT_ANNOTATION, POLICIES_ANNOTATION } from './merge.ts';
 import { DECISION_ANNOTATION, type DecisionRecord } from './record.ts';
 
@@ -26,11 +26,13 @@ export function takeBack(live: Pod, record: DecisionRecord | undefined): Pod {
   if (record === undefined || !pod.spec) return pod;
   const spec = pod.spec;
   const { required = [], preferred = [], spread = [], schedulerName } = record.added;
-  const nodeAffinity = isRecord(spec.affinity?.nodeAffinity) ? spec.affinity.nodeAffinity : undefined;
+  // The Pod is the API server's JSON: its types say what a field should be, not that it is.
+  const declared = spec.affinity?.nodeAffinity;
+  const nodeAffinity = isRecord(declared) ? spec.affinity!.nodeAffinity! : undefined;
   if (nodeAffinity) {
     const terms = nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
     if (Array.isArray(terms)) {
-      const kept = terms.flatMap((term) => {
+      const kept = terms.flatMap((term): NodeSelectorTerm[] => {
         if (!isRecord(term) || !Array.isArray(term.matchExpressions)) return [term];
         const expressions = term.matchExpressions.filter(
           (expression) => !required.some((added) => isDeepStrictEqual(added, expression)),
@@ -38,7 +40,8 @@ export function takeBack(live: Pod, record: DecisionRecord | undefined): Pod {
         if (expressions.length === term.matchExpressions.length) return [term];
         const rest: Record<string, unknown> = { ...term, matchExpressions: expressions };
         if (expressions.length === 0) delete rest.matchExpressions;
-        return expressions.length > 0 || (Array.isArray(term.matchFields) && term.matchFields.length > 0) ? [rest] : [];
+        const left = expressions.length > 0 || (Array.isArray(term.matchFields) && term.matchFields.length > 0);
+        return left ? [rest as NodeSelectorTerm] : [];
       });
       if (kept.length > 0) nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution!.nodeSelectorTerms = kept;
       else delete nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution;

@@ -3,7 +3,8 @@
 // named `probe`; zone from the Node's zone label. Pods come from the API
 // server and are read once here into typed, frozen facts.
 
-import { isRecord, list, record, string } from '../topology/read/fields.ts';
+import { isRecord } from '../kube/json.ts';
+import { list, record, string } from '../topology/read/fields.ts';
 
 export const DEFAULT_PROBE_PORT = 9471;
 export const PROBE_PORT_NAME = 'probe';

@@ -9,7 +9,8 @@
 import { type Buckets, MAX_BUCKET, MIN_BUCKET } from './histogram.ts';
 import { MAX_REPORTED_PEERS, type PeerRtt } from './peer-rtts.ts';
 import { DEFAULT_WINDOW } from './window.ts';
-import { isRecord, list, string } from '../topology/read/fields.ts';
+import { isRecord } from '../kube/json.ts';
+import { list, string } from '../topology/read/fields.ts';
 
 export interface ZoneSummary {
   /** The peers' zone (the agent's own zone for its own-zone RTT). */

@@ -6,7 +6,7 @@ import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createSecureContext, type SecureContextOptions } from 'node:tls';
-import { certificateFiles } from '../certs/write.ts';
+import { certificateFiles } from '../kube/tls-secret.ts';
 
 export const tlsSettings = {
   minVersion: 'TLSv1.2',

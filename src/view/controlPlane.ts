@@ -3,7 +3,7 @@
 // read from the same ControlPlane status `topogate controlplane` prints. A figure
 // not measured in the window is left out, as the status leaves it out.
 
-import type { ControlPlaneStatus } from '../controlplane/status.ts';
+import type { ControlPlaneStatus } from '../ports/controlplane.ts';
 
 export interface FigureRow {
   readonly figure: string;

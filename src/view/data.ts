@@ -5,7 +5,7 @@
 
 import type { SchedulingPolicy } from '../policy/types.ts';
 import type { NodeInfo, Occupancy, TopologySnapshot } from '../topology/model.ts';
-import type { ControlPlaneStatus } from '../controlplane/status.ts';
+import type { ControlPlaneStatus } from '../ports/controlplane.ts';
 import { controlPlaneFigures, type ControlPlaneFigures } from './controlPlane.ts';
 import type { History, HistoryEvent } from './history.ts';
 import { topologyMap, zoneLabel, type TopologyMap } from './map.ts';

@@ -4,7 +4,7 @@
 // (the text `topogate explain` prints, from the same renderer). Each answers
 // JSON, or a string saying why there is nothing. Pure over what it is given.
 
-import type { ControlPlaneStatus } from '../controlplane/status.ts';
+import type { ControlPlaneStatus } from '../ports/controlplane.ts';
 import { renderTrace, type DecisionTrace } from '../policy/explain.ts';
 import type { Decision, PodRequest } from '../policy/types.ts';
 import type { Occupancy, TopologySnapshot } from '../topology/model.ts';

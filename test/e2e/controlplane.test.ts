@@ -10,7 +10,7 @@ import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ControlPlaneStatus } from '../../src/controlplane/status.ts';
+import type { ControlPlaneStatus } from '../../src/ports/controlplane.ts';
 import type { Cluster } from './harness/cluster.ts';
 import { startCluster } from './harness/cluster.ts';
 import { clusterEndpoints } from './harness/endpoints.ts';

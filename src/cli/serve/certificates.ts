@@ -6,7 +6,8 @@
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { certificateFiles, writeCertificates } from '../../certs/write.ts';
+import { writeCertificates } from '../../certs/write.ts';
+import { certificateFiles } from '../../kube/tls-secret.ts';
 
 /** Makes the pair when both halves are missing; the directory serve then reads it from. */
 export async function ensureCertificates(certDir: string, log: Logger, fallbackDir?: string): Promise<string> {

@@ -3,7 +3,7 @@
 // webhook has closed, in reverse order. The list is components.ts.
 
 import type { PodDecider, PodDeferrer } from '../../admission/handler.ts';
-import type { ControlPlaneStatus } from '../../controlplane/status.ts';
+import type { ControlPlaneStatus } from '../../ports/controlplane.ts';
 import type { Decision, PodRequest } from '../../policy/types.ts';
 import type { PolicyProvider } from '../../ports/policies.ts';
 import type { Readiness } from '../../ports/readiness.ts';

@@ -10,7 +10,7 @@ export const controlPlaneComponent: ServeComponent = {
   async start(context) {
     if (context.config.topology !== 'kube') return undefined;
     // Loaded only here, as the topology loads the Kubernetes client: files need none of it.
-    const { startControlPlane } = await import('../../controlplane/serve.ts');
+    const { startControlPlane } = await import('../../controlplane/shell/serve.ts');
     return startControlPlane(context);
   },
 };

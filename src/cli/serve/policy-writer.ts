@@ -14,7 +14,7 @@ export const policyWriter: ServeComponent = {
     // Loaded only here, as the live topology is: @kubernetes/client-node is large.
     const [{ startPolicyWriter }, { elect }, live, { writePolicyReports }] = await Promise.all([
       import('../../sources/policies/writer.ts'),
-      import('../../gates/lease.ts'),
+      import('../../kube-client/lease.ts'),
       import('../live.ts'),
       import('../../sources/policies/reports.ts'),
     ]);

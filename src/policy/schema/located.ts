@@ -2,8 +2,16 @@
 // column, so that schema issues become `file:line:col: message` errors.
 
 import type { Document } from 'yaml';
-import { isMap, isPair, isScalar, isSeq, LineCounter } from 'yaml';
-import { documentValue, kubectlYamlDocuments, YamlTagError } from '../../kube/yaml.ts';
+import {
+  documentValue,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  kubectlYamlDocuments,
+  LineCounter,
+  YamlTagError,
+} from '../../kube/yaml.ts';
 import type { PolicyError } from '../errors.ts';
 import type { SourceLocation } from '../types.ts';
 import type { Issue, Path } from '../../api/schema/issue.ts';

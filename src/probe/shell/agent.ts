@@ -7,7 +7,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CoreV1Api, type KubeConfig, type V1Node, type V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { elect } from '../../gates/lease.ts';
+import { Informer } from '../../kube-client/informer.ts';
+import { elect } from '../../kube-client/lease.ts';
 import { DEFAULT_DOMAIN_LABEL as ZONE_LABEL } from '../../api/v1alpha1/networktopology.ts';
 import { campaignPool, candidateNodes } from '../candidates.ts';
 import { intervalBounds } from '../interval.ts';
@@ -17,7 +18,6 @@ import type { WritePolicy } from '../write-policy.ts';
 import { startBandwidthProbe } from './bandwidth.ts';
 import { startCandidacy } from './candidacy.ts';
 import { ciliumSource } from './cilium-source.ts';
-import { Informed } from './informer.ts';
 import { listen } from './listener.ts';
 import { createProbeMetrics } from './metrics.ts';
 import { Prober } from './prober.ts';
@@ -57,22 +57,23 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
   const { config, node, namespace, selector, log, registry } = options;
   const metrics = createProbeMetrics(registry);
   const core = config.makeApiClient(CoreV1Api);
-  const pods = new Informed<V1Pod>(
+  const pods = new Informer<V1Pod>({
     config,
+    path: `/api/v1/namespaces/${namespace}/pods`,
     // Whole: a few small Pods per node, and the probe reads their ports and podIP.
-    undefined,
-    `/api/v1/namespaces/${namespace}/pods`,
-    () => core.listNamespacedPod({ namespace, labelSelector: selector }),
-    log.child({ watch: 'pods' }),
-    selector,
-  );
-  const nodes = new Informed<V1Node>(
+    list: () => core.listNamespacedPod({ namespace, labelSelector: selector }),
+    labelSelector: selector,
+    title: 'probe Pods',
+    log: log.child({ watch: 'pods' }),
+  });
+  const nodes = new Informer<V1Node>({
     config,
-    'nodes',
-    '/api/v1/nodes',
-    () => core.listNode(),
-    log.child({ watch: 'nodes' }),
-  );
+    path: '/api/v1/nodes',
+    list: () => core.listNode(),
+    slimAs: 'nodes',
+    title: 'Nodes',
+    log: log.child({ watch: 'nodes' }),
+  });
 
   const zones = (): Map<string, string> => {
     const out = new Map<string, string>();

@@ -4,7 +4,7 @@
 // change in the Pods never hands the writer over by itself.
 
 import type { Logger } from 'pino';
-import type { LeaderElection } from '../../gates/lease.ts';
+import type { LeaderElection } from '../../kube-client/lease.ts';
 
 export interface CandidacyOptions {
   /** Whether this agent is a candidate now; undefined while it cannot know (the Pods not listed yet). */

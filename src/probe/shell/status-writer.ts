@@ -1,82 +1,26 @@
-// Writes NetworkTopology/<name> status through the status subresource,
-// creating the object first when it is missing (spec.domainLabel = the zone
-// label, no declared links). A conflict (someone changed the object) reads it
-// again and retries once.
+// Writes NetworkTopology/<name> status by the shared status writer, creating the object first when it is
+// missing (spec.domainLabel = the zone label, no declared links).
 
-import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { NETWORK_TOPOLOGY, type NetworkTopologyStatus } from '../../api/v1alpha1/networktopology.ts';
+import { StatusWriter as ClusterStatusWriter } from '../../kube-client/status-writer.ts';
 import type { NetworkStatus } from '../aggregate.ts';
 import type { DerivedStatus } from '../tiers.ts';
-import { statusOf } from '../../sources/topology/errors.ts';
-
-const { group, version, plural } = NETWORK_TOPOLOGY;
-
-type NetworkTopologyObject = { metadata?: Record<string, unknown>; spec?: unknown; status?: unknown };
 
 export class StatusWriter {
-  readonly #api: CustomObjectsApi;
-  readonly #name: string;
-  readonly #domainLabel: string;
+  readonly #writer: ClusterStatusWriter;
 
   constructor(config: KubeConfig, name: string, domainLabel: string) {
-    this.#api = config.makeApiClient(CustomObjectsApi);
-    this.#name = name;
-    this.#domainLabel = domainLabel;
+    this.#writer = new ClusterStatusWriter(config, { ...NETWORK_TOPOLOGY, name }, { domainLabel, links: [] });
   }
 
   /** Without `derived` (too few pairs yet, e.g. a new Lease holder), the tiers last written are kept. */
   async write(status: NetworkStatus, observedAt: Date, derived?: DerivedStatus): Promise<void> {
     const measured = { observedAt: observedAt.toISOString(), links: status.links, degradedNodes: status.degradedNodes };
-    for (let attempt = 0; ; attempt++) {
-      const object = (await this.#read()) ?? (await this.#create());
-      const body: NetworkTopologyStatus = { ...measured, ...(derived ?? lastDerived(object.status)) };
-      try {
-        await this.#api.replaceClusterCustomObjectStatus({
-          group,
-          version,
-          plural,
-          name: this.#name,
-          body: { ...object, status: body },
-        });
-        return;
-      } catch (error) {
-        if (statusOf(error) !== 409 || attempt > 0) throw error;
-      }
-    }
-  }
-
-  async #read(): Promise<NetworkTopologyObject | undefined> {
-    try {
-      return (await this.#api.getClusterCustomObject({
-        group,
-        version,
-        plural,
-        name: this.#name,
-      })) as NetworkTopologyObject;
-    } catch (error) {
-      if (statusOf(error) === 404) return undefined;
-      throw error;
-    }
-  }
-
-  async #create(): Promise<NetworkTopologyObject> {
-    try {
-      return (await this.#api.createClusterCustomObject({
-        group,
-        version,
-        plural,
-        body: {
-          apiVersion: NETWORK_TOPOLOGY.apiVersion,
-          kind: NETWORK_TOPOLOGY.kind,
-          metadata: { name: this.#name },
-          spec: { domainLabel: this.#domainLabel, links: [] },
-        },
-      })) as NetworkTopologyObject;
-    } catch (error) {
-      // Created by someone else between our read and our create.
-      if (statusOf(error) === 409) return (await this.#read())!;
-      throw error;
-    }
+    await this.#writer.write((current): NetworkTopologyStatus => ({
+      ...measured,
+      ...(derived ?? lastDerived(current)),
+    }));
   }
 }
 

@@ -5,7 +5,7 @@
 import { KubernetesObjectApi, PatchStrategy, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import type { KubeObject } from '../../kube/types.ts';
 import { POLICY_REPORT_API } from '../../policy/policyReport.ts';
-import { describeKubeError, statusOf } from '../topology/errors.ts';
+import { describeKubeError, statusOf } from '../../kube-client/errors.ts';
 
 /** No CRD serves wgpolicyk8s.io/v1alpha2 PolicyReport. */
 export class PolicyReportsNotServed extends Error {

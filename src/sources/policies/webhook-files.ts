@@ -6,7 +6,7 @@
 
 import { AdmissionregistrationV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { parsePolicies, uniqueNames, type PolicySet } from '../../policy/parse.ts';
-import { describeKubeError, statusOf } from '../topology/errors.ts';
+import { describeKubeError, statusOf } from '../../kube-client/errors.ts';
 
 /** The webhook's name in topogate's MutatingWebhookConfiguration (manifests/webhook.yaml, the chart's). */
 export const WEBHOOK_NAME = 'pods.topogate.dev';

@@ -7,7 +7,8 @@ import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } fr
 import type { Logger } from 'pino';
 import { SCHEDULING_POLICY } from '../../api/v1alpha1/schedulingpolicy.ts';
 import type { KubeObject, Pod } from '../../kube/types.ts';
-import { describeKubeError } from '../topology/errors.ts';
+import { describeKubeError } from '../../kube-client/errors.ts';
+import type { LeaderElection } from '../../kube-client/lease.ts';
 import { PolicyReportsNotServed } from './reports.ts';
 import type { TopologySnapshot } from '../../topology/model.ts';
 import { auditCluster } from '../../policy/audit.ts';
@@ -21,11 +22,6 @@ const RETRY_MS = 5_000;
 /** Changes arriving together are written together. */
 const SETTLE_MS = 100;
 
-export interface LeaderElection {
-  isLeader(): boolean;
-  stop(): Promise<void>;
-}
-
 export interface PolicyWriterOptions {
   readonly config: KubeConfig;
   /** The SchedulingPolicy objects as watched (their status included). */
@@ -36,7 +32,10 @@ export interface PolicyWriterOptions {
   readonly snapshot: () => TopologySnapshot;
   /** Calls the listener when the objects, the files or the model change; answers the unsubscribe. */
   readonly subscribe: (listener: () => void) => () => void;
-  readonly elect: (callbacks: { onStartedLeading(): void; onStoppedLeading(): void }) => LeaderElection;
+  readonly elect: (callbacks: {
+    onStartedLeading(): void;
+    onStoppedLeading(): void;
+  }) => Pick<LeaderElection, 'isLeader' | 'stop'>;
   /** Background audit every this many ms; undefined: none. */
   readonly auditIntervalMs?: number;
   readonly maxSourceAgeMs: number;

@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { KubeObject } from '../../kube/types.ts';
 import { readEtcdMetrics } from '../../topology/etcd/metrics.ts';
+import { etcdMetricsUrl } from '../../topology/etcd/metrics-url.ts';
 import { etcdClusterObject, type ScrapedMember } from '../../topology/etcd/place.ts';
 import type { SourceName } from '../../topology/model.ts';
 import type { LiveModel } from './live-model.ts';
@@ -120,16 +121,5 @@ export class EtcdScraper {
       this.#log.warn(`no etcd member answered (${message}); keeping the last known members`);
     this.#failing = message;
     this.#model.fail('etcd', message);
-  }
-}
-
-/** A URL without a path means its /metrics page (as etcd serves it on client and metrics URLs). */
-export function etcdMetricsUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.pathname === '/' || parsed.pathname === '') parsed.pathname = '/metrics';
-    return parsed.toString();
-  } catch {
-    return url;
   }
 }

@@ -7,7 +7,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { documentValue, parseKubectlYaml } from '../../kube/yaml.ts';
 import type { KubeObject } from '../../kube/types.ts';
-import { isRecord } from '../../topology/read/fields.ts';
+import { isRecord } from '../../kube/json.ts';
 
 const EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 

@@ -11,12 +11,12 @@ import type { Readiness } from '../../ports/readiness.ts';
 import type { TopologyProvider } from '../../ports/topology.ts';
 import { DEFAULT_ETCD_SCRAPE, EtcdScraper, type EtcdScrapeOptions } from './etcd-scraper.ts';
 import { LiveModel } from './live-model.ts';
-import { slim } from './slim.ts';
+import { slim } from '../../kube-client/slim.ts';
 import { createTopologyMetrics } from './metrics.ts';
 import { sourceReadiness } from './readiness.ts';
 import { DEFAULT_TIMING, SourceWatch, type WatchTiming } from './watch.ts';
 import { WATCHES } from './watches.ts';
-import { loadKubeConfig } from '../kubeconfig.ts';
+import { loadKubeConfig } from '../../kube-client/kubeconfig.ts';
 
 export interface KubeTopologyOptions {
   /** A kubeconfig file; else KUBECONFIG, ~/.kube/config or the in-cluster service account. */

@@ -6,19 +6,13 @@
 //   with one log line, and is looked for again, quietly, now and then; its CRD
 //   is watched meanwhile (one watch, by name), so an install is seen at once.
 
-import {
-  type KubeConfig,
-  type KubernetesListObject,
-  type KubernetesObject,
-  ListWatch,
-  Watch,
-} from '@kubernetes/client-node';
+import { type KubeConfig, type KubernetesListObject, type KubernetesObject, Watch } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { KubeObject } from '../../kube/types.ts';
 import type { WatchEventType } from '../../topology/builder.ts';
 import type { TopologyMetrics } from './metrics.ts';
-import { describeKubeError, statusOf } from './errors.ts';
-import { slim } from './slim.ts';
+import { describeKubeError, statusOf } from '../../kube-client/errors.ts';
+import { Informer } from '../../kube-client/informer.ts';
 import type { WatchedSource, WatchSpec } from './watches.ts';
 
 /** Where a watch delivers what it lists and sees: the live topology model, or the SchedulingPolicy objects. */
@@ -30,7 +24,7 @@ export interface WatchSink {
 }
 
 export interface WatchTiming {
-  /** First delay after a failure; doubles up to maxBackoffMs. */
+  /** First delay after a failure; doubles up to maxBackoffMs (each delay less a random fifth at most). */
   readonly backoffMs: number;
   readonly maxBackoffMs: number;
   /** How often to look again for a resource that was not served. */
@@ -53,27 +47,6 @@ function established(object: unknown): boolean {
 
 export const DEFAULT_TIMING: WatchTiming = { backoffMs: 500, maxBackoffMs: 30_000, absentRecheckMs: 60_000 };
 
-type Informer = ListWatch<KubernetesObject>;
-
-/** A watch whose objects are slimmed before the informer caches them. */
-export class SlimWatch extends Watch {
-  readonly #source: WatchSpec['source'];
-
-  constructor(config: KubeConfig, source: WatchSpec['source']) {
-    super(config);
-    this.#source = source;
-  }
-
-  override watch(...[path, query, callback, done]: Parameters<Watch['watch']>): Promise<AbortController> {
-    return super.watch(
-      path,
-      query,
-      (phase, object, raw) => callback(phase, phase === 'ERROR' || !object ? object : slim(this.#source, object), raw),
-      done,
-    );
-  }
-}
-
 export class SourceWatch {
   readonly #spec: WatchSpec;
   readonly #config: KubeConfig;
@@ -81,13 +54,10 @@ export class SourceWatch {
   readonly #metrics: Pick<TopologyMetrics, 'relists'>;
   readonly #log: Logger;
   readonly #timing: WatchTiming;
-  #informer: Informer | undefined;
-  #timer: NodeJS.Timeout | undefined;
+  readonly #informer: Informer<KubernetesObject>;
   #stopped = false;
   #lists = 0;
-  #failures = 0;
   #absent = false;
-  #lastError: string | undefined;
   #crdWatch: AbortController | undefined;
   /**
    * The objects of the list just taken: the informer reports each of them as added or updated right after the list,
@@ -109,97 +79,66 @@ export class SourceWatch {
     this.#metrics = metrics;
     this.#log = log.child({ source: spec.source });
     this.#timing = timing;
+    const source = spec.source;
+    this.#informer = new Informer<KubernetesObject>({
+      config,
+      path: spec.path,
+      // The spec's list slims its items; the watch slims what it sees.
+      list: async () => (await spec.list(config)) as KubernetesListObject<KubernetesObject>,
+      ...(spec.labelSelector !== undefined && { labelSelector: spec.labelSelector }),
+      slimAs: source,
+      backoff: { initialMs: timing.backoffMs, maxMs: timing.maxBackoffMs },
+      title: this.#title,
+      log: this.#log,
+      onList: (items) => this.#listed(items as KubeObject[]),
+      onEvent: (type, object) =>
+        (type !== 'DELETED' && this.#fromList?.has(object)) || this.#model.apply(source, type, object as KubeObject),
+      onFailure: (error) => this.#failed(error),
+    });
   }
 
   start(): void {
     this.#stopped = false;
-    this.#run();
+    this.#informer.start();
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
-    clearTimeout(this.#timer);
     this.#stopWatchingCrd();
-    const informer = this.#informer;
-    this.#informer = undefined;
-    await informer?.stop();
+    await this.#informer.stop();
   }
 
-  /** The objects the source holds now, as the API server sent them. */
+  /** The objects the source holds now, as the API server sent them (after a failure, the last ones listed). */
   objects(): KubeObject[] {
-    return (this.#informer?.list() ?? []) as KubeObject[];
+    return this.#informer.list() as KubeObject[];
   }
 
-  #run(): void {
-    if (this.#stopped) return;
-    const source = this.#spec.source;
-    // makeInformer, with a watch that slims what it caches.
-    const informer = new ListWatch<KubernetesObject>(
-      this.#spec.path,
-      new SlimWatch(this.#config, source),
-      () => this.#list(),
-      false,
-      this.#spec.labelSelector,
-    );
-    informer.on(
-      'add',
-      (object) => this.#fromList?.has(object) || this.#model.apply(source, 'ADDED', object as KubeObject),
-    );
-    informer.on(
-      'update',
-      (object) => this.#fromList?.has(object) || this.#model.apply(source, 'MODIFIED', object as KubeObject),
-    );
-    informer.on('delete', (object) => this.#model.apply(source, 'DELETED', object as KubeObject));
-    informer.on('error', (error) => this.#failed(informer, error));
-    this.#informer = informer;
-    informer.start().catch((error: unknown) => this.#failed(informer, error));
-  }
-
-  async #list(): Promise<KubernetesListObject<KubernetesObject>> {
-    const list = await this.#spec.list(this.#config);
+  #listed(items: readonly KubeObject[]): void {
     if (this.#lists++ > 0) this.#metrics.relists.inc({ source: this.#spec.source });
-    this.#model.replace(this.#spec.source, list.items);
-    if (this.#absent || this.#lastError !== undefined)
-      this.#log.info({ objects: list.items.length }, `${this.#title} is back`);
-    this.#absent = false;
-    this.#stopWatchingCrd();
-    this.#lastError = undefined;
-    this.#failures = 0;
-    // The informer's cache keys objects by metadata: every item has one.
-    const items = list.items.map((item) => (item.metadata ? item : { ...item, metadata: {} }));
+    this.#model.replace(this.#spec.source, items);
     // The informer takes the list in the turn it gets it: by the next, its reports are watch events.
     this.#fromList = new Set(items);
     setImmediate(() => (this.#fromList = undefined));
-    return { ...list, items } as KubernetesListObject<KubernetesObject>;
+    if (this.#absent) this.#log.info({ objects: items.length }, `${this.#title} is back`);
+    this.#absent = false;
+    this.#stopWatchingCrd();
   }
 
-  #failed(informer: Informer, error: unknown): void {
-    // A late error from an informer already replaced (or stopped) is old news.
-    if (this.#stopped || informer !== this.#informer) return;
-    this.#informer = undefined;
-    void informer.stop();
-    const status = statusOf(error);
-    if (this.#spec.crd && status === 404) {
-      if (!this.#absent) {
-        this.#log.warn(
-          `${this.#title} disabled: ${this.#spec.apiVersion} ${this.#spec.kind} is not served (CRD ${this.#spec.crd} not installed); looking again every ${Math.round(this.#timing.absentRecheckMs / 1000)}s`,
-        );
-        this.#model.disable(this.#spec.source, `CRD ${this.#spec.crd} not installed`);
-      }
-      this.#absent = true;
-      this.#later(this.#timing.absentRecheckMs);
-      void this.#watchCrd(this.#spec.crd);
-      return;
+  /** A resource not served disables the source and is looked for now and then; any other failure marks it stale. */
+  #failed(error: unknown): number | undefined {
+    if (!this.#spec.crd || statusOf(error) !== 404) {
+      this.#model.fail(this.#spec.source, describeKubeError(error));
+      return undefined;
     }
-    const message = describeKubeError(error);
-    this.#model.fail(this.#spec.source, message);
-    const delay = Math.min(this.#timing.backoffMs * 2 ** this.#failures++, this.#timing.maxBackoffMs);
-    // One line per kind of failure, not one per retry.
-    if (message !== this.#lastError)
-      this.#log.warn({ retryInMs: delay }, `${this.#title}: ${message}; keeping its last objects and listing again`);
-    else this.#log.debug({ retryInMs: delay }, `${this.#title}: ${message}`);
-    this.#lastError = message;
-    this.#later(delay);
+    if (!this.#absent) {
+      this.#log.warn(
+        `${this.#title} disabled: ${this.#spec.apiVersion} ${this.#spec.kind} is not served (CRD ${this.#spec.crd} not installed); looking again every ${Math.round(this.#timing.absentRecheckMs / 1000)}s`,
+      );
+      this.#model.disable(this.#spec.source, `CRD ${this.#spec.crd} not installed`);
+    }
+    this.#absent = true;
+    void this.#watchCrd(this.#spec.crd);
+    return this.#timing.absentRecheckMs;
   }
 
   /**
@@ -214,7 +153,7 @@ export class SourceWatch {
       if (this.#crdWatch !== aborted || (phase !== 'ADDED' && phase !== 'MODIFIED') || !established(object)) return;
       this.#stopWatchingCrd();
       this.#log.info(`CRD ${name} established: listing ${this.#title} now`);
-      this.#later(0);
+      this.#informer.relist(0);
     };
     // The watch ends (a server timeout, an error): the recheck timer, still set, looks again, and a failed
     // list starts a new watch.
@@ -243,11 +182,5 @@ export class SourceWatch {
 
   get #title(): string {
     return this.#spec.title ?? `topology source ${this.#spec.source}`;
-  }
-
-  #later(delayMs: number): void {
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => this.#run(), delayMs);
-    this.#timer.unref();
   }
 }

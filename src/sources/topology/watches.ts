@@ -1,12 +1,11 @@
 // What each watched source lists and watches. Lists come page by page as
-// plain JSON (list.ts); their items come without apiVersion and kind, are
-// given both, the shape watch events and files have, then slimmed as watch
-// events are.
+// plain JSON (list.ts); their items come without apiVersion and kind and are
+// given both, the shape watch events and files have; the informer slims them
+// as it slims watch events.
 
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { SourceName } from '../../topology/model.ts';
 import { listPaged, type ObjectList } from './list.ts';
-import { slim } from './slim.ts';
 import { ETCD_CLUSTER } from '../../api/v1alpha1/etcdcluster.ts';
 import { NETWORK_TOPOLOGY } from '../../api/v1alpha1/networktopology.ts';
 import { SCHEDULING_POLICY } from '../../api/v1alpha1/schedulingpolicy.ts';
@@ -80,7 +79,7 @@ function builtin<Source extends WatchedSource>(
     kind,
     path,
     ...(labelSelector !== undefined && { labelSelector }),
-    list: (config) => listPaged(config, path, labelSelector, (item) => slim(source, { apiVersion, kind, ...item })),
+    list: (config) => listPaged(config, path, labelSelector, (item) => ({ apiVersion, kind, ...item })),
   };
 }
 

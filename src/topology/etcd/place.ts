@@ -4,7 +4,8 @@
 import { ETCD_CLUSTER, type EtcdClusterStatus } from '../../api/v1alpha1/etcdcluster.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import type { NodeIndex } from '../model.ts';
-import { isRecord, list, record, string, stringMap } from '../read/fields.ts';
+import { isRecord } from '../../kube/json.ts';
+import { list, record, string, stringMap } from '../read/fields.ts';
 import type { EtcdMetrics } from './metrics.ts';
 
 export interface ScrapedMember {

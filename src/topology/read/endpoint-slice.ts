@@ -1,6 +1,7 @@
 // discovery.k8s.io/v1 EndpointSlice → where a Service's ready endpoints are.
 
-import { isRecord, list, record, string } from './fields.ts';
+import { isRecord } from '../../kube/json.ts';
+import { list, record, string } from './fields.ts';
 
 export interface SliceFacts {
   /** "namespace/name" of the Service, from the kubernetes.io/service-name label. */

@@ -1,7 +1,8 @@
 // topogate.dev/v1alpha1 EtcdCluster → etcd members, where they run, the leader.
 
 import type { EtcdMember } from '../model.ts';
-import { isRecord, list, record, string } from './fields.ts';
+import { isRecord } from '../../kube/json.ts';
+import { list, record, string } from './fields.ts';
 
 export function readEtcdCluster(object: Record<string, unknown>): EtcdMember[] {
   return list(record(object.status).members).flatMap(readMember);

@@ -1,14 +1,11 @@
 // Reading untrusted JSON: every helper answers a well-typed value or nothing,
 // so that a mistyped field in one object never breaks the model.
 
+import { isRecord } from '../../kube/json.ts';
 import { parseQuantity } from '../../kube/quantity.ts';
 import type { ResourceList } from '../model.ts';
 
 export type Json = Record<string, unknown>;
-
-export function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export function record(value: unknown): Json {
   return isRecord(value) ? value : {};

@@ -9,7 +9,8 @@ import {
   type MeasuredLink,
   type MislabeledNode,
 } from '../../api/v1alpha1/networktopology.ts';
-import { isRecord, list, record, string, timestamp } from './fields.ts';
+import { isRecord } from '../../kube/json.ts';
+import { list, record, string, timestamp } from './fields.ts';
 
 export interface NetworkFacts {
   readonly name: string;

@@ -2,7 +2,8 @@
 
 import type { Taint, TaintEffect } from '../../kube/types.ts';
 import type { NodeInfo } from '../model.ts';
-import { isRecord, list, record, resourceList, string, stringMap } from './fields.ts';
+import { isRecord } from '../../kube/json.ts';
+import { list, record, resourceList, string, stringMap } from './fields.ts';
 
 export type NodeFacts = Omit<NodeInfo, 'slot'>;
 

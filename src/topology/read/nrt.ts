@@ -2,7 +2,8 @@
 // the NUMA cells of a node and what each has left.
 
 import type { NodeResourceTopology, NumaZone } from '../model.ts';
-import { isRecord, list, resourceList, string } from './fields.ts';
+import { isRecord } from '../../kube/json.ts';
+import { list, resourceList, string } from './fields.ts';
 
 // The deprecated topologyPolicies values, as kubelet's Topology Manager
 // policy and scope (the names in its configuration).

@@ -6,7 +6,8 @@
 
 import { parseQuantity } from '../../kube/quantity.ts';
 import type { Device } from '../model.ts';
-import { isRecord, list, record, string } from './fields.ts';
+import { isRecord } from '../../kube/json.ts';
+import { list, record, string } from './fields.ts';
 
 export interface ResourceSliceFacts {
   readonly node?: string;

@@ -48,7 +48,17 @@ test('an arrow pointing back breaks the rule that names it', async () => {
     'src/memo/kept.ts': "import type { Policy } from '../policy/types.ts';\nexport type Kept = { policy?: Policy };\n",
     'src/discover/levels.ts':
       "import type { Snapshot } from '../topology/model.ts';\nexport type Levels = { snapshot?: Snapshot };\n",
-    'src/cli/main.ts': "import { name } from './name.ts';\nexport const usage = name;\n",
+    'src/cli/main.ts':
+      "import { name } from './name.ts';\nimport { shown } from '../view/shell/server.ts';\nexport const usage = name + shown;\n",
+    'src/view/shell/server.ts':
+      "import type { Status } from '../../controlplane/status.ts';\nimport { elect } from '../../kube-client/lease.ts';\nexport const shown = typeof elect + typeof ({} as Status);\n",
+    'src/controlplane/status.ts': 'export type Status = { figures: number };\n',
+    'src/kube-client/lease.ts': "import { watch } from '../sources/watch.ts';\nexport const elect = watch;\n",
+    'src/sources/watch.ts': 'export const watch = 1;\n',
+    'src/probe/window.ts': "import { connect } from 'node:net';\nexport const open = connect;\n",
+    'src/view/history.ts': "import { Sampler } from './shell/sampler.ts';\nexport const sampler = Sampler;\n",
+    'src/view/shell/sampler.ts': 'export const Sampler = 1;\n',
+    'src/discover/clock.ts': "import { setTimeout } from 'node:timers/promises';\nexport const wait = setTimeout;\n",
     'src/cli/name.ts': "import type { usage } from './main.ts';\nexport const name: typeof usage = 'topogate';\n",
   };
   try {
@@ -60,13 +70,18 @@ test('an arrow pointing back breaks the rule that names it', async () => {
       'api-over-kube-only: src/api/v1alpha1/kind.ts',
       'core-does-io: src/policy/types.ts',
       'core-imports-shell: src/admission/review.ts',
+      'core-reads-clock: src/discover/clock.ts',
       'discover-over-kube-only: src/discover/levels.ts',
+      'feature-imports-feature: src/view/shell/server.ts',
+      'kube-client-over-core: src/kube-client/lease.ts',
       'kube-is-the-innermost: src/kube/types.ts',
       'memo-over-kube-only: src/memo/kept.ts',
       'no-circular: src/cli/main.ts',
       'nothing-imports-cli: src/server/server.ts',
       'policy-below-admission: src/policy/types.ts',
       'ports-over-core-types: src/ports/provider.ts',
+      'pure-part-does-io: src/probe/window.ts',
+      'pure-part-does-io: src/view/history.ts',
       'topology-below-policy: src/topology/model.ts',
     ]);
   } finally {

@@ -7,8 +7,8 @@ import { globSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Registry } from 'prom-client';
-import { registerControlPlaneMetrics } from '../../../src/controlplane/metrics.ts';
-import type { ControlPlaneStatus } from '../../../src/controlplane/status.ts';
+import { registerControlPlaneMetrics } from '../../../src/controlplane/shell/metrics.ts';
+import type { ControlPlaneStatus } from '../../../src/ports/controlplane.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const read = (path: string) => readFileSync(`${root}${path}`, 'utf8');
@@ -47,7 +47,7 @@ const rules = read('charts/topogate/templates/prometheusrule.yaml');
 
 test('the metric names are found in the code: only the control plane makes its names from a prefix', () => {
   const made = sources.filter(({ text }) => /name: `topogate_/.test(text)).map(({ path }) => path);
-  assert.deepEqual(made, ['src/controlplane/metrics.ts']);
+  assert.deepEqual(made, ['src/controlplane/shell/metrics.ts']);
   const registered = registeredNames();
   for (const name of ['topogate_admission_requests_total', 'topogate_probe_rtt_seconds', 'topogate_open_connections'])
     assert.ok(registered.has(name), name);

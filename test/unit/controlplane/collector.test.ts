@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
-import { ControlPlaneCollector } from '../../../src/controlplane/collector.ts';
+import { ControlPlaneCollector } from '../../../src/controlplane/shell/collector.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 
 let server: Server;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DEFAULT_LIMITS, findings } from '../../../src/controlplane/findings.ts';
-import type { ControlPlaneStatus, EtcdMemberStatus } from '../../../src/controlplane/status.ts';
+import type { ControlPlaneStatus, EtcdMemberStatus } from '../../../src/ports/controlplane.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 import { networkTopology } from '../../fixtures/network-topology.ts';
 

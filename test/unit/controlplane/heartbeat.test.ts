@@ -7,8 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import { pino } from 'pino';
-import { Heartbeat } from '../../../src/controlplane/heartbeat.ts';
-import { podOwner, type PodOwner } from '../../../src/controlplane/identity.ts';
+import { Heartbeat } from '../../../src/controlplane/shell/heartbeat.ts';
+import { podOwner, type PodOwner } from '../../../src/controlplane/shell/identity.ts';
 
 /** Starts a heartbeat against an API server that has no Lease yet; resolves to the Lease it creates. */
 async function createdLease(owner: PodOwner | undefined): Promise<V1Lease> {

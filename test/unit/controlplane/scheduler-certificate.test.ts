@@ -11,7 +11,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { issueCertificates } from '../../../src/certs/issue.ts';
 import { parseServeArgs } from '../../../src/cli/serve/args.ts';
-import { ControlPlaneCollector } from '../../../src/controlplane/collector.ts';
+import { ControlPlaneCollector } from '../../../src/controlplane/shell/collector.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 
 const excerpt = readFileSync(

@@ -167,7 +167,7 @@ describe('RBAC: read-only, and only what the topology model watches', () => {
     assert.deepEqual(the('ClusterRole', 'topogate-controlplane').rules, [
       { nonResourceURLs: ['/metrics'], verbs: ['get'] },
       { apiGroups: ['topogate.dev'], resources: ['controlplanes'], verbs: ['get', 'create'] },
-      { apiGroups: ['topogate.dev'], resources: ['controlplanes/status'], verbs: ['get', 'patch'] },
+      { apiGroups: ['topogate.dev'], resources: ['controlplanes/status'], verbs: ['update'] },
     ]);
     const leases = the('Role', 'topogate-leases');
     assert.equal(leases.metadata.namespace, defaultNamespace);

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it, mock } from 'node:test';
 import pino from 'pino';
-import type { LeaderElection } from '../../../src/gates/lease.ts';
+import type { LeaderElection } from '../../../src/kube-client/lease.ts';
 import { CANDIDATE_COUNT, campaignPool, candidateNodes } from '../../../src/probe/candidates.ts';
 import { startCandidacy } from '../../../src/probe/shell/candidacy.ts';
 

@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ControlPlaneStatus } from '../../../src/controlplane/status.ts';
+import type { ControlPlaneStatus } from '../../../src/ports/controlplane.ts';
 import { controlPlaneFigures } from '../../../src/view/controlPlane.ts';
 
 const status: ControlPlaneStatus = {

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { KubeObject } from '../../../src/kube/types.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
-import { slim } from '../../../src/sources/topology/slim.ts';
+import { slim } from '../../../src/kube-client/slim.ts';
 import { loadTopologyPaths } from '../../../src/sources/topology/files.ts';
 import { readPodUsage } from '../../../src/topology/read/pod-usage.ts';
 

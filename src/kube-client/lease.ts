@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { describeKubeError, statusOf } from '../sources/topology/errors.ts';
+import { describeKubeError, statusOf } from './errors.ts';
 
 export interface LeaseOptions {
   readonly config: KubeConfig;

@@ -7,20 +7,20 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoordinationV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { TopologySnapshot } from '../topology/model.ts';
-import type { Readiness } from '../ports/readiness.ts';
-import { describeKubeError, statusOf } from '../sources/topology/errors.ts';
-import { etcdMetricsUrl } from '../sources/topology/etcd-scraper.ts';
-import { readApiServerMetrics, type ApiServerScrape } from './apiserver.ts';
-import { assembleStatus, type LeaseHolders } from './assemble.ts';
-import { readEtcdScrape, type EtcdScrape } from './etcd.ts';
-import type { FindingLimits } from './findings.ts';
+import type { TopologySnapshot } from '../../topology/model.ts';
+import type { Readiness } from '../../ports/readiness.ts';
+import { describeKubeError, statusOf } from '../../kube-client/errors.ts';
+import { etcdMetricsUrl } from '../../topology/etcd/metrics-url.ts';
+import { readApiServerMetrics, type ApiServerScrape } from '../apiserver.ts';
+import { assembleStatus, type LeaseHolders } from '../assemble.ts';
+import { readEtcdScrape, type EtcdScrape } from '../etcd.ts';
+import type { FindingLimits } from '../findings.ts';
 import { Heartbeat } from './heartbeat.ts';
 import type { PodOwner } from './identity.ts';
-import { readSchedulerMetrics, SCHEDULER_MARKER, type SchedulerScrape } from './scheduler.ts';
+import { readSchedulerMetrics, SCHEDULER_MARKER, type SchedulerScrape } from '../scheduler.ts';
 import { kubeCredentials, scrapeLines } from './scrape.ts';
-import type { ControlPlaneStatus } from './status.ts';
-import { ScrapeWindow } from './window.ts';
+import type { ControlPlaneStatus } from '../../ports/controlplane.ts';
+import { ScrapeWindow } from '../window.ts';
 
 export interface CollectorTiming {
   readonly intervalMs: number;

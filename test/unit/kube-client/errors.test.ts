@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
 import { ApiException } from '@kubernetes/client-node';
-import { describeKubeError, statusOf } from '../../../src/sources/topology/errors.ts';
+import { describeKubeError, statusOf } from '../../../src/kube-client/errors.ts';
 
 describe('describeKubeError', () => {
   it('gives the status and the API server’s message from the Status body', () => {

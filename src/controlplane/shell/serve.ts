@@ -5,14 +5,14 @@
 
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { TopologySnapshot } from '../topology/model.ts';
-import type { Readiness } from '../ports/readiness.ts';
+import type { TopologySnapshot } from '../../topology/model.ts';
+import type { Readiness } from '../../ports/readiness.ts';
 import { ControlPlaneCollector, DEFAULT_COLLECTOR_TIMING } from './collector.ts';
 import { podOwner, processIdentity } from './identity.ts';
 import { registerControlPlaneMetrics } from './metrics.ts';
-import type { ControlPlaneStatus } from './status.ts';
+import type { ControlPlaneStatus } from '../../ports/controlplane.ts';
 import { StatusWriter } from './writer.ts';
-import { loadKubeConfig } from '../sources/kubeconfig.ts';
+import { loadKubeConfig } from '../../kube-client/kubeconfig.ts';
 
 /** How often the elected replica may write ControlPlane/default. */
 const WRITE_INTERVAL_MS = 5_000;

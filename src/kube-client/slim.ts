@@ -3,8 +3,8 @@
 // image list alone is often most of its bytes, and a cache of 5,000 Nodes
 // would otherwise hold hundreds of megabytes of it.
 
-import type { KubeObject } from '../../kube/types.ts';
-import { isRecord } from '../../topology/read/fields.ts';
+import type { KubeObject } from '../kube/types.ts';
+import { isRecord } from '../kube/json.ts';
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 const NODE_STATUS_DROPPED = ['images', 'volumesInUse', 'volumesAttached'];

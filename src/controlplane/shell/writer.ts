@@ -1,16 +1,18 @@
 // Writes ControlPlane/default's status from one serve replica at a time (the
 // holder of the Lease `topogate-controlplane`, by the shared elector of
-// ../gates/lease.ts): at most once per interval, and
+// src/kube-client/lease.ts): at most once per interval, and
 // only when a figure changed or the last write is a minute old, so the API
 // writes stay O(1) whatever the cluster's size. The object is made when
-// missing; a CRD not installed is said once and looked for again each interval.
+// missing (src/kube-client/status-writer.ts); a CRD not installed is said once
+// and looked for again each interval.
 
-import { CustomObjectsApi, type KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { Readiness } from '../ports/readiness.ts';
-import { describeKubeError, statusOf } from '../sources/topology/errors.ts';
-import { elect, type LeaderElection } from '../gates/lease.ts';
-import { CONTROL_PLANE, CONTROL_PLANE_NAME, type StoredControlPlaneStatus } from '../api/v1alpha1/controlplane.ts';
+import type { Readiness } from '../../ports/readiness.ts';
+import { describeKubeError, statusOf } from '../../kube-client/errors.ts';
+import { elect, type LeaderElection } from '../../kube-client/lease.ts';
+import { StatusWriter as ClusterStatusWriter } from '../../kube-client/status-writer.ts';
+import { CONTROL_PLANE, CONTROL_PLANE_NAME, type StoredControlPlaneStatus } from '../../api/v1alpha1/controlplane.ts';
 
 export interface WriterOptions {
   readonly config: KubeConfig;
@@ -22,13 +24,12 @@ export interface WriterOptions {
   readonly log: Logger;
 }
 
-const { group, version, plural, apiVersion, kind } = CONTROL_PLANE;
-const RESOURCE = { group, version, plural, name: CONTROL_PLANE_NAME };
+const RESOURCE = { ...CONTROL_PLANE, name: CONTROL_PLANE_NAME };
 const REFRESH_MS = 60_000;
 
 export class StatusWriter {
   readonly #options: WriterOptions;
-  readonly #api: CustomObjectsApi;
+  readonly #writer: ClusterStatusWriter;
   readonly #election: LeaderElection;
   readonly #log: Logger;
   #timer: NodeJS.Timeout | undefined;
@@ -39,7 +40,7 @@ export class StatusWriter {
 
   constructor(options: WriterOptions) {
     this.#options = options;
-    this.#api = options.config.makeApiClient(CustomObjectsApi);
+    this.#writer = new ClusterStatusWriter(options.config, RESOURCE);
     this.#log = options.log.child({ component: 'controlplane-writer' });
     this.#election = elect({
       config: options.config,
@@ -89,18 +90,7 @@ export class StatusWriter {
     const { observedAt: _, ...figures } = status;
     const key = JSON.stringify(figures);
     if (key === this.#written && Date.now() - this.#writtenAt < REFRESH_MS) return;
-    const patch = [{ op: 'add', path: '/status', value: status }];
-    const options = setHeaderOptions('Content-Type', PatchStrategy.JsonPatch);
-    try {
-      await this.#api.patchClusterCustomObjectStatus({ ...RESOURCE, body: patch }, options);
-    } catch (error) {
-      if (statusOf(error) !== 404) throw error;
-      await this.#api.createClusterCustomObject({
-        ...RESOURCE,
-        body: { apiVersion, kind, metadata: { name: CONTROL_PLANE_NAME } },
-      });
-      await this.#api.patchClusterCustomObjectStatus({ ...RESOURCE, body: patch }, options);
-    }
+    await this.#writer.write(() => status);
     this.#written = key;
     this.#writtenAt = Date.now();
   }

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { issueCertificates } from '../../../src/certs/issue.ts';
-import { loadKubeConfig } from '../../../src/sources/kubeconfig.ts';
+import { loadKubeConfig } from '../../../src/kube-client/kubeconfig.ts';
 
 /** A TLS server answering every GET with an empty NamespaceList, counting the TLS connections made to it. */
 async function countingApiServer() {

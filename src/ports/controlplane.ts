@@ -1,5 +1,6 @@
 // The ControlPlane object's status (docs/controlplane.md): what `topogate
-// controlplane --output json` prints and what one serve replica writes.
+// controlplane --output json` prints and what one serve replica writes; the
+// port between the collector that makes it and the view that shows it.
 // A figure nothing could be measured for (no observation in the window, a
 // source that did not answer) is left out rather than written as zero.
 

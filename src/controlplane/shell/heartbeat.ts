@@ -7,7 +7,7 @@
 
 import { CoordinationV1Api, type KubeConfig, type V1Lease, V1MicroTime, Watch } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { describeKubeError, statusOf } from '../sources/topology/errors.ts';
+import { describeKubeError, statusOf } from '../../kube-client/errors.ts';
 import type { PodOwner } from './identity.ts';
 
 export interface HeartbeatOptions {

@@ -3,7 +3,7 @@
 // members (etcd has at most 7), components, sources; never a node per label.
 
 import { Gauge, type Registry } from 'prom-client';
-import type { ControlPlaneSource, ControlPlaneStatus } from './status.ts';
+import type { ControlPlaneSource, ControlPlaneStatus } from '../../ports/controlplane.ts';
 
 export function registerControlPlaneMetrics(
   registry: Registry,
