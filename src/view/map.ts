@@ -26,6 +26,8 @@ export interface MapNode {
   readonly name: string;
   readonly state: NodeState;
   readonly degradedRttMs?: number;
+  /** Its zone label disagrees with the group it measures into (NetworkTopology status.mislabeled). */
+  readonly mislabeled?: { readonly label: string; readonly value: string; readonly measured: string };
   readonly gpus?: NodeGpus;
   /** NUMA cells from the node's NodeResourceTopology. */
   readonly numaCells?: number;
@@ -94,14 +96,16 @@ export function topologyMap(snapshot: TopologySnapshot, occupancy: Occupancy, no
   const aggregated = nodes.length > nodeCap;
   const components = controlPlaneByNode(snapshot);
   const degraded = snapshot.network?.degradedNodes;
+  const mislabeled = snapshot.network?.mislabeled;
   const leader = snapshot.etcd.leader?.nodeName;
   let notable = 0;
   const mapNode = (node: NodeInfo): MapNode | undefined => {
     const state: NodeState = !node.ready ? 'not ready' : node.unschedulable ? 'cordoned' : 'schedulable';
     const degradedRttMs = degraded?.get(node.name)?.rttMs;
+    const wrongLabel = mislabeled?.get(node.name);
     const controlPlane = components.get(node.name);
-    if (aggregated && (notable >= notableCap || (state === 'schedulable' && !degradedRttMs && !controlPlane)))
-      return undefined;
+    const ordinary = state === 'schedulable' && !degradedRttMs && !wrongLabel && !controlPlane;
+    if (aggregated && (notable >= notableCap || ordinary)) return undefined;
     notable++;
     const gpus = gpuOf(node, snapshot, occupancy);
     const numaCells = snapshot.nodeTopologies.get(node.name)?.zones.length;
@@ -109,6 +113,9 @@ export function topologyMap(snapshot: TopologySnapshot, occupancy: Occupancy, no
       name: node.name,
       state,
       ...(degradedRttMs !== undefined && { degradedRttMs }),
+      ...(wrongLabel && {
+        mislabeled: { label: wrongLabel.label, value: wrongLabel.value, measured: wrongLabel.measured },
+      }),
       ...(gpus !== undefined && { gpus }),
       ...(numaCells !== undefined && { numaCells }),
       ...(controlPlane !== undefined && { controlPlane }),

@@ -148,6 +148,7 @@ function legend() {
     item('node cordoned', 'cordoned'),
     item('node not-ready', 'not Ready'),
     item('node degraded', 'degraded (RTT far above its zone)'),
+    item('node mislabeled', 'zone label disagrees with measurement'),
   ]);
 }
 
@@ -161,7 +162,7 @@ function regions(data) {
         ? `tiers from labels (${map.tiers.join(', ')})`
         : 'no tier labels (topogate.dev/block, topogate.dev/rack) and no derived tiers: zones hold nodes directly';
   const aggregated = map.aggregated
-    ? `; ${data.nodes.total} nodes: aggregated, only degraded, unschedulable and control-plane nodes are drawn (search finds any)`
+    ? `; ${data.nodes.total} nodes: aggregated, only degraded, mislabeled, unschedulable and control-plane nodes are drawn (search finds any)`
     : '';
   replace(
     'regions',
@@ -215,6 +216,7 @@ function nodeFacts(node) {
     );
   if (node.numaCells) facts.push(`${node.numaCells} NUMA`);
   if (node.degradedRttMs !== undefined) facts.push(`degraded ${ms(node.degradedRttMs)}`);
+  if (node.mislabeled) facts.push(`labelled ${node.mislabeled.value}, measures as ${node.mislabeled.measured}`);
   return facts;
 }
 
@@ -225,6 +227,7 @@ function nodeChip(node) {
     .join(', ');
   const classes = ['node', node.state.replace(' ', '-')];
   if (node.degradedRttMs !== undefined) classes.push('degraded');
+  if (node.mislabeled) classes.push('mislabeled');
   if (node.name === state.node) classes.push('chosen');
   const button = element(
     'button',

@@ -76,6 +76,7 @@ export function objects(observedAt = NOW - 5_000, rttAB = 0.4): KubeObject[] {
         observedAt: new Date(observedAt).toISOString(),
         links: [{ from: 'a', to: 'b', rttMs: rttAB, rttP99Ms: 1.5, bandwidthGbps: 40, samples: 400 }],
         degradedNodes: [{ name: 'a-2', rttMs: 4.1, zoneRttMs: 0.2 }],
+        mislabeled: [{ node: 'a-3', label: ZONE, value: 'a', measured: 'b' }],
       },
     }),
     {

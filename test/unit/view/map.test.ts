@@ -36,14 +36,18 @@ describe('the map of a small cluster', () => {
     );
   });
 
-  it('marks each node: state, degraded, GPUs with what is free, the control plane and the etcd leader', () => {
+  it('marks each node: state, degraded, mislabeled, GPUs with what is free, the control plane and the etcd leader', () => {
     const nodes = (zone: Region): Region['nodes'] =>
       zone.regions!.flatMap((block) => block.regions!.flatMap((rack) => rack.nodes!));
     const [a, b] = map.zones;
     assert.deepEqual(nodes(a!), [
       { name: 'a-1', state: 'schedulable', controlPlane: ['etcd'] },
       { name: 'a-2', state: 'schedulable', degradedRttMs: 4.1 },
-      { name: 'a-3', state: 'cordoned' },
+      {
+        name: 'a-3',
+        state: 'cordoned',
+        mislabeled: { label: 'topology.kubernetes.io/zone', value: 'a', measured: 'b' },
+      },
     ]);
     assert.deepEqual(nodes(b!), [
       { name: 'b-1', state: 'schedulable', gpus: { product: 'NVIDIA-H100', count: 4, free: 2 } },
