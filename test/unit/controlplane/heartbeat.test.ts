@@ -3,10 +3,10 @@
 
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import type { V1Lease } from '@kubernetes/client-node';
 import { pino } from 'pino';
+import { loopbackKubeConfig } from '../sources/loopback-kubeconfig.ts';
 import { Heartbeat } from '../../../src/controlplane/shell/heartbeat.ts';
 import { podOwner, type PodOwner } from '../../../src/controlplane/shell/identity.ts';
 
@@ -28,15 +28,7 @@ async function createdLease(owner: PodOwner | undefined): Promise<V1Lease> {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const config = new KubeConfig();
-  config.loadFromOptions({
-    clusters: [
-      { name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true },
-    ],
-    users: [{ name: 'u' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
+  const config = loopbackKubeConfig(server);
   const heartbeat = new Heartbeat(config, {
     namespace: 'topogate-system',
     name: 'topogate-heartbeat-web-1',
