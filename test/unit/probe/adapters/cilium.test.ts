@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import { ciliumSummaries } from '../../../../src/probe/adapters/cilium.ts';
-import { quantile } from '../../../../src/probe/histogram.ts';
+import { quantileOf } from '../../../../src/probe/histogram.ts';
 
 const fixture = (name: string) =>
   readFile(new URL(`../../../../../shared/fixtures/real-world/probes/${name}`, import.meta.url), 'utf8');
@@ -21,7 +21,7 @@ describe('Cilium node connectivity adapter, on Cilium’s own expected expositio
       summary!.zones.map((z) => z.zone),
       ['z2'],
     );
-    const ms = quantile(summary!.zones[0]!.buckets, 0.5)!;
+    const ms = quantileOf(summary!.zones[0]!.buckets, 0.5)!;
     assert.ok(Math.abs(ms - 0.635688) / 0.635688 < 0.02, String(ms));
   });
 
@@ -31,7 +31,7 @@ describe('Cilium node connectivity adapter, on Cilium’s own expected expositio
       protocol: 'http',
       type: 'endpoint',
     });
-    const ms = quantile(http[0]!.zones[0]!.buckets, 0.5)!;
+    const ms = quantileOf(http[0]!.zones[0]!.buckets, 0.5)!;
     assert.ok(Math.abs(ms - 0.274815) / 0.274815 < 0.02, String(ms));
     assert.deepEqual(
       ciliumSummaries(text, (node) => (node === 'kind-cilium-mesh-1-worker' ? 'z1' : undefined)),
