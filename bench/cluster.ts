@@ -4,6 +4,7 @@
 // per node, a measured NetworkTopology, EndpointSlices, an etcd cluster and
 // its control-plane Pods. Seeded, so every run builds the same cluster.
 
+import { HOSTNAME_LABEL, REGION_LABEL, ZONE_LABEL } from '../src/kube/labels.ts';
 import type { KubeObject } from '../src/kube/types.ts';
 
 export const ZONES = ['us-east-1a', 'us-east-1b', 'us-east-1c', 'us-west-2a', 'us-west-2b', 'us-west-2c'] as const;
@@ -77,10 +78,10 @@ export function node(index: number, rand: () => number): KubeObject {
     'beta.kubernetes.io/os': 'linux',
     'kubernetes.io/arch': 'amd64',
     'kubernetes.io/os': 'linux',
-    'kubernetes.io/hostname': name,
+    [HOSTNAME_LABEL]: name,
     'node.kubernetes.io/instance-type': gpu ? gpu.instanceType : cpuType.instanceType,
-    'topology.kubernetes.io/region': zone.slice(0, -1),
-    'topology.kubernetes.io/zone': zone,
+    [REGION_LABEL]: zone.slice(0, -1),
+    [ZONE_LABEL]: zone,
     'feature.node.kubernetes.io/cpu-model.vendor_id': 'Intel',
     'feature.node.kubernetes.io/cpu-model.family': '6',
     'feature.node.kubernetes.io/cpu-cpuid.AVX512F': 'true',
@@ -250,7 +251,7 @@ export function networkTopology(observedAt: number): KubeObject {
     apiVersion: 'topogate.dev/v1alpha1',
     kind: 'NetworkTopology',
     metadata: { name: 'default' },
-    spec: { domainLabel: 'topology.kubernetes.io/zone', links },
+    spec: { domainLabel: ZONE_LABEL, links },
     status: { observedAt: new Date(observedAt).toISOString() },
   };
 }

@@ -16,6 +16,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { claimCreate } from '../src/admission/claim.ts';
 import type { AdmissionRequest } from '../src/admission/review.ts';
 import { podRequest } from '../src/kube/podFacts.ts';
+import { ZONE_LABEL } from '../src/kube/labels.ts';
 import type { KubeObject, Pod } from '../src/kube/types.ts';
 import { decideClaim } from '../src/policy/claims.ts';
 import { compile } from '../src/policy/compiler.ts';
@@ -38,7 +39,6 @@ import { withSection } from './sections.ts';
 import { percentiles, type Percentiles } from './stats.ts';
 
 const NOW = Date.parse('2026-12-02T12:00:00Z');
-const ZONE = 'topology.kubernetes.io/zone';
 const BLOCK = 'topogate.dev/block';
 const RACK = 'topogate.dev/rack';
 const RACK_NODES = 40;
@@ -59,7 +59,7 @@ const POLICIES: SchedulingPolicy[] = [
     priority: 20,
     onUnsatisfiable: 'Warn',
     match: { namespaces: ['ml-train'] },
-    rules: { pack: { levels: [ZONE, BLOCK, RACK], level: RACK, mode: 'Required' } },
+    rules: { pack: { levels: [ZONE_LABEL, BLOCK, RACK], level: RACK, mode: 'Required' } },
   },
   {
     name: 'near-payments',

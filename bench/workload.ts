@@ -3,6 +3,7 @@
 // policies mutate) and SchedulingPolicy sets of 1, 10 and 100 policies of
 // which only the first few concern these Pods, as in a shared cluster.
 
+import { HOSTNAME_LABEL, REGION_LABEL, ZONE_LABEL } from '../src/kube/labels.ts';
 import type { KubeObject, Pod } from '../src/kube/types.ts';
 import { serviceName } from './cluster.ts';
 
@@ -294,7 +295,7 @@ export function policy(index: number): KubeObject {
       rules: {
         spread: [
           {
-            topologyKey: 'topology.kubernetes.io/zone',
+            topologyKey: ZONE_LABEL,
             maxSkew: 1,
             whenUnsatisfiable: 'ScheduleAnyway',
             matchLabelKeys: ['pod-template-hash'],
@@ -305,7 +306,7 @@ export function policy(index: number): KubeObject {
     {
       priority: 40,
       match: { namespaces: namespaces(['web', 'payments']), qosClasses: ['Burstable', 'Guaranteed'] },
-      rules: { spread: [{ topologyKey: 'kubernetes.io/hostname', maxSkew: 1, whenUnsatisfiable: 'DoNotSchedule' }] },
+      rules: { spread: [{ topologyKey: HOSTNAME_LABEL, maxSkew: 1, whenUnsatisfiable: 'DoNotSchedule' }] },
     },
     {
       priority: 30,
@@ -322,7 +323,7 @@ export function policy(index: number): KubeObject {
           preferred: [
             {
               weight: 50,
-              requirements: [{ key: 'topology.kubernetes.io/region', operator: 'In', values: ['us-west-2'] }],
+              requirements: [{ key: REGION_LABEL, operator: 'In', values: ['us-west-2'] }],
             },
           ],
         },

@@ -4,6 +4,7 @@
 // late): what the probe measures says so (status.degradedNodes), the labels
 // do not. Pure: the shell creates what this describes.
 
+import { REGION_LABEL } from '../../src/kube/labels.ts';
 import { random } from '../cluster.ts';
 import type { FakeNode } from '../../test/e2e/harness/kube.ts';
 import type { Occupant } from './fleet.ts';
@@ -118,7 +119,7 @@ export function buildFabric(seed: number): Fabric {
     name: node.name,
     labels: {
       [ZONE]: node.labelled.zone,
-      'topology.kubernetes.io/region': 'region-1',
+      [REGION_LABEL]: 'region-1',
       [BLOCK]: node.labelled.block,
       [RACK]: node.labelled.rack,
       [FLEET_LABEL]: FLEET,

@@ -3,11 +3,13 @@
 // GPU nodes in racks with NUMA cells partly taken, and the control-plane node
 // that holds the etcd leader. Pure: the shell creates what this describes.
 
+import { REGION_LABEL, ZONE_LABEL } from '../../src/kube/labels.ts';
 import { random } from '../cluster.ts';
 import type { FakeNode } from '../../test/e2e/harness/kube.ts';
 import type { Network, NodeFacts } from './metrics.ts';
 
-export const ZONE = 'topology.kubernetes.io/zone';
+/** The fleet's levels, outermost first: ZONE, BLOCK (fabric.ts), RACK. */
+export const ZONE = ZONE_LABEL;
 export const RACK = 'topogate.dev/rack';
 /** Every bench object carries it, and every bench Pod selects Nodes by it, so a shared cluster's other Nodes stay out. */
 export const FLEET_LABEL = 'bench.topogate.dev/fleet';
@@ -69,7 +71,7 @@ export function buildFleet(seed: number, cpuNodesPerZone = 3): Fleet {
   const facts = new Map<string, NodeFacts>();
   const base = (zone: string, rack: string) => ({
     [ZONE]: zone,
-    'topology.kubernetes.io/region': 'region-1',
+    [REGION_LABEL]: 'region-1',
     [RACK]: rack,
     [FLEET_LABEL]: FLEET,
   });

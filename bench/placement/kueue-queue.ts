@@ -4,6 +4,7 @@
 // no trace reaches (so quota drops out and only placement is compared), one
 // LocalQueue in the training namespace. Pure.
 
+import { HOSTNAME_LABEL } from '../../src/kube/labels.ts';
 import { BLOCK } from './fabric.ts';
 import { FLEET, FLEET_LABEL, GPU_TAINT, RACK, ZONE } from './fleet.ts';
 
@@ -24,7 +25,7 @@ export function kueueQueueObjects(namespace: string): object[] {
       kind: 'Topology',
       metadata: { name: NAME },
       // The lowest level the hostname: Kueue then picks the nodes itself and pins each Pod to one.
-      spec: { levels: [ZONE, BLOCK, RACK, 'kubernetes.io/hostname'].map((nodeLabel) => ({ nodeLabel })) },
+      spec: { levels: [ZONE, BLOCK, RACK, HOSTNAME_LABEL].map((nodeLabel) => ({ nodeLabel })) },
     },
     {
       apiVersion: API,

@@ -3,10 +3,9 @@
 // `<hostname>_<uuid>`, and a control-plane machine's hostname is its Node's
 // name), else by the one control-plane Pod of that component.
 
+import { ZONE_LABEL } from '../kube/labels.ts';
 import type { TopologySnapshot } from '../topology/model.ts';
 import type { LeaderStatus, Placement } from '../ports/controlplane.ts';
-
-export const ZONE_LABEL = 'topology.kubernetes.io/zone';
 
 export function zoneLabel(snapshot: TopologySnapshot): string {
   return snapshot.network?.domainLabel ?? ZONE_LABEL;

@@ -1,9 +1,9 @@
 // Wrong zone labels: the level the labels match best (pair F1) is the measured zone level; a node whose
 // label differs from what a clear majority of the other nodes of its measured group carry is mislabeled.
 
+import { ZONE_LABEL } from '../kube/labels.ts';
 import type { LabelMatch, Mislabel } from './types.ts';
 
-export const ZONE_LABEL = 'topology.kubernetes.io/zone';
 /** Below this pair F1 the labels match no level, and no node is called mislabeled. */
 const MIN_AGREEMENT = 0.5;
 /** The share of a group's other labelled nodes that must carry one value for it to be the group's. */

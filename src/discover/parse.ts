@@ -3,7 +3,7 @@
 // any matrix is made (memory grows with the square of the node count).
 
 import type { NodeZone, RttPair } from './types.ts';
-import { ZONE_LABEL } from './labels.ts';
+import { ZONE_LABEL } from '../kube/labels.ts';
 
 export const MAX_NODES = 5000;
 /** A round trip longer than a minute is not a measurement. */

@@ -3,6 +3,7 @@
 // labels, one slice's service, one NRT's memo entries); `publish` freezes the
 // changed parts and shares the rest with the previous snapshot.
 
+import { LEGACY_ZONE_LABEL, ZONE_LABEL } from '../kube/labels.ts';
 import type { KubeObject, Labels } from '../kube/types.ts';
 import { CowMap } from './cow/map.ts';
 import { ContentFingerprint } from './fingerprint.ts';
@@ -35,8 +36,6 @@ import { PodUsageTable } from './usage.ts';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
-const ZONE_LABEL = 'topology.kubernetes.io/zone';
-const LEGACY_ZONE_LABEL = 'failure-domain.beta.kubernetes.io/zone';
 // Several objects of a singular kind: the one named "default" wins, else the first by name.
 const PREFERRED_NAME = 'default';
 

@@ -8,12 +8,12 @@ import type { NodeInfo, Occupancy, TopologySnapshot } from '../topology/model.ts
 import type { ControlPlaneStatus } from '../ports/controlplane.ts';
 import { controlPlaneFigures, type ControlPlaneFigures } from './controlPlane.ts';
 import type { History, HistoryEvent } from './history.ts';
-import { topologyMap, zoneLabel, type TopologyMap } from './map.ts';
+import { ZONE_LABEL } from '../kube/labels.ts';
+import { topologyMap, type TopologyMap } from './map.ts';
 import { workloadRows, type WorkloadRow } from './placements.ts';
 import type { RecentDecision } from './recent.ts';
 import { whyNoLeader, whyNoLinks, whySource } from './why.ts';
 
-export { zoneLabel };
 /** Nodes and NUMA rows listed at most; the counts are always whole. */
 export const listCap = 200;
 
@@ -149,7 +149,7 @@ export function viewData(input: ViewInput): ViewData {
   const { snapshot, policies, policyProblem, decisions, controlPlaneStatus, history, now } = input;
   const occupancy = input.occupancy ?? snapshot.pods;
   const nodes = [...snapshot.nodes.all().slots()].map((slot) => snapshot.nodes.bySlot(slot)!);
-  const zoneOf = (name: string | undefined) => (name ? snapshot.nodes.get(name)?.labels[zoneLabel] : undefined);
+  const zoneOf = (name: string | undefined) => (name ? snapshot.nodes.get(name)?.labels[ZONE_LABEL] : undefined);
   const degraded = snapshot.network?.degradedNodes ?? new Map();
   return {
     generatedAt: new Date(now).toISOString(),
@@ -163,7 +163,7 @@ export function viewData(input: ViewInput): ViewData {
       total: nodes.length,
       listed: nodes.slice(0, listCap).map((node) => ({
         name: node.name,
-        ...(node.labels[zoneLabel] !== undefined && { zone: node.labels[zoneLabel] }),
+        ...(node.labels[ZONE_LABEL] !== undefined && { zone: node.labels[ZONE_LABEL] }),
         cordoned: node.unschedulable,
         ready: node.ready,
         ...(degraded.has(node.name) && { degradedRttMs: degraded.get(node.name)!.rttMs }),
@@ -246,7 +246,7 @@ function zoneRows(nodes: readonly NodeInfo[], degraded: ReadonlyMap<string, unkn
     { nodes: number; schedulable: number; cordoned: number; notReady: number; degraded: number }
   >();
   for (const node of nodes) {
-    const name = node.labels[zoneLabel] ?? '(no zone)';
+    const name = node.labels[ZONE_LABEL] ?? '(no zone)';
     const row = zones.get(name) ?? { nodes: 0, schedulable: 0, cordoned: 0, notReady: 0, degraded: 0 };
     row.nodes++;
     if (node.unschedulable) row.cordoned++;

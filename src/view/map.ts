@@ -5,10 +5,10 @@
 // Above `nodeCap` nodes the regions are aggregated: only the nodes an operator
 // must see (degraded, not schedulable, control plane) are listed. Pure.
 
+import { ZONE_LABEL } from '../kube/labels.ts';
 import type { NodeInfo, Occupancy, TopologySnapshot } from '../topology/model.ts';
 import { controlPlaneByNode, gpuOf, type NodeGpus } from './nodes.ts';
 
-export const zoneLabel = 'topology.kubernetes.io/zone';
 /** Labelled tiers, outermost first, when `discover` derived none. */
 export const labelledTiers = ['topogate.dev/block', 'topogate.dev/rack'] as const;
 /** `discover` numbers its tiers from 1 (the finest) up; a cluster has a few. */
@@ -134,7 +134,7 @@ export function topologyMap(snapshot: TopologySnapshot, occupancy: Occupancy, no
     tiers,
     tierSource: source,
     aggregated,
-    zones: groups(nodes, zoneLabel).map(([zone, members]) => region(zone, members, 0)),
+    zones: groups(nodes, ZONE_LABEL).map(([zone, members]) => region(zone, members, 0)),
     ...(snapshot.network && { network: networkOf(snapshot, now) }),
   };
 }

@@ -2,6 +2,7 @@
 // control-plane components on it, and the whole record the page opens when a
 // node is chosen; and the search over node names. Pure.
 
+import { ZONE_LABEL } from '../kube/labels.ts';
 import type { NodeInfo, Occupancy, TopologySnapshot } from '../topology/model.ts';
 import type { ControlPlaneFigures } from './controlPlane.ts';
 
@@ -105,7 +106,7 @@ export function nodeRecord(
   const leaders = new Set((figures?.leaders ?? []).filter((l) => l.node === name).map((l) => l.component));
   return {
     name,
-    path: ['topology.kubernetes.io/zone', ...tiers].map((label) => node.labels[label] ?? '(none)'),
+    path: [ZONE_LABEL, ...tiers].map((label) => node.labels[label] ?? '(none)'),
     ready: node.ready,
     cordoned: node.unschedulable,
     ...(degraded && { degraded: { rttMs: degraded.rttMs, zoneRttMs: degraded.zoneRttMs } }),
@@ -138,7 +139,7 @@ export function searchNodes(
     const node = snapshot.nodes.bySlot(slot)!;
     if (!node.name.toLowerCase().includes(wanted)) continue;
     if (matches.length === limit) return { matches, more: true };
-    const zone = node.labels['topology.kubernetes.io/zone'];
+    const zone = node.labels[ZONE_LABEL];
     matches.push({ name: node.name, ...(zone !== undefined && { zone }) });
   }
   return { matches, more: false };

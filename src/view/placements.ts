@@ -4,7 +4,7 @@
 // those the recent decisions name. Pure.
 
 import type { Occupancy, TopologySnapshot } from '../topology/model.ts';
-import { zoneLabel } from './map.ts';
+import { ZONE_LABEL } from '../kube/labels.ts';
 import type { RecentDecision } from './recent.ts';
 
 export interface WorkloadRow {
@@ -62,7 +62,7 @@ export function placements(
   for (const workload of workloads)
     for (const [node, pods] of occupancy.workloadNodes(workload) ?? [])
       perNode.set(node, (perNode.get(node) ?? 0) + pods);
-  const zoneOf = (node: string) => snapshot.nodes.get(node)?.labels[zoneLabel] ?? '(none)';
+  const zoneOf = (node: string) => snapshot.nodes.get(node)?.labels[ZONE_LABEL] ?? '(none)';
   const perZone = new Map<string, number>();
   for (const [node, pods] of perNode) perZone.set(zoneOf(node), (perZone.get(zoneOf(node)) ?? 0) + pods);
   return {

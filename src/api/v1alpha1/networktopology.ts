@@ -3,6 +3,7 @@
 // metrics). The one source of its types, its JSON Schema and its CRD.
 
 import Type, { type Static } from 'typebox';
+import { ZONE_LABEL } from '../../kube/labels.ts';
 import type { KindDefinition } from '../crd.ts';
 import type { Frozen } from '../schema/frozen.ts';
 import { jsonPatterns } from '../schema/names.ts';
@@ -10,7 +11,7 @@ import { resource } from './resource.ts';
 
 export const NETWORK_TOPOLOGY = resource('NetworkTopology', 'networktopologies');
 
-export const DEFAULT_DOMAIN_LABEL = 'topology.kubernetes.io/zone';
+export const DEFAULT_DOMAIN_LABEL = ZONE_LABEL;
 
 const domain = () =>
   Type.String({ description: 'A value of the domain label.', minLength: 1, ...jsonPatterns.labelValue });

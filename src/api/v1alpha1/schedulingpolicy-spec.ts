@@ -7,6 +7,7 @@
 // for JSON Schema editors; maxItems and maxLength bound the CEL cost and hold in the loader too.
 
 import Type from 'typebox';
+import { ZONE_LABEL } from '../../kube/labels.ts';
 import { exact, refine } from '../schema/refine.ts';
 import type { Issue, Path } from '../schema/issue.ts';
 import {
@@ -431,7 +432,7 @@ export const colocate = refine(
       topologyKey: exact(
         Type.String({
           description: 'The node label whose values are the zones to complete.',
-          default: 'topology.kubernetes.io/zone',
+          default: ZONE_LABEL,
           ...jsonPatterns.labelKey,
         }),
         checkLabelKey,

@@ -8,7 +8,8 @@ import type { TopologySnapshot } from '../../topology/model.ts';
 import { NodeSet } from '../../topology/nodeset.ts';
 import type { BandwidthRule } from '../types.ts';
 import { describeRequirement, output, type CompiledRule } from './rule.ts';
-import { resolveTarget, towardTarget, ZONE_LABEL } from './target.ts';
+import { ZONE_LABEL } from '../../kube/labels.ts';
+import { resolveTarget, towardTarget } from './target.ts';
 
 const MAX_WEIGHT = 100;
 

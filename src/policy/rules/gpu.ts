@@ -6,6 +6,7 @@
 // requirements; when slices qualify other nodes too, the output names every
 // qualifying node by hostname, as a label cannot say "this or that source".
 
+import { HOSTNAME_LABEL } from '../../kube/labels.ts';
 import type { NodeSelectorRequirement } from '../../kube/types.ts';
 import { requirementNodes, requirementsNodes } from '../../topology/nodeSelector.ts';
 import type { Device, TopologySnapshot } from '../../topology/model.ts';
@@ -17,7 +18,6 @@ import { describeRequirement, output, type CompiledRule, type RuleInput, type Ru
 export const GPU_PRODUCT = 'nvidia.com/gpu.product';
 export const GPU_MEMORY = 'nvidia.com/gpu.memory';
 export const GPU_COUNT = 'nvidia.com/gpu.count';
-const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 const MEMOISED_COUNTS = 64;
 /** Nodes named per source in explain. */
 const NAMED = 5;

@@ -9,9 +9,9 @@ import type { TopologySnapshot } from '../../topology/model.ts';
 import { NodeSet } from '../../topology/nodeset.ts';
 import type { LatencyRule } from '../types.ts';
 import { describeRequirement, output, type CompiledRule, type RuleResult } from './rule.ts';
-import { resolveTarget, towardTarget, ZONE_LABEL } from './target.ts';
+import { HOSTNAME_LABEL, ZONE_LABEL } from '../../kube/labels.ts';
+import { resolveTarget, towardTarget } from './target.ts';
 
-const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 const MAX_WEIGHT = 100;
 
 export function compileLatency(rule: LatencyRule, snapshot: TopologySnapshot): CompiledRule {

@@ -4,6 +4,7 @@
 // until enough of them fall in the allowed set.
 
 import type { LRUCache } from 'lru-cache';
+import { HOSTNAME_LABEL } from '../../kube/labels.ts';
 import { formatQuantity } from '../../kube/quantity.ts';
 import type { NodeSelectorRequirement, PreferredSchedulingTerm } from '../../kube/types.ts';
 import type { NodeIndex, NumaFit, ResourceList } from '../../topology/model.ts';
@@ -13,7 +14,6 @@ import { lruMap } from '../memo.ts';
 import type { NumaRule } from '../types.ts';
 import { output, type CompiledRule, type RuleInput, type RuleResult } from './rule.ts';
 
-export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 const PREFERRED_WEIGHT = 100;
 
 export function compileNuma(rule: NumaRule): CompiledRule {

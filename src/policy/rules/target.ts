@@ -10,8 +10,6 @@ import type { LatencyRule } from '../types.ts';
 import { output, type CompiledRule, type RuleInput, type RuleResult } from './rule.ts';
 import { staleness, type SourceReading } from './sourceAge.ts';
 
-export const ZONE_LABEL = 'topology.kubernetes.io/zone';
-
 export type Target = { readonly zones: readonly string[]; readonly label: string } | { readonly unknown: string };
 
 type TargetRule = Pick<LatencyRule, 'to' | 'mode'>;

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { Informer } from '../../kube-client/informer.ts';
 import { elect } from '../../kube-client/lease.ts';
-import { DEFAULT_DOMAIN_LABEL as ZONE_LABEL } from '../../api/v1alpha1/networktopology.ts';
+import { ZONE_LABEL } from '../../kube/labels.ts';
 import { campaignPool, candidateNodes } from '../candidates.ts';
 import { intervalBounds } from '../interval.ts';
 import { type Peer, type ProbePod, peersOf, readProbePod } from '../peers.ts';
