@@ -4,6 +4,8 @@
 // per node, a measured NetworkTopology, EndpointSlices, an etcd cluster and
 // its control-plane Pods. Seeded, so every run builds the same cluster.
 
+import { ETCD_CLUSTER } from '../src/api/v1alpha1/etcdcluster.ts';
+import { NETWORK_TOPOLOGY } from '../src/api/v1alpha1/networktopology.ts';
 import { HOSTNAME_LABEL, REGION_LABEL, ZONE_LABEL } from '../src/kube/labels.ts';
 import type { KubeObject } from '../src/kube/types.ts';
 
@@ -248,8 +250,8 @@ export function networkTopology(observedAt: number): KubeObject {
     }
   }
   return {
-    apiVersion: 'topogate.dev/v1alpha1',
-    kind: 'NetworkTopology',
+    apiVersion: NETWORK_TOPOLOGY.apiVersion,
+    kind: NETWORK_TOPOLOGY.kind,
     metadata: { name: 'default' },
     spec: { domainLabel: ZONE_LABEL, links },
     status: { observedAt: new Date(observedAt).toISOString() },
@@ -332,8 +334,8 @@ export function controlPlane(): KubeObject[] {
     }
   }
   pods.push({
-    apiVersion: 'topogate.dev/v1alpha1',
-    kind: 'EtcdCluster',
+    apiVersion: ETCD_CLUSTER.apiVersion,
+    kind: ETCD_CLUSTER.kind,
     metadata: { name: 'etcd' },
     status: {
       members: Array.from({ length: CONTROL_PLANE_NODES }, (_, index) => ({

@@ -16,6 +16,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { claimCreate } from '../src/admission/claim.ts';
 import type { AdmissionRequest } from '../src/admission/review.ts';
 import { podRequest } from '../src/kube/podFacts.ts';
+import { NETWORK_TOPOLOGY } from '../src/api/v1alpha1/networktopology.ts';
 import { ZONE_LABEL } from '../src/kube/labels.ts';
 import type { KubeObject, Pod } from '../src/kube/types.ts';
 import { decideClaim } from '../src/policy/claims.ts';
@@ -122,7 +123,7 @@ function slice(node: string, name: string, product: string): KubeObject {
 }
 
 function model(nodes: number): KubeObject[] {
-  const objects = cluster({ nodes, endpoints: 2_000 }, NOW).filter((object) => object.kind !== 'NetworkTopology');
+  const objects = cluster({ nodes, endpoints: 2_000 }, NOW).filter((object) => object.kind !== NETWORK_TOPOLOGY.kind);
   const nodeObjects = objects.filter((object) => object.kind === 'Node');
   nodeObjects.forEach((node, index) => {
     // Zones take nodes in turn (bench/cluster.ts): a rack is 40 nodes of one zone, a block 10 racks.

@@ -3,6 +3,7 @@
 // policies mutate) and SchedulingPolicy sets of 1, 10 and 100 policies of
 // which only the first few concern these Pods, as in a shared cluster.
 
+import { SCHEDULING_POLICY } from '../src/api/v1alpha1/schedulingpolicy.ts';
 import { HOSTNAME_LABEL, REGION_LABEL, ZONE_LABEL } from '../src/kube/labels.ts';
 import type { KubeObject, Pod } from '../src/kube/types.ts';
 import { serviceName } from './cluster.ts';
@@ -331,8 +332,8 @@ export function policy(index: number): KubeObject {
     },
   ];
   return {
-    apiVersion: 'topogate.dev/v1alpha1',
-    kind: 'SchedulingPolicy',
+    apiVersion: SCHEDULING_POLICY.apiVersion,
+    kind: SCHEDULING_POLICY.kind,
     metadata: { name: ours ? `platform-${index}` : `${team}-policy-${index}` },
     spec: { onUnsatisfiable: 'Warn', ...specs[index % specs.length] },
   };

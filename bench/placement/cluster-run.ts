@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
+import { NETWORK_TOPOLOGY } from '../../src/api/v1alpha1/networktopology.ts';
 import type { ClusterState } from '../../test/e2e/harness/cluster.ts';
 import { coreApi, createNodes, kubectl, kubectlOk } from '../../test/e2e/harness/kube.ts';
 import type { Topogate } from '../../test/e2e/harness/topogate.ts';
@@ -134,7 +135,7 @@ export async function runOnCluster(options: BenchCluster): Promise<Run[]> {
     await topogate?.stop();
     await cleanUp(cluster, api);
     await removeFleet(cluster);
-    await kubectl(cluster, ['delete', 'networktopology', 'default', '--ignore-not-found']);
+    await kubectl(cluster, ['delete', NETWORK_TOPOLOGY.plural, 'default', '--ignore-not-found']);
     await kubectl(cluster, ['delete', 'namespace', '-l', RUN_LABEL, '--wait=false']);
   }
   return runs;

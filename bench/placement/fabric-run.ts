@@ -6,6 +6,7 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
+import { NETWORK_TOPOLOGY } from '../../src/api/v1alpha1/networktopology.ts';
 import type { ClusterState } from '../../test/e2e/harness/cluster.ts';
 import { coreApi, createNodes, kubectl, kubectlOk } from '../../test/e2e/harness/kube.ts';
 import type { Topogate } from '../../test/e2e/harness/topogate.ts';
@@ -234,7 +235,7 @@ async function makeFabric(cluster: Kube, api: CoreV1Api, fabric: Fabric): Promis
   await applyAll(cluster, [fabric.networkTopology]);
   await kubectlOk(cluster, [
     'patch',
-    'networktopology',
+    NETWORK_TOPOLOGY.plural,
     'default',
     '--subresource=status',
     '--type=merge',
@@ -251,7 +252,7 @@ async function removeFabric(cluster: Kube): Promise<void> {
   const selector = `${FLEET_LABEL}=${FLEET}`;
   await kubectl(cluster, ['delete', 'pod', '-n', 'default', '-l', selector, '--grace-period=0', '--force']);
   await kubectl(cluster, ['delete', 'node', '-l', selector, '--ignore-not-found']);
-  await kubectl(cluster, ['delete', 'networktopology', 'default', '--ignore-not-found']);
+  await kubectl(cluster, ['delete', NETWORK_TOPOLOGY.plural, 'default', '--ignore-not-found']);
 }
 
 /** Owners first without their dependents (nothing recreates the Pods), then the Pods and PodGroups at once. */

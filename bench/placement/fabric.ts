@@ -4,6 +4,7 @@
 // late): what the probe measures says so (status.degradedNodes), the labels
 // do not. Pure: the shell creates what this describes.
 
+import { NETWORK_TOPOLOGY } from '../../src/api/v1alpha1/networktopology.ts';
 import { REGION_LABEL } from '../../src/kube/labels.ts';
 import { random } from '../cluster.ts';
 import type { FakeNode } from '../../test/e2e/harness/kube.ts';
@@ -141,8 +142,8 @@ export function buildFabric(seed: number): Fabric {
     tenants,
     byName: new Map(placed.map((node) => [node.name, node])),
     networkTopology: {
-      apiVersion: 'topogate.dev/v1alpha1',
-      kind: 'NetworkTopology',
+      apiVersion: NETWORK_TOPOLOGY.apiVersion,
+      kind: NETWORK_TOPOLOGY.kind,
       metadata: { name: 'default' },
       spec: { domainLabel: ZONE, links: [link] },
     },

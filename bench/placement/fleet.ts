@@ -3,6 +3,7 @@
 // GPU nodes in racks with NUMA cells partly taken, and the control-plane node
 // that holds the etcd leader. Pure: the shell creates what this describes.
 
+import { NETWORK_TOPOLOGY } from '../../src/api/v1alpha1/networktopology.ts';
 import { REGION_LABEL, ZONE_LABEL } from '../../src/kube/labels.ts';
 import { random } from '../cluster.ts';
 import type { FakeNode } from '../../test/e2e/harness/kube.ts';
@@ -169,8 +170,8 @@ export function buildFleet(seed: number, cpuNodesPerZone = 3): Fleet {
     nodes: shuffle(rand, nodes),
     nodeResourceTopologies: nrts,
     networkTopology: {
-      apiVersion: 'topogate.dev/v1alpha1',
-      kind: 'NetworkTopology',
+      apiVersion: NETWORK_TOPOLOGY.apiVersion,
+      kind: NETWORK_TOPOLOGY.kind,
       metadata: { name: 'default' },
       spec: { domainLabel: ZONE, links: NETWORK_LINKS.map((link) => ({ ...link })) },
     },
