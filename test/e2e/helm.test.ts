@@ -3,15 +3,13 @@
 // There is no kubelet: the Deployment's Pods are never run here (test/e2e/image.test.ts runs the image).
 
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
-import { ensureHelm } from './harness/build.ts';
 import type { Cluster } from './harness/cluster.ts';
 import { startCluster } from './harness/cluster.ts';
+import { startHelm, type Helm } from './harness/helm.ts';
 import { kubectlOk } from './harness/kube.ts';
 import { repoRoot } from './harness/versions.ts';
 import { applyAll } from './harness/topogate.ts';
@@ -21,7 +19,6 @@ type Json = Record<string, any>;
 const chart = join(repoRoot, 'charts', 'topogate');
 const namespace = 'topogate-system';
 const release = 'topogate';
-const helmHome = mkdtempSync(join(tmpdir(), 'topogate-helm-'));
 const topogateCrds = [
   'schedulingpolicies.topogate.dev',
   'networktopologies.topogate.dev',
@@ -64,29 +61,13 @@ const monitoringCrds = ['ServiceMonitor', 'PrometheusRule'].map((kind) => {
 });
 
 describe('the Helm chart, with a real helm and API server', { timeout: 1_200_000 }, () => {
-  let helmBin: string;
+  let helm: Helm;
   let cluster: Cluster;
 
-  const helm = (args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
-    new Promise((resolve) => {
-      const env = {
-        ...process.env,
-        HELM_CACHE_HOME: join(helmHome, 'cache'),
-        HELM_CONFIG_HOME: join(helmHome, 'config'),
-        HELM_DATA_HOME: join(helmHome, 'data'),
-        KUBECONFIG: cluster?.kubeconfig ?? '',
-      };
-      execFile(helmBin, args, { env, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) =>
-        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr }),
-      );
-    });
-  const helmOk = async (args: readonly string[]) => {
-    const ran = await helm(args);
-    assert.equal(ran.code, 0, `helm ${args.join(' ')}: ${ran.stderr}`);
-    return ran.stdout;
-  };
   const render = async (...sets: string[]) =>
-    parseAllDocuments(await helmOk(['template', release, chart, '-n', namespace, ...sets.flatMap((s) => ['--set', s])]))
+    parseAllDocuments(
+      await helm.ok(['template', release, chart, '-n', namespace, ...sets.flatMap((s) => ['--set', s])]),
+    )
       .map((doc) => doc.toJS() as Json)
       .filter((object) => object !== null);
   const getJson = async (...args: string[]) =>
@@ -116,7 +97,7 @@ describe('the Helm chart, with a real helm and API server', { timeout: 1_200_000
   };
 
   before(async () => {
-    helmBin = await ensureHelm();
+    helm = await startHelm(() => cluster?.kubeconfig);
     cluster = await startCluster();
     await applyAll(cluster, [
       ...monitoringCrds,
@@ -126,16 +107,16 @@ describe('the Helm chart, with a real helm and API server', { timeout: 1_200_000
 
   after(async () => {
     await cluster?.stop();
-    rmSync(helmHome, { recursive: true, force: true });
+    helm?.remove();
   });
 
   test('helm lint passes with the defaults and with every option on', async () => {
-    await helmOk(['lint', '--strict', chart]);
-    await helmOk(['lint', '--strict', chart, ...everything.flatMap((s) => ['--set', s])]);
+    await helm.ok(['lint', '--strict', chart]);
+    await helm.ok(['lint', '--strict', chart, ...everything.flatMap((s) => ['--set', s])]);
   });
 
   test('values.schema.json refuses a bad value with its path', async () => {
-    const ran = await helm(['template', release, chart, '--set', 'webhook.failurePolicy=Sometimes']);
+    const ran = await helm.run(['template', release, chart, '--set', 'webhook.failurePolicy=Sometimes']);
     assert.notEqual(ran.code, 0);
     assert.match(ran.stderr, /failurePolicy/);
   });
@@ -148,7 +129,7 @@ describe('the Helm chart, with a real helm and API server', { timeout: 1_200_000
     assert.deepEqual([flag(defaults, '--defer'), flag(defaults, '--defer-max')], ['overrun', '60s']);
     const set = await args('webhook.defer=always', 'webhook.deferMax=2m30s');
     assert.deepEqual([flag(set, '--defer'), flag(set, '--defer-max')], ['always', '2m30s']);
-    const ran = await helm(['template', release, chart, '--set', 'webhook.defer=sometimes']);
+    const ran = await helm.run(['template', release, chart, '--set', 'webhook.defer=sometimes']);
     assert.notEqual(ran.code, 0);
     assert.match(ran.stderr, /webhook\/defer/);
   });
@@ -177,7 +158,7 @@ describe('the Helm chart, with a real helm and API server', { timeout: 1_200_000
       'https://10.0.0.5:10259/metrics',
       '--scheduler-insecure-skip-tls-verify',
     ]);
-    const ran = await helm(['template', release, chart, '--set', 'controlPlane.schedulerMetrics=10.0.0.5:10259']);
+    const ran = await helm.run(['template', release, chart, '--set', 'controlPlane.schedulerMetrics=10.0.0.5:10259']);
     assert.notEqual(ran.code, 0);
     assert.match(ran.stderr, /controlPlane\/schedulerMetrics/);
   });
@@ -203,7 +184,7 @@ describe('the Helm chart, with a real helm and API server', { timeout: 1_200_000
     assert.deepEqual(monitor.spec.namespaceSelector.matchNames, [namespace]);
     const port = monitor.spec.podMetricsEndpoints[0].port;
     assert.ok(on.daemonSet.spec.template.spec.containers[0].ports.some((p: Json) => p.name === port));
-    const ran = await helm(['template', release, chart, '--set', 'probe.bandwidth.period=often']);
+    const ran = await helm.run(['template', release, chart, '--set', 'probe.bandwidth.period=often']);
     assert.notEqual(ran.code, 0);
     assert.match(ran.stderr, /probe\/bandwidth\/period/);
   });
@@ -298,7 +279,7 @@ describe('the Helm chart, with a real helm and API server', { timeout: 1_200_000
 
   test('install, upgrade and uninstall against the API server; uninstall leaves nothing behind', async () => {
     const before = await snapshot();
-    await helmOk([
+    await helm.ok([
       'install',
       release,
       chart,
@@ -344,15 +325,15 @@ describe('the Helm chart, with a real helm and API server', { timeout: 1_200_000
       'yes',
     );
 
-    await helmOk(['upgrade', release, chart, '-n', namespace, '--reuse-values', '--set', 'webhook.replicas=3']);
+    await helm.ok(['upgrade', release, chart, '-n', namespace, '--reuse-values', '--set', 'webhook.replicas=3']);
     assert.equal((await getJson('deployment', '-n', namespace, release)).spec.replicas, 3);
     const upgraded = await getJson('secret', '-n', namespace, `${release}-tls`);
     assert.deepEqual(upgraded.data, secret.data, 'an upgrade keeps the certificates');
-    assert.equal(JSON.parse(await helmOk(['status', release, '-n', namespace, '-o', 'json'])).version, 2);
+    assert.equal(JSON.parse(await helm.ok(['status', release, '-n', namespace, '-o', 'json'])).version, 2);
 
     // --wait=legacy polls with GETs: helm 4's default kstatus watcher can miss a deletion event and then
     // report a deleted CRD as Terminating until the timeout (helm/helm#31766).
-    const uninstalled = await helm(['uninstall', release, '-n', namespace, '--wait=legacy', '--timeout', '3m']);
+    const uninstalled = await helm.run(['uninstall', release, '-n', namespace, '--wait=legacy', '--timeout', '3m']);
     assert.equal(uninstalled.code, 0, `helm uninstall: ${uninstalled.stderr}\n${await terminatingCrds()}`);
     assert.deepEqual(await snapshot(), before);
   });

@@ -6,17 +6,14 @@
 // binaries with `npm run cluster -- build --nodes 3` first (docs/e2e.md, "Real nodes").
 
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { buildImage, defaultTag } from '../../image/image.ts';
-import { ensureHelm } from './harness/build.ts';
 import type { Cluster, RealNodes } from './harness/cluster.ts';
 import { startCluster } from './harness/cluster.ts';
 import { setDelay } from './harness/delay.ts';
+import { startHelm, type Helm } from './harness/helm.ts';
 import { kubectl, kubectlOk, metricSamples } from './harness/kube.ts';
 import { webImage } from './harness/nodeconfig.ts';
 import { saveImage } from './harness/nodeimages.ts';
@@ -38,34 +35,13 @@ const chart = join(repoRoot, 'charts', 'topogate');
 const namespace = 'topogate';
 const release = 'topogate';
 const apps = 'nodes-e2e';
-const helmHome = mkdtempSync(join(tmpdir(), 'topogate-helm-'));
 
 describe('real nodes, with topogate installed by helm', { timeout: 2_400_000 }, () => {
   let cluster: Cluster;
   let nodes: RealNodes;
-  let helmBin: string;
+  let helm: Helm;
   const k = (args: readonly string[], stdin?: string) => kubectlOk(cluster, args, stdin);
   const getJson = async (args: readonly string[]): Promise<Json> => JSON.parse(await k([...args, '-o', 'json']));
-
-  const helm = (args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
-    const env = {
-      ...process.env,
-      KUBECONFIG: cluster.kubeconfig,
-      HELM_CACHE_HOME: join(helmHome, 'cache'),
-      HELM_CONFIG_HOME: join(helmHome, 'config'),
-      HELM_DATA_HOME: join(helmHome, 'data'),
-    };
-    return new Promise((resolve) =>
-      execFile(helmBin, args, { env, maxBuffer: 32 * 1024 * 1024, timeout: 600_000 }, (error, stdout, stderr) =>
-        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-      ),
-    );
-  };
-  const helmOk = async (args: readonly string[]) => {
-    const ran = await helm(args);
-    assert.equal(ran.code, 0, `helm ${args.join(' ')}: ${ran.stderr}`);
-    return ran.stdout;
-  };
 
   const podsOf = async (ns: string, selector: string): Promise<Json[]> =>
     (await getJson(['get', 'pods', '-n', ns, '-l', selector])).items as Json[];
@@ -153,7 +129,7 @@ describe('real nodes, with topogate installed by helm', { timeout: 2_400_000 }, 
     cluster = await startCluster({ nodes: 3 });
     assert.ok(cluster.nodes, 'the cluster has nodes');
     nodes = cluster.nodes;
-    helmBin = await ensureHelm();
+    helm = await startHelm(() => cluster?.kubeconfig);
     const tag = defaultTag();
     await buildImage({ tag, progress: process.stderr });
     const saved = await saveImage(tag);
@@ -163,7 +139,7 @@ describe('real nodes, with topogate installed by helm', { timeout: 2_400_000 }, 
       saved.remove();
     }
     const [repository, version] = tag.split(':') as [string, string];
-    await helmOk([
+    await helm.ok([
       'install',
       release,
       chart,
@@ -191,7 +167,7 @@ describe('real nodes, with topogate installed by helm', { timeout: 2_400_000 }, 
 
   after(async () => {
     await cluster?.stop();
-    rmSync(helmHome, { recursive: true, force: true });
+    helm?.remove();
   });
 
   test('every node is Ready in its zone, and runs Pods with bridge addresses', async () => {
@@ -391,7 +367,7 @@ describe('real nodes, with topogate installed by helm', { timeout: 2_400_000 }, 
 
   test('helm uninstall leaves nothing of topogate', async () => {
     await k(['delete', 'schedulingpolicy', '--all']);
-    await helmOk(['uninstall', release, '-n', namespace, '--wait=legacy', '--timeout', '5m']);
+    await helm.ok(['uninstall', release, '-n', namespace, '--wait=legacy', '--timeout', '5m']);
     await waitFor(async () => (await getJson(['get', 'pods', '-n', namespace])).items.length === 0, {
       what: "topogate's Pods gone",
       timeoutMs: 120_000,
