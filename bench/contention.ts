@@ -4,7 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { constants, performance, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 
 export interface Contention {
   /** Share of the wall time the main thread was runnable but waiting for a CPU; undefined off Linux. */
@@ -34,8 +34,11 @@ export function watchContention(): () => Promise<Contention> {
   return async () => {
     const waitedAfter = waitedNs();
     const end = performance.now();
-    // GC entries are delivered asynchronously: give them a moment, then keep those of the window.
-    await sleep(20);
+    // Node queues a collection's entry on a native immediate, which runs before the event loop's next
+    // immediates: after one turn every entry of the window is queued, delivered or not, however loaded the
+    // machine (a fixed 20 ms wait missed the forced scavenge under a CPU-bound neighbour).
+    await nextTurn();
+    entries.push(...observer.takeRecords());
     observer.disconnect();
     const pauses = entries.filter((entry) => entry.startTime >= start && entry.startTime <= end);
     return {

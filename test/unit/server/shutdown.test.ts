@@ -17,7 +17,9 @@ import { fileURLToPath } from 'node:url';
 
 const packageRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const bin = join(packageRoot, 'bin', 'topogate.ts');
-const graceSeconds = 3;
+// Far longer than a drain takes even on a loaded machine; a server that waited on the half-open connection
+// would still take all of it.
+const graceSeconds = 30;
 
 type Outcome = 'answered' | 'answered-closing' | 'refused' | 'reset-idle' | 'cut';
 
