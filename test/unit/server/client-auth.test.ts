@@ -69,7 +69,8 @@ test('no client certificate, or one from another CA: 401 on /mutate, counted; th
 
 test(
   'a caller without the certificate is refused before its body is read, so it never holds one of the in-flight places',
-  { timeout: 10_000 },
+  // Half the pause: ample for a refusal on a loaded machine, and a server that waits for the body still fails.
+  { timeout: 30_000 },
   async () => {
     // The rest of the body would come a minute later: only an answer that does not wait for it passes.
     const reply = await send(running.server.url, '/mutate', serverCa, {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { Agent } from 'node:https';
 import { test } from 'node:test';
-import { podReview, send, startTestServer } from './https.ts';
+import { metricValue, podReview, send, startTestServer, until } from './https.ts';
 
 test(
   'the drain closes the connection after the answer in progress, and the idle ones',
@@ -23,15 +23,21 @@ test(
       assert.equal(earlier.status, 200);
       assert.notEqual(earlier.headers.connection, 'close', 'kept alive before the drain');
 
+      // Half the body now, the rest once the drain has started: in progress then, however slow the machine.
       const half = Math.floor(body.length / 2);
+      let drainStarted!: () => void;
       const inProgress = send(url, '/mutate', ca, {
         ...post,
         agent: slowAgent,
         chunks: [body.slice(0, half), body.slice(half)],
-        pauseMs: 300,
+        lastChunkAfter: new Promise<void>((resolve) => (drainStarted = resolve)),
       });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await until(
+        async () => (await metricValue(running, 'topogate_in_flight_requests')) === 1,
+        'the request to be in flight',
+      );
       const closed = running.server.close();
+      drainStarted();
       const answer = await inProgress;
       assert.equal(answer.status, 200);
       assert.equal(answer.json().response.uid, 'drain');

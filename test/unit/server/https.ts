@@ -63,6 +63,8 @@ export interface SendOptions extends RequestOptions {
   readonly chunks?: readonly (string | Buffer)[];
   /** Waits this long before the last chunk. */
   readonly pauseMs?: number;
+  /** Sends the last chunk once this settles: a request held in flight until the test has done its part. */
+  readonly lastChunkAfter?: Promise<unknown>;
 }
 
 export function send(
@@ -72,7 +74,7 @@ export function send(
   options: SendOptions = {},
   body?: string | Buffer,
 ): Promise<Reply> {
-  const { chunks = body === undefined ? [] : [body], pauseMs = 0, ...request } = options;
+  const { chunks = body === undefined ? [] : [body], pauseMs = 0, lastChunkAfter, ...request } = options;
   return new Promise((resolve, reject) => {
     const req = httpsRequest(new URL(path, url), { ca, agent: false, ...request }, (res) => {
       const parts: Buffer[] = [];
@@ -86,11 +88,12 @@ export function send(
     });
     req.on('error', reject);
     // Headers first when the body comes in pieces, as a slow client sends them.
-    if (chunks.length > 1 || pauseMs > 0) req.flushHeaders();
+    if (chunks.length > 1 || pauseMs > 0 || lastChunkAfter) req.flushHeaders();
     void (async () => {
       for (const [index, chunk] of chunks.entries()) {
         // Unref'd: a test that has its answer does not wait for the rest of the body.
         if (index === chunks.length - 1 && pauseMs > 0) await new Promise((done) => setTimeout(done, pauseMs).unref());
+        if (index === chunks.length - 1 && lastChunkAfter) await lastChunkAfter;
         if (!req.write(chunk)) await new Promise((done) => req.once('drain', done));
       }
       req.end();

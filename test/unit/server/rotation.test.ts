@@ -29,13 +29,14 @@ test('a new certificate is served without a restart, and no request fails meanwh
     const trusted = [running.certificates.caCert, next.caCert];
     const oldIssuer = (await send(running.server.url, '/healthz', trusted)).issuer;
 
-    // A request in flight across the rotation: headers now, the body after the swap.
+    // A request in flight across the rotation: headers now, the rest of the body once the swap is seen.
     const body = JSON.stringify(review);
+    let swapped!: () => void;
     const inFlight = send(running.server.url, '/mutate', trusted, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       chunks: [body.slice(0, 10), body.slice(10)],
-      pauseMs: 800,
+      lastChunkAfter: new Promise<void>((resolve) => (swapped = resolve)),
     });
 
     const replies: Reply[] = [];
@@ -57,6 +58,7 @@ test('a new certificate is served without a restart, and no request fails meanwh
       async () => (await send(running.server.url, '/healthz', trusted)).issuer !== oldIssuer,
       'the new certificate',
     );
+    swapped();
     rotating = false;
     await load;
 
