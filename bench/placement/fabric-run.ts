@@ -25,6 +25,8 @@ import { releaseKueueFinalizers, startKueue } from '../../test/e2e/harness/kueue
 import type { KueueAdmission } from './kueue-admission.ts';
 import { kueueAdmission } from './kueue-admission.ts';
 import { KUEUE_CLUSTER_QUEUE, kueueQueueObjects } from './kueue-queue.ts';
+import type { CostRound, SchedulerCost } from './scheduler-cost.ts';
+import { COST_ROUNDS, costRatio, replayPod } from './scheduler-cost.ts';
 
 type Kube = Pick<ClusterState, 'kubectl' | 'kubeconfig'>;
 
@@ -54,6 +56,8 @@ export interface ArmRun {
   readonly notMutated: number;
   /** What Kueue spent admitting the gangs (its own metrics); null for the arms without Kueue. */
   readonly admission: KueueAdmission | null;
+  /** The arm's Pods as stored, wave by wave, as bare Pods to create again (scheduler-cost.ts). */
+  readonly replay: readonly (readonly V1Pod[])[];
 }
 
 export interface FabricOptions {
@@ -66,11 +70,17 @@ export interface FabricOptions {
   readonly log: (line: string) => void;
 }
 
-/** Creates the fabric, runs every arm on it, removes it; an arm that cannot run is said as an error string. */
-export async function runFabric(options: FabricOptions): Promise<Map<ArmName, ArmRun | string>> {
+/**
+ * Creates the fabric, runs every arm on it, then what the default's and topogate's Pods cost the scheduler,
+ * and removes it; an arm that cannot run is said as an error string.
+ */
+export async function runFabric(
+  options: FabricOptions,
+): Promise<{ arms: Map<ArmName, ArmRun | string>; schedulerCost: SchedulerCost | null }> {
   const { cluster, fabric, log } = options;
   const api = coreApi(cluster);
   const results = new Map<ArmName, ArmRun | string>();
+  let schedulerCost: SchedulerCost | null = null;
   await installTopogateCrds(cluster);
   await applyAll(
     cluster,
@@ -115,13 +125,46 @@ export async function runFabric(options: FabricOptions): Promise<Map<ArmName, Ar
         await cleanUp(cluster, api);
       }
     }
+    const [before, after] = [results.get('default'), results.get('topogate')];
+    if (typeof before === 'object' && typeof after === 'object')
+      schedulerCost = await measureSchedulerCost(cluster, api, { default: before.replay, topogate: after.replay }, log);
   } finally {
     await kueue?.stop();
     await topogate?.stop();
     await removeFabric(cluster);
     await kubectl(cluster, ['delete', 'namespace', ...FABRIC_NAMESPACES, '--ignore-not-found', '--wait=false']);
   }
-  return results;
+  return { arms: results, schedulerCost };
+}
+
+/** The two arms' Pods created again side by side, COST_ROUNDS times, alternating which goes first. */
+async function measureSchedulerCost(
+  cluster: ClusterState,
+  api: CoreV1Api,
+  replays: { readonly default: ArmRun['replay']; readonly topogate: ArmRun['replay'] },
+  log: (line: string) => void,
+): Promise<SchedulerCost> {
+  const rounds: CostRound[] = [];
+  for (let round = 0; round < COST_ROUNDS; round++) {
+    const order = round % 2 === 0 ? (['default', 'topogate'] as const) : (['topogate', 'default'] as const);
+    const figures: Record<string, number | null> = {};
+    for (const arm of order) {
+      const before = await schedulerCounts(cluster);
+      let expected = 0;
+      for (const wave of replays[arm]) {
+        expected += wave.length;
+        await applyAll(cluster, wave);
+        await settle(api, expected);
+      }
+      const after = await schedulerCounts(cluster);
+      const seconds = after.seconds - before.seconds;
+      figures[arm] = seconds > 0 ? (after.scheduled - before.scheduled) / seconds : null;
+      await cleanUp(cluster, api);
+    }
+    rounds.push({ default: figures['default'] ?? null, topogate: figures['topogate'] ?? null });
+    log(`scheduler cost, round ${round + 1}: ${JSON.stringify(rounds.at(-1))} Pods per scheduler-second`);
+  }
+  return { rounds, ratio: costRatio(rounds) };
 }
 
 async function runArm(
@@ -134,12 +177,17 @@ async function runArm(
   const before = await schedulerCounts(cluster);
   let wallSeconds = 0;
   let expected = 0;
+  const replay: V1Pod[][] = [];
+  const seen = new Set<string>();
   for (const wave of trace.waves) {
     const started = Date.now();
     expected += wave.pods;
     await applyAll(cluster, wave.objects);
     const pods = await settle(api, expected);
     wallSeconds += (Date.now() - started) / 1000;
+    const created = pods.filter((pod) => !seen.has(`${pod.metadata!.namespace}/${pod.metadata!.name}`));
+    for (const pod of created) seen.add(`${pod.metadata!.namespace}/${pod.metadata!.name}`);
+    replay.push(created.map((pod) => replayPod(pod, `r-${pod.metadata!.name}`)));
     const bound = pods.filter((pod) => pod.spec?.nodeName).length;
     if (pods.length < expected) throw new Error(`${wave.name}: ${pods.length} of ${expected} Pods created`);
     if (bound < expected) log(`${arm}: ${wave.name}: ${bound} of ${expected} Pods bound so far`);
@@ -157,6 +205,7 @@ async function runArm(
     schedulingSeconds: after.seconds - before.seconds,
     wallSeconds,
     admission: null,
+    replay,
     notMutated:
       arm === 'topogate'
         ? pods.filter(

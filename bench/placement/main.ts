@@ -15,6 +15,7 @@ import { withSection } from '../sections.ts';
 import { runOnCluster, writeJson } from './cluster-run.ts';
 import { buildFabric } from './fabric.ts';
 import type { ArmRun } from './fabric-run.ts';
+import type { SchedulerCost } from './scheduler-cost.ts';
 import { CONTROLLER_MANAGER_ARGS, runFabric, TAS_API_SERVER_ARGS, TAS_SCHEDULER_ARGS } from './fabric-run.ts';
 import type { FabricResults } from './fabric-summary.ts';
 import { fabricResults } from './fabric-summary.ts';
@@ -121,7 +122,7 @@ async function main(): Promise<number> {
   log(values.state ? `using the cluster of ${values.state}` : `started a control plane in ${cluster.dir}`);
   let runs: Run[] = [];
   const fabric = buildFabric(1);
-  let armRuns: Map<ArmName, ArmRun | string>;
+  let fabricRun: { arms: Map<ArmName, ArmRun | string>; schedulerCost: SchedulerCost | null };
   try {
     if (!values['fabric-only'])
       runs = await runOnCluster({
@@ -131,7 +132,7 @@ async function main(): Promise<number> {
         quick: values.quick,
         log,
       });
-    armRuns = await runFabric({
+    fabricRun = await runFabric({
       cluster,
       fabric,
       graph: parseServiceGraph(JSON.parse(readFileSync(join(repoRoot, 'bench/data/online-boutique.json'), 'utf8'))),
@@ -142,7 +143,8 @@ async function main(): Promise<number> {
   } finally {
     if (!values.state) await cluster.stop();
   }
-  const peers = fabricResults(fabric, armRuns);
+  const armRuns = fabricRun.arms;
+  const peers = fabricResults(fabric, armRuns, fabricRun.schedulerCost);
   const results = withPeers(placementResults(runPlacements(runs)), peers);
   const seconds = Math.round((Date.now() - started) / 1000);
   // Where every Pod of every arm went: not committed (bench/out/), for reading a figure back.
