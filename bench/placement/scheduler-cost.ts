@@ -8,7 +8,7 @@
 // drift out of the ratio.
 
 import type { V1Pod } from '@kubernetes/client-node';
-import { median } from '../stats.ts';
+import { median } from '../../src/stats/order.ts';
 
 /** Rounds of each arm's replay: the ratio is their median. */
 export const COST_ROUNDS = 3;
