@@ -32,7 +32,7 @@ import { GANG_POD, GANG_SIZE, gangCount } from './workloads.ts';
 import { parseQuantity } from '../../src/kube/quantity.ts';
 
 const usage =
-  'usage: npm run bench:placement [-- --quick] [--seeds N] [--state FILE] [--out DIR] [--fabric-only] [--peers FABRIC_JSON]';
+  'usage: npm run bench:placement [-- --quick] [--seeds N] [--state FILE] [--out DIR] [--fabric-only [--arms A,B]] [--peers FABRIC_JSON]';
 
 export function runPlacements(runs: readonly Run[]): RunPlacement[] {
   return runs.map((run) => ({
@@ -90,6 +90,7 @@ async function main(): Promise<number> {
       out: { type: 'string' },
       state: { type: 'string' },
       'fabric-only': { type: 'boolean', default: false },
+      arms: { type: 'string' },
       peers: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -106,6 +107,12 @@ async function main(): Promise<number> {
   const seedCount = Number(values.seeds ?? (values.quick ? 1 : 3));
   if (!Number.isInteger(seedCount) || seedCount < 1 || seedCount > 9) {
     process.stderr.write(`--seeds must be 1-9\n${usage}\n`);
+    return 2;
+  }
+  const arms = (values.arms?.split(',') ?? ARMS) as ArmName[];
+  const unknown = arms.filter((arm) => !(ARMS as readonly string[]).includes(arm));
+  if (unknown.length > 0 || (values.arms !== undefined && !values['fabric-only'])) {
+    process.stderr.write(`--arms: only with --fabric-only, of ${ARMS.join(', ')}\n${usage}\n`);
     return 2;
   }
   const started = Date.now();
@@ -136,7 +143,7 @@ async function main(): Promise<number> {
       cluster,
       fabric,
       graph: parseServiceGraph(JSON.parse(readFileSync(join(repoRoot, 'bench/data/online-boutique.json'), 'utf8'))),
-      arms: ARMS,
+      arms,
       scratch: mkdtempSync(join(cluster.dir, 'fabric-')),
       log,
     });
