@@ -163,7 +163,7 @@ function schedulerCost(peers: FabricResults): string[] {
     '',
     `The scheduler's cost side by side: the default arm's Pods and topogate's (as stored, mutated) created again ` +
       `as bare Pods on the same fabric, wave by wave, with no webhook, in ${cost.rounds.length} rounds that ` +
-      `alternate which goes first. Pods bound per second of scheduler attempt time: default ${figures('default')}; ` +
+      `alternate which goes first. Pods bound per second of the attempts that bound them: default ${figures('default')}; ` +
       `topogate ${figures('topogate')}; topogate over the default, median of the rounds: ` +
       `${cost.ratio === null ? '–' : cost.ratio.toFixed(2)} (the goal's figure).`,
   ];

@@ -10,7 +10,11 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { median } from '../../src/stats/order.ts';
 
-/** Rounds of each arm's replay: the ratio is their median. */
+/**
+ * Rounds of each arm's replay: the ratio is their median. Each figure is Pods bound per second of the attempts
+ * that bound them: what a Pod's terms cost the scheduler, not how often a Pod the replay left without room (it
+ * binds Pods on other nodes than the arm did) was tried again.
+ */
 export const COST_ROUNDS = 3;
 
 export interface CostRound {
@@ -19,7 +23,7 @@ export interface CostRound {
 }
 
 export interface SchedulerCost {
-  /** Pods bound per second of scheduler attempt time, each round. */
+  /** Pods bound per second of the scheduler's attempts that bound them, each round. */
   readonly rounds: readonly CostRound[];
   /** The median over the rounds of topogate's figure over the default's in the same round. */
   readonly ratio: number | null;
