@@ -149,11 +149,14 @@ export class ReviewMemo {
     const named = prefix === undefined ? undefined : body.subarray(0, generateNameAt);
     let name = named === undefined ? -1 : named.indexOf(prefix!, uidEnd);
     let lastEnd = uidEnd;
+    let nameCandidates = 0;
     while (time !== -1 || token !== -1 || name !== -1) {
       const timeStart = time === -1 ? Infinity : time + 1 - TIME_LENGTH;
       let start: number;
       let end: number;
       if (name !== -1 && name < timeStart && (token === -1 || name < token)) {
+        // A generateName of one letter would otherwise let a hostile body make a search of each of its bytes.
+        if (++nameCandidates > MOST_SPANS) return 0;
         start = name;
         end = name + prefix!.byteLength + GENERATED_LENGTH;
         name = named!.indexOf(prefix!, name + 1);
