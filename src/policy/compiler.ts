@@ -42,9 +42,7 @@ export interface CompiledPolicySet {
 }
 
 export function compile(policies: readonly SchedulingPolicy[], snapshot: TopologySnapshot): CompiledPolicySet {
-  const ordered = [...policies].sort(
-    (a, b) => b.priority - a.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
-  );
+  const ordered = orderOf(policies);
   const compiled = ordered.map((policy) => compilePolicy(policy, snapshot));
   // Namespace labels come from this snapshot, so the answer per namespace holds as long as the set does.
   const byNamespace = lazyLruMap<string, readonly CompiledPolicy[]>();
@@ -66,11 +64,48 @@ export function compile(policies: readonly SchedulingPolicy[], snapshot: Topolog
   };
 }
 
+/** Each policy set's evaluation order, sorted once: a set is recompiled against every new snapshot. */
+const orders = new WeakMap<readonly SchedulingPolicy[], readonly SchedulingPolicy[]>();
+
+function orderOf(policies: readonly SchedulingPolicy[]): readonly SchedulingPolicy[] {
+  let ordered = orders.get(policies);
+  if (ordered === undefined) {
+    ordered = [...policies].sort((a, b) => b.priority - a.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    orders.set(policies, ordered);
+  }
+  return ordered;
+}
+
+/** What a policy's compiled form holds whatever the snapshot: its match block and what its rule keys say. */
+interface PolicyShape {
+  readonly match: Matcher;
+  readonly keys: ReturnType<typeof ruleKeys>;
+  readonly needsModel: boolean;
+  readonly readsOccupancy: boolean;
+  readonly writesPodsAlone: boolean;
+}
+
 /**
- * A policy's match block does not depend on the snapshot: compiled once per policy object (policies are immutable
- * values, replaced whole when they change) and shared by every snapshot's compiled set.
+ * Compiled once per policy object (policies are immutable values, replaced whole when they change) and shared by
+ * every snapshot's compiled set: a Node event recompiles 500 policies, and this part of each was most of it.
  */
-const matchers = new WeakMap<SchedulingPolicy, Matcher>();
+const shapes = new WeakMap<SchedulingPolicy, PolicyShape>();
+
+function shapeOf(policy: SchedulingPolicy): PolicyShape {
+  let shape = shapes.get(policy);
+  if (shape === undefined) {
+    const keys = ruleKeys(policy.rules);
+    shape = {
+      match: compileMatch(policy.match),
+      keys,
+      needsModel: keys.some((key) => RULES[key].needsModel),
+      readsOccupancy: keys.some((key) => RULES[key].readsOccupancy),
+      writesPodsAlone: keys.every((key) => RULES[key].writesPods),
+    };
+    shapes.set(policy, shape);
+  }
+  return shape;
+}
 
 /**
  * Its rules are compiled when a decision first needs them: a Node event publishes a new snapshot, and recompiling
@@ -78,9 +113,7 @@ const matchers = new WeakMap<SchedulingPolicy, Matcher>();
  * though a Pod meets only the few policies that match it.
  */
 function compilePolicy(policy: SchedulingPolicy, snapshot: TopologySnapshot): CompiledPolicy {
-  const keys = ruleKeys(policy.rules);
-  let match = matchers.get(policy);
-  if (match === undefined) matchers.set(policy, (match = compileMatch(policy.match)));
+  const { match, keys, needsModel, readsOccupancy, writesPodsAlone } = shapeOf(policy);
   let compiled: { rules: readonly CompiledRule[]; modelFree: readonly CompiledRule[] } | undefined;
   const rulesOf = () => (compiled ??= compileRules(policy, keys, snapshot));
   return {
@@ -92,10 +125,10 @@ function compilePolicy(policy: SchedulingPolicy, snapshot: TopologySnapshot): Co
     get modelFree() {
       return rulesOf().modelFree;
     },
-    needsModel: keys.some((key) => RULES[key].needsModel),
-    readsOccupancy: keys.some((key) => RULES[key].readsOccupancy),
+    needsModel,
+    readsOccupancy,
     get writesPods() {
-      return rulesOf().rules.length > 0 || keys.every((key) => RULES[key].writesPods);
+      return rulesOf().rules.length > 0 || writesPodsAlone;
     },
   };
 }
