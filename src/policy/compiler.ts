@@ -41,9 +41,14 @@ export interface CompiledPolicySet {
   readonly snapshotId: string;
 }
 
-export function compile(policies: readonly SchedulingPolicy[], snapshot: TopologySnapshot): CompiledPolicySet {
+/** `previous`: the set compiled against the snapshot before, whose memo hands on what outlives a snapshot. */
+export function compile(
+  policies: readonly SchedulingPolicy[],
+  snapshot: TopologySnapshot,
+  previous?: CompiledPolicySet,
+): CompiledPolicySet {
   const ordered = orderOf(policies);
-  const compiled = ordered.map((policy) => compilePolicy(policy, snapshot));
+  const compiled = ordered.map((policy) => new LazyPolicy(policy, snapshot));
   // Namespace labels come from this snapshot, so the answer per namespace holds as long as the set does.
   const byNamespace = lazyLruMap<string, readonly CompiledPolicy[]>();
   const candidates = (namespace: string): readonly CompiledPolicy[] => {
@@ -59,7 +64,7 @@ export function compile(policies: readonly SchedulingPolicy[], snapshot: Topolog
     snapshot,
     policies: compiled,
     candidates,
-    memo: new DecisionMemo(snapshot, id, (age) => freshUntil(snapshot, age)),
+    memo: new DecisionMemo(snapshot, id, (age) => freshUntil(snapshot, age), previous?.memo),
     snapshotId: id,
   };
 }
@@ -110,27 +115,43 @@ function shapeOf(policy: SchedulingPolicy): PolicyShape {
 /**
  * Its rules are compiled when a decision first needs them: a Node event publishes a new snapshot, and recompiling
  * every rule of 500 policies for it took tens of milliseconds at 65,000 nodes, which the next decision waited for,
- * though a Pod meets only the few policies that match it.
+ * though a Pod meets only the few policies that match it. A class, not an object literal with getters: V8 makes
+ * such a literal slowly, and a compile makes one per policy.
  */
-function compilePolicy(policy: SchedulingPolicy, snapshot: TopologySnapshot): CompiledPolicy {
-  const { match, keys, needsModel, readsOccupancy, writesPodsAlone } = shapeOf(policy);
-  let compiled: { rules: readonly CompiledRule[]; modelFree: readonly CompiledRule[] } | undefined;
-  const rulesOf = () => (compiled ??= compileRules(policy, keys, snapshot));
-  return {
-    policy,
-    match,
-    get rules() {
-      return rulesOf().rules;
-    },
-    get modelFree() {
-      return rulesOf().modelFree;
-    },
-    needsModel,
-    readsOccupancy,
-    get writesPods() {
-      return rulesOf().rules.length > 0 || writesPodsAlone;
-    },
-  };
+class LazyPolicy implements CompiledPolicy {
+  readonly policy: SchedulingPolicy;
+  readonly match: Matcher;
+  readonly needsModel: boolean;
+  readonly readsOccupancy: boolean;
+  readonly #shape: PolicyShape;
+  readonly #snapshot: TopologySnapshot;
+  #compiled: { rules: readonly CompiledRule[]; modelFree: readonly CompiledRule[] } | undefined;
+
+  constructor(policy: SchedulingPolicy, snapshot: TopologySnapshot) {
+    const shape = shapeOf(policy);
+    this.policy = policy;
+    this.match = shape.match;
+    this.needsModel = shape.needsModel;
+    this.readsOccupancy = shape.readsOccupancy;
+    this.#shape = shape;
+    this.#snapshot = snapshot;
+  }
+
+  get rules(): readonly CompiledRule[] {
+    return this.#rules().rules;
+  }
+
+  get modelFree(): readonly CompiledRule[] {
+    return this.#rules().modelFree;
+  }
+
+  get writesPods(): boolean {
+    return this.#rules().rules.length > 0 || this.#shape.writesPodsAlone;
+  }
+
+  #rules() {
+    return (this.#compiled ??= compileRules(this.policy, this.#shape.keys, this.#snapshot));
+  }
 }
 
 function compileRules(
