@@ -5,12 +5,15 @@
 
 import type { KubeObject } from '../kube/types.ts';
 import { isRecord } from '../kube/json.ts';
+import { podRecord } from '../topology/read/pod-record.ts';
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 const NODE_STATUS_DROPPED = ['images', 'volumesInUse', 'volumesAttached'];
 
 /** `source` names a watch (watches.ts); any other source keeps its objects but for metadata bulk. */
 export function slim(source: string, object: KubeObject): KubeObject {
+  // Every Pod of the cluster is kept: only its usage, read here once (pod-record.ts).
+  if (source === 'pods') return podRecord(object);
   const out: KubeObject = { ...object };
   if (isRecord(object.metadata)) {
     const { managedFields: _, annotations, ...metadata } = object.metadata;
@@ -23,54 +26,5 @@ export function slim(source: string, object: KubeObject): KubeObject {
     out.status = status;
   }
   if (source === 'controlPlanePods') delete out.status;
-  if (source === 'pods') return slimPod(out);
   return out;
-}
-
-/**
- * What usage reads of a Pod (node, requests, phase, workload, and while it is not bound the node labels it is
- * held to): every Pod of the cluster is kept, so keep little.
- */
-function slimPod(pod: KubeObject): KubeObject {
-  const metadata = isRecord(pod.metadata) ? pod.metadata : {};
-  const spec = isRecord(pod.spec) ? pod.spec : {};
-  const status = isRecord(pod.status) ? pod.status : {};
-  const resources = (containers: unknown) =>
-    Array.isArray(containers)
-      ? containers.map((c) => (isRecord(c) ? { resources: c.resources, restartPolicy: c.restartPolicy } : {}))
-      : undefined;
-  const hash = isRecord(metadata.labels) ? metadata.labels['pod-template-hash'] : undefined;
-  return {
-    apiVersion: pod.apiVersion,
-    kind: pod.kind,
-    metadata: {
-      name: metadata.name,
-      namespace: metadata.namespace,
-      resourceVersion: metadata.resourceVersion,
-      ...(hash !== undefined ? { labels: { 'pod-template-hash': hash } } : {}),
-      ...(metadata.ownerReferences !== undefined ? { ownerReferences: metadata.ownerReferences } : {}),
-    },
-    spec: {
-      nodeName: spec.nodeName,
-      ...(spec.nodeName ? {} : unboundPlacement(spec)),
-      containers: resources(spec.containers),
-      initContainers: resources(spec.initContainers),
-      overhead: spec.overhead,
-      resources: spec.resources,
-    },
-    status: { phase: status.phase },
-  };
-}
-
-/** Where a Pod not bound yet may go: its nodeSelector and required node affinity. */
-function unboundPlacement(spec: Record<string, unknown>): Record<string, unknown> {
-  const nodeAffinity =
-    isRecord(spec.affinity) && isRecord(spec.affinity.nodeAffinity) ? spec.affinity.nodeAffinity : {};
-  const required = nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution;
-  return {
-    ...(spec.nodeSelector !== undefined ? { nodeSelector: spec.nodeSelector } : {}),
-    ...(required !== undefined
-      ? { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: required } } }
-      : {}),
-  };
 }

@@ -29,7 +29,7 @@ import { record, stringMap } from './read/fields.ts';
 import { type NetworkFacts, readNetworkTopology } from './read/network-topology.ts';
 import { readNode } from './read/node.ts';
 import { readNodeResourceTopology } from './read/nrt.ts';
-import { readPodUsage } from './read/pod-usage.ts';
+import { usageOf } from './read/pod-record.ts';
 import { readResourceSlice, type ResourceSliceFacts } from './read/resource-slice.ts';
 import { PodUsageTable } from './usage.ts';
 
@@ -252,7 +252,7 @@ export class TopologyBuilder {
         break;
       case 'pods':
         // A bind or a finish changes the occupancy (see occupancy()), never the snapshot.
-        this.#usage.set(key, readPodUsage(object));
+        this.#usage.set(key, usageOf(object));
         return;
       case 'resourceSlices':
         this.#setResourceSlice(key, readResourceSlice(object));

@@ -12,6 +12,7 @@ import type { TopologyProvider } from '../../ports/topology.ts';
 import { DEFAULT_ETCD_SCRAPE, EtcdScraper, type EtcdScrapeOptions } from './etcd-scraper.ts';
 import { LiveModel } from './live-model.ts';
 import { slim } from '../../kube-client/slim.ts';
+import { podOf } from '../../topology/read/pod-record.ts';
 import { createTopologyMetrics } from './metrics.ts';
 import { sourceReadiness } from './readiness.ts';
 import { DEFAULT_TIMING, SourceWatch, type WatchTiming } from './watch.ts';
@@ -103,7 +104,9 @@ export function createKubeTopology(options: KubeTopologyOptions): KubeTopology {
     },
     objects() {
       const bySource = new Map<SourceName, readonly KubeObject[]>();
-      for (const [source, watch] of watches) bySource.set(source, watch.objects());
+      // A Pod is kept as its usage: given back as a Pod that reads the same (pod-record.ts).
+      for (const [source, watch] of watches)
+        bySource.set(source, source === 'pods' ? watch.objects().map(podOf) : watch.objects());
       if (scraper) bySource.set('etcd', scraper.objects());
       return bySource;
     },
