@@ -5,7 +5,7 @@ import type { FabricResults } from './fabric-summary.ts';
 import { peersCharts, peersTable, peerWins } from './peers-report.ts';
 import { goalsTable } from './goals.ts';
 import type { ModeSummary, PlacementResults, Spread, TopogateCounts } from './summary.ts';
-import { median } from './summary.ts';
+import { median } from '../../src/stats/order.ts';
 
 export const SECTION_HEADING = '## 9. Placement: what topogate’s decisions are worth';
 export const PEERS_HEADING = '### Against the peers';

@@ -3,6 +3,7 @@
 // summary over every call and Pod of a run. Pure.
 
 import type { Edge, NodeFacts, PlacedPod, PlacementMetrics, Scenario } from './metrics.ts';
+import { median } from '../../src/stats/order.ts';
 import { placementMetrics } from './metrics.ts';
 import { network } from './fleet.ts';
 import type { Mode } from './workloads.ts';
@@ -47,12 +48,6 @@ export interface RunPlacement {
   readonly mode: Mode;
   readonly facts: ReadonlyMap<string, NodeFacts>;
   readonly scenarios: readonly ({ readonly name: string; readonly scenario: Scenario } & TopogateCounts)[];
-}
-
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 function spread(values: readonly (number | null)[]): Spread | null {
