@@ -22,6 +22,13 @@ describe('slim', () => {
         JSON.stringify(nodes.find((n) => n.metadata?.name === 'qa-mig-worker-gpu-1')).length / 2,
     );
     assert.equal((slimmed[0]!.metadata as Record<string, unknown>).managedFields, undefined);
+    for (const node of slimmed) {
+      assert.deepEqual(
+        Object.keys(node.status as object).filter((key) => !['allocatable', 'conditions', 'addresses'].includes(key)),
+        [],
+      );
+      assert.equal((node.metadata as Record<string, unknown>).annotations, undefined);
+    }
     const full = buildSnapshot(nodes, { now: 0 });
     const lean = buildSnapshot(slimmed, { now: 0 });
     for (const slot of full.nodes.all().slots()) assert.deepEqual(lean.nodes.bySlot(slot), full.nodes.bySlot(slot));
