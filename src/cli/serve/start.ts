@@ -13,7 +13,7 @@ import { components as defaultComponents } from './components.ts';
 import type { ServeConfig } from './config.ts';
 import { policiesInForce } from './policies.ts';
 import type { Shell } from './shell.ts';
-import { releaseStartUpGarbage } from './startup-gc.ts';
+import { releaseStartUpGarbage, releaseWhenFirstReady } from './startup-gc.ts';
 import { createTopology } from './topology.ts';
 
 export interface RunningTopogate {
@@ -61,6 +61,7 @@ export async function startTopogate(
   const decider = createDecider({ policies, topology, maxSourceAgeMs: config.maxSourceAgeMs, log: shell.log });
   // The decider has compiled the policies against the topology: what start-up allocates once is all done.
   releaseStartUpGarbage();
+  releaseWhenFirstReady(topology);
 
   const started: { name: string; component: StartedComponent }[] = [];
   const stopBackground = async () => {
