@@ -8,7 +8,7 @@ import { placementMetrics } from './metrics.ts';
 import { network } from './fleet.ts';
 import type { Mode } from './workloads.ts';
 import type { FabricResults, PerArm } from './fabric-summary.ts';
-import { eachArm } from './fabric-summary.ts';
+import { eachArm, throughputRatio } from './fabric-summary.ts';
 
 export interface Spread {
   readonly min: number;
@@ -152,8 +152,6 @@ export interface PlacementWithPeers extends PlacementResults {
 
 export function withPeers(results: PlacementResults, peers: FabricResults): PlacementWithPeers {
   const { default: before, topogate: after } = peers.arms;
-  const ratio = (a: number | null | undefined, b: number | null | undefined) =>
-    a === null || a === undefined || b === null || b === undefined || b === 0 ? null : a / b;
   return {
     ...results,
     summary: {
@@ -161,7 +159,7 @@ export function withPeers(results: PlacementResults, peers: FabricResults): Plac
       haKept: after?.haKept ?? null,
       gangsInOneRack: eachArm(peers, (arm) => arm.gangsInOneRack),
       fragmentation: eachArm(peers, (arm) => arm.freeGpuRacks),
-      schedulerThroughputRatio: ratio(after?.podsPerSchedulingSecond, before?.podsPerSchedulingSecond),
+      schedulerThroughputRatio: throughputRatio(peers),
       nodes: peers.nodes,
       fabricRttReduction: reduction(before?.meanRttMs ?? null, after?.meanRttMs ?? null),
       fabricCrossZoneBytesReduction: reduction(

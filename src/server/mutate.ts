@@ -9,6 +9,7 @@ import { encodeReview } from '../admission/encode.ts';
 import { allowed } from '../admission/answer.ts';
 import {
   handleAdmission,
+  type AdmittedPod,
   type ClaimDecider,
   type Handled,
   type PodDecider,
@@ -36,6 +37,8 @@ export interface MutateOptions {
   readonly whenLate?: 'skip' | 'decide';
   /** The dra rule on ResourceClaim and ResourceClaimTemplate CREATE. */
   readonly decideClaim?: ClaimDecider;
+  /** Told of each Pod admitted for real (the live model counts it until its watch brings it). */
+  readonly admitted?: AdmittedPod;
   readonly budgetMs: number;
   readonly maxBodyBytes: number;
   readonly cost: DecisionCost;
@@ -51,6 +54,7 @@ export function mutateHandler({
   defer,
   whenLate = 'skip',
   decideClaim,
+  admitted,
   budgetMs,
   maxBodyBytes,
   cost,
@@ -125,6 +129,7 @@ export function mutateHandler({
         ...((defer || whenLate === 'skip') && { skip }),
         ...(defer && { defer }),
         ...(decideClaim && { decideClaim }),
+        ...(admitted && { admitted }),
       });
     } catch (error) {
       // A bug in deciding must not block Pod creation (a 500 under failurePolicy: Fail would):

@@ -7,6 +7,7 @@ import { readClientCa } from '../../server/clientAuth.ts';
 import { createDecider } from '../../server/decider.ts';
 import type { ReadinessChecks } from '../../server/readiness.ts';
 import { startWebhookServer } from '../../server/server.ts';
+import { assumeAdmitted } from './assume.ts';
 import { ensureCertificates } from './certificates.ts';
 import type { ServeComponent, StartedComponent } from './component.ts';
 import { components as defaultComponents } from './components.ts';
@@ -101,6 +102,7 @@ export async function startTopogate(
       () => serving,
     ),
     decideClaim: decider.decideClaim,
+    ...assumeAdmitted(topology),
     ...deferrer(started.map(({ component }) => component)),
     // Only --defer never admits a late Pod unchanged: otherwise one that cannot be deferred (no controller to
     // release it: --topology files, or no right to patch Pods) is decided late rather than left unplaced.

@@ -12,6 +12,7 @@ import type { TopologySnapshot } from '../../../../src/topology/model.ts';
 import { EtcdScraper } from '../../../../src/sources/topology/etcd-scraper.ts';
 import { createFileTopology } from '../../../../src/sources/topology/file-topology.ts';
 import { LiveModel } from '../../../../src/sources/topology/live-model.ts';
+import { ASSUMED_TTL_MS } from '../../../../src/topology/assumed.ts';
 import { createTopologyMetrics } from '../../../../src/sources/topology/metrics.ts';
 import { sourceReadiness } from '../../../../src/sources/topology/readiness.ts';
 
@@ -73,6 +74,23 @@ describe('LiveModel occupancy', () => {
     assert.ok(model.occupancy().version > before.version);
     await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(published, [], 'no snapshot, so no recompile');
+  });
+});
+
+describe('LiveModel assumed Pods', () => {
+  it('counts an admitted Pod at once and lets it go when its time is up, by its own timer', (context) => {
+    context.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 1_000_000 });
+    const model = new LiveModel(['nodes', 'pods'], createTopologyMetrics(new Registry()), log);
+    model.replace('nodes', [node('a')]);
+    model.replace('pods', []);
+    model.assume({ workload: 'ns/Deployment/web', heldTo: { zone: 'a' }, requests: { cpu: 1000 } });
+    const heldInA = () => model.occupancy().pendingUnder('zone')?.get('a')?.pods;
+    assert.equal(heldInA(), 1);
+    context.mock.timers.tick(ASSUMED_TTL_MS - 1);
+    assert.equal(heldInA(), 1, 'not yet');
+    context.mock.timers.tick(1);
+    assert.equal(heldInA(), undefined);
+    model.stop();
   });
 });
 
