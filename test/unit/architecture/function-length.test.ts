@@ -12,8 +12,6 @@ const LIMIT = 60;
 const NOT_YET_SPLIT = new Map<string, string>([
   ['src/gates/controller.ts startPlacementController', 'not split yet'],
   ['src/probe/shell/agent.ts startAgent', 'not split yet'],
-  ['src/server/mutate.ts mutateHandler', 'not split yet'],
-  ['src/server/mutate.ts mutateHandler/(anonymous)', 'not split yet'],
   ['src/server/server.ts startWebhookServer', 'not split yet'],
   ['src/policy/rules/pack.ts compilePack', 'not split yet'],
   ['src/kube-client/lease.ts elect', 'not split yet'],

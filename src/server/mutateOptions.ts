@@ -1,0 +1,25 @@
+// What POST /mutate is given, per server.
+
+import type { Logger } from 'pino';
+import type { ClaimDecider, PodDecider, PodDeferrer } from '../admission/handler.ts';
+import type { DecisionCost } from './budget.ts';
+import type { WebhookMetrics } from './metrics.ts';
+
+export interface MutateOptions {
+  readonly decide: PodDecider;
+  /** serve --defer overrun|always: the deferred answer instead of the budget's skip. */
+  readonly defer?: PodDeferrer;
+  /**
+   * What a Pod that would overrun the budget and cannot be deferred gets: `skip`, admitted unchanged (serve
+   * --defer never), or `decide`, decided late (the default: the time is spent already, the decision takes
+   * microseconds, and a Pod admitted without its placement is worse than one admitted a little late).
+   */
+  readonly whenLate?: 'skip' | 'decide';
+  /** The dra rule on ResourceClaim and ResourceClaimTemplate CREATE. */
+  readonly decideClaim?: ClaimDecider;
+  readonly budgetMs: number;
+  readonly maxBodyBytes: number;
+  readonly cost: DecisionCost;
+  readonly metrics: WebhookMetrics;
+  readonly log: Logger;
+}
