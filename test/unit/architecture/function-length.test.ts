@@ -13,7 +13,6 @@ const NOT_YET_SPLIT = new Map<string, string>([
   ['src/gates/controller.ts startPlacementController', 'not split yet'],
   ['src/probe/shell/agent.ts startAgent', 'not split yet'],
   ['src/server/server.ts startWebhookServer', 'not split yet'],
-  ['src/policy/rules/pack.ts compilePack', 'not split yet'],
   ['src/kube-client/lease.ts elect', 'not split yet'],
   ['src/view/shell/server.ts startViewServer', 'not split yet'],
   ['src/sources/policies/writer.ts startPolicyWriter', 'not split yet'],
