@@ -21,7 +21,6 @@ const NOT_YET_SPLIT = new Map<string, string>([
   ['src/cli/controlplane.ts run', 'not split yet'],
   ['src/topology/network.ts createNetworkModel', 'not split yet'],
   ['src/server/connections.ts trackConnections', 'not split yet'],
-  ['src/policy/claims.ts decideClaim', 'not split yet'],
   ['src/server/certificates.ts watchCertificates', 'not split yet'],
   ['src/probe/shell/listener.ts listen', 'not split yet'],
   ['src/cli/explain-pod.ts run', 'not split yet'],
