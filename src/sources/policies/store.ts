@@ -11,6 +11,7 @@ import type { SchedulingPolicy } from '../../policy/types.ts';
 import { followDirectory } from './followDirectory.ts';
 import { heldFilesReason, holdFilesMidRewrite, warnHeldFiles } from './heldFiles.ts';
 import { loadPoliciesIsolated, type IsolatedLoadOptions } from './isolated.ts';
+import { notifyAll } from './notify.ts';
 import { oneAtATime } from './oneAtATime.ts';
 import { policyStoreMetrics, type PolicyStoreMetrics } from './storeMetrics.ts';
 
@@ -139,15 +140,7 @@ function publish({ dir, log, metrics, state, listeners }: Reload, policies: Sche
     { dir, version: state.current.version, policies: policies.map((policy) => policy.name), files },
     'policies loaded',
   );
-  for (const listener of listeners) notify(log, listener, state.current);
-}
-
-function notify(log: Logger, listener: (set: PolicyVersion) => void, set: PolicyVersion): void {
-  try {
-    listener(set);
-  } catch (error) {
-    log.error({ err: error }, 'a policy change listener failed');
-  }
+  notifyAll(log, listeners, state.current);
 }
 
 function storeReadiness({ current, failure, heldReason }: StoreState): Readiness {
