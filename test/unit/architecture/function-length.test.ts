@@ -15,7 +15,6 @@ const NOT_YET_SPLIT = new Map<string, string>([
   ['src/topology/network.ts createNetworkModel', 'not split yet'],
   ['src/server/connections.ts trackConnections', 'not split yet'],
   ['src/server/certificates.ts watchCertificates', 'not split yet'],
-  ['src/probe/shell/listener.ts listen', 'not split yet'],
   ['src/server/decider.ts createDecider', 'not split yet'],
   ['src/sources/topology/kube.ts createKubeTopology', 'not split yet'],
   ['src/view/history.ts history', 'not split yet'],
