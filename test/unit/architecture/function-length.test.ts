@@ -20,7 +20,6 @@ const NOT_YET_SPLIT = new Map<string, string>([
   ['src/probe/shell/metrics.ts createProbeMetrics', 'not split yet'],
   ['src/kube/podFacts.ts podFacts', 'not split yet'],
   ['src/cli/test.ts differences', 'not split yet'],
-  ['src/cli/serve/view.ts start', 'not split yet'],
 ]);
 
 const long = longFunctions(new URL('../../../src/', import.meta.url), LIMIT);
