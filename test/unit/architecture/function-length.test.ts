@@ -19,7 +19,6 @@ const NOT_YET_SPLIT = new Map<string, string>([
   ['src/sources/topology/kube.ts createKubeTopology', 'not split yet'],
   ['src/probe/shell/metrics.ts createProbeMetrics', 'not split yet'],
   ['src/kube/podFacts.ts podFacts', 'not split yet'],
-  ['src/cli/test.ts differences', 'not split yet'],
 ]);
 
 const long = longFunctions(new URL('../../../src/', import.meta.url), LIMIT);
