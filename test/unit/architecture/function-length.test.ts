@@ -17,7 +17,6 @@ const NOT_YET_SPLIT = new Map<string, string>([
   ['src/server/certificates.ts watchCertificates', 'not split yet'],
   ['src/server/decider.ts createDecider', 'not split yet'],
   ['src/sources/topology/kube.ts createKubeTopology', 'not split yet'],
-  ['src/probe/shell/metrics.ts createProbeMetrics', 'not split yet'],
   ['src/kube/podFacts.ts podFacts', 'not split yet'],
 ]);
 
