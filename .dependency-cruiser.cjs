@@ -1,9 +1,9 @@
 // The layering of docs/architecture.md as rules: `npm run deps` fails on an arrow that points back.
-// Core (pure): kube <- api, memo <- topology <- policy <- admission; kube <- discover. Ports: provider interfaces
+// Core (pure): kube <- api, memo <- topology <- policy <- admission; kube, stats <- discover; stats imports nothing. Ports: provider interfaces
 // over core types. Shell: everything else under src/: kube-client (the Kubernetes client plumbing), the feature
 // folders (server, sources, certs, probe, controlplane, gates, view), and cli, which wires them together.
 
-const core = '^src/(kube|api|memo|topology|policy|admission|discover)/';
+const core = '^src/(kube|stats|api|memo|topology|policy|admission|discover)/';
 /** What every feature folder may import besides itself. */
 const shared = [core, '^src/(ports|kube-client)/'];
 const ioModules =
@@ -20,7 +20,7 @@ module.exports = {
     {
       name: 'core-imports-shell',
       comment:
-        'The core (kube, api, memo, topology, policy, admission, discover) imports only the core: no ports, sources, ' +
+        'The core (kube, stats, api, memo, topology, policy, admission, discover) imports only the core: no ports, sources, ' +
         'server, cli.',
       severity: 'error',
       from: { path: core },
@@ -64,6 +64,13 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/kube/' },
     },
     {
+      name: 'stats-imports-nothing',
+      comment: 'stats/ is order statistics over plain numbers, shared by the core and the shell: it imports nothing.',
+      severity: 'error',
+      from: { path: '^src/stats/' },
+      to: { path: '^src/', pathNot: '^src/stats/' },
+    },
+    {
       name: 'api-over-kube-only',
       comment: 'api/ is the topogate.dev kinds as schemas and types: pure, over kube/ alone.',
       severity: 'error',
@@ -79,10 +86,10 @@ module.exports = {
     },
     {
       name: 'discover-over-kube-only',
-      comment: 'discover/ derives topology from measurement: pure, over kube/ alone.',
+      comment: 'discover/ derives topology from measurement: pure, over kube/ and stats/ alone.',
       severity: 'error',
       from: { path: '^src/discover/' },
-      to: { path: '^src/', pathNot: '^src/(kube|discover)/' },
+      to: { path: '^src/', pathNot: '^src/(kube|stats|discover)/' },
     },
     {
       name: 'topology-below-policy',

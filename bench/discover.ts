@@ -16,6 +16,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { discover } from '../src/discover/discover.ts';
+import { median } from '../src/stats/order.ts';
 import { pairF1, syntheticFleet } from './discover-fleet.ts';
 import { withSection } from './sections.ts';
 
@@ -25,7 +26,6 @@ const { values } = parseArgs({
   options: { nodes: { type: 'string', default: '1000,2000' }, runs: { type: 'string', default: '3' } },
 });
 const runs = Number(values.runs);
-const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
 
 const rows: string[] = [];
 const scratch = mkdtempSync(join(tmpdir(), 'topogate-bench-discover-'));

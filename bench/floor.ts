@@ -7,7 +7,7 @@
 // machine's floor").
 
 import { performance } from 'node:perf_hooks';
-import { quantile } from './stats.ts';
+import { median } from '../src/stats/order.ts';
 
 /** Pure arithmetic: no allocation, no memory traffic, the same instructions every call. */
 export function spin(iterations: number): number {
@@ -40,7 +40,7 @@ export function timeWithFloor(count: number, work: (i: number) => unknown, itera
 
 /** The median of every `kinds`-th sample from `kind` on. */
 export function kindMedian(micros: Float64Array, kinds: number, kind: number): number {
-  return quantile(micros.filter((_, i) => i % kinds === kind).sort(), 0.5);
+  return median(micros.filter((_, i) => i % kinds === kind));
 }
 
 /** Scales each kind's iterations to its work's median; true when all were within 3 % already. */
@@ -91,6 +91,6 @@ export function interruptions(ms: number): Interruptions {
   return {
     perSecond: gaps.length / (ms / 1000),
     lostShare: gaps.reduce((sum, gap) => sum + gap, 0) / (ms * 1000),
-    medianGapUs: quantile(Float64Array.from(gaps).sort(), 0.5),
+    medianGapUs: median(gaps),
   };
 }

@@ -14,7 +14,8 @@ import { h2load, wrk, type Capacity, type Latency, type LatencyRun, type WrkOpti
 import { histogram, metricSum, slowestBucket } from './metrics.ts';
 import { DECISION_ENDPOINTS, policyYaml } from './model.ts';
 import { fetchLocal, startServer, waitReady, type Server } from './processes.ts';
-import { median, percentiles } from './stats.ts';
+import { median } from '../src/stats/order.ts';
+import { percentiles } from './stats.ts';
 import { admissionReview, trainerPod } from './workload.ts';
 
 const run = promisify(execFile);

@@ -16,7 +16,7 @@ import { BUDGET_EXCEEDED, startTopogate, type HttpSetup } from './http.ts';
 import { wrk, type Capacity } from './load.ts';
 import { metricSum } from './metrics.ts';
 import { fetchLocal, startServer, waitReady, type Server } from './processes.ts';
-import { median } from './stats.ts';
+import { median } from '../src/stats/order.ts';
 
 const NOOP = fileURLToPath(new URL('./noop-webhook.ts', import.meta.url));
 const TOPOGATE_PORT = 18_643;

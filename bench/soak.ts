@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { quantileSorted } from '../src/stats/order.ts';
 import { metricSum } from './metrics.ts';
 import { withSection } from './sections.ts';
 import type { AttackTarget } from './soak-attacker.ts';
@@ -59,9 +60,6 @@ interface Phase {
 }
 
 const heading = '## 8. Soak: a connection flood beside real traffic';
-
-const quantile = (sorted: readonly number[], q: number) =>
-  sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0);
 
 async function processFigures(pid: number): Promise<{ fds: number; rssMb: number }> {
   const [fds, status] = await Promise.all([readdir(`/proc/${pid}/fd`), readFile(`/proc/${pid}/status`, 'utf8')]);
@@ -141,8 +139,8 @@ async function phase(
     name,
     answered: latencies.length,
     failed,
-    p50Ms: quantile(latencies, 0.5),
-    p99Ms: quantile(latencies, 0.99),
+    p50Ms: quantileSorted(latencies, 0.5),
+    p99Ms: quantileSorted(latencies, 0.99),
     maxMs: latencies.at(-1) ?? 0,
     peakFds,
     peakRssMb,

@@ -1,15 +1,6 @@
-// Order statistics over samples, the way every section of the report states them.
+// The percentiles every section of the report states, by src/stats/order.ts's definitions.
 
-/** The q-quantile (0..1) of sorted samples, nearest-rank. */
-export function quantile(sorted: ArrayLike<number>, q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return sorted[rank]!;
-}
-
-export function median(values: readonly number[]): number {
-  return quantile(Float64Array.from(values).sort(), 0.5);
-}
+import { quantileSorted } from '../src/stats/order.ts';
 
 export interface Percentiles {
   readonly p50: number;
@@ -19,6 +10,11 @@ export interface Percentiles {
 }
 
 export function percentiles(samples: ArrayLike<number>): Percentiles {
-  const sorted = Float64Array.from(samples as ArrayLike<number>).sort();
-  return { p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), max: quantile(sorted, 1), count: sorted.length };
+  const sorted = Float64Array.from(samples).sort();
+  return {
+    p50: quantileSorted(sorted, 0.5),
+    p99: quantileSorted(sorted, 0.99),
+    max: quantileSorted(sorted, 1),
+    count: sorted.length,
+  };
 }

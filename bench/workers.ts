@@ -10,7 +10,7 @@ import { cpuMicros } from './cpu.ts';
 import { serveArgs, startTopogate, type HttpSetup } from './http.ts';
 import { wrk } from './load.ts';
 import { startServer, waitReady, type Server } from './processes.ts';
-import { median } from './stats.ts';
+import { median } from '../src/stats/order.ts';
 
 const NOOP = fileURLToPath(new URL('./noop-webhook.ts', import.meta.url));
 const WORKERS = fileURLToPath(new URL('./serve-workers.ts', import.meta.url));

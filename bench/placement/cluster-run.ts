@@ -95,8 +95,9 @@ export async function runOnCluster(options: BenchCluster): Promise<Run[]> {
     // The fleet of the first seed is there before topogate starts, so its first sync has it.
     let fleet = buildFleet(options.seeds[0]!, options.quick ? 2 : 3);
     await makeFleet(cluster, api, fleet);
+    // kubectl makes the Leases' namespace, so that the placement controller can lead and release deferred Pods.
     topogate = await startTopogate({
-      cluster: { kubeconfig: cluster.kubeconfig, dir: scratch },
+      cluster: { kubectl: cluster.kubectl, kubeconfig: cluster.kubeconfig, dir: scratch },
       policies: POLICIES_DIR,
       etcdMetrics: cluster.etcd.map((member) => member.metricsUrl),
     });

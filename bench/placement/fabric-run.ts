@@ -25,6 +25,8 @@ import { releaseKueueFinalizers, startKueue } from '../../test/e2e/harness/kueue
 import type { KueueAdmission } from './kueue-admission.ts';
 import { kueueAdmission } from './kueue-admission.ts';
 import { KUEUE_CLUSTER_QUEUE, kueueQueueObjects } from './kueue-queue.ts';
+import type { CostRound, SchedulerCost } from './scheduler-cost.ts';
+import { COST_ROUNDS, costRatio, replayPod } from './scheduler-cost.ts';
 
 type Kube = Pick<ClusterState, 'kubectl' | 'kubeconfig'>;
 
@@ -54,6 +56,8 @@ export interface ArmRun {
   readonly notMutated: number;
   /** What Kueue spent admitting the gangs (its own metrics); null for the arms without Kueue. */
   readonly admission: KueueAdmission | null;
+  /** The arm's Pods as stored, wave by wave, as bare Pods to create again (scheduler-cost.ts). */
+  readonly replay: readonly (readonly V1Pod[])[];
 }
 
 export interface FabricOptions {
@@ -66,11 +70,17 @@ export interface FabricOptions {
   readonly log: (line: string) => void;
 }
 
-/** Creates the fabric, runs every arm on it, removes it; an arm that cannot run is said as an error string. */
-export async function runFabric(options: FabricOptions): Promise<Map<ArmName, ArmRun | string>> {
+/**
+ * Creates the fabric, runs every arm on it, then what the default's and topogate's Pods cost the scheduler,
+ * and removes it; an arm that cannot run is said as an error string.
+ */
+export async function runFabric(
+  options: FabricOptions,
+): Promise<{ arms: Map<ArmName, ArmRun | string>; schedulerCost: SchedulerCost | null }> {
   const { cluster, fabric, log } = options;
   const api = coreApi(cluster);
   const results = new Map<ArmName, ArmRun | string>();
+  let schedulerCost: SchedulerCost | null = null;
   await installTopogateCrds(cluster);
   await applyAll(
     cluster,
@@ -91,8 +101,10 @@ export async function runFabric(options: FabricOptions): Promise<Map<ArmName, Ar
       const trace = planTrace(fabric.seed, arm, options.graph, freeGpus);
       try {
         if (arm === 'topogate') {
+          // With kubectl it makes the Leases' namespace: without it the placement controller never led, and a
+          // Pod deferred under load stayed gated (5 Pending in a run at load average 12).
           topogate = await startTopogate({
-            cluster: { kubeconfig: cluster.kubeconfig, dir: options.scratch },
+            cluster: { kubectl: cluster.kubectl, kubeconfig: cluster.kubeconfig, dir: options.scratch },
             policies: POLICIES_DIR,
           });
           await registerWebhook(cluster, topogate);
@@ -115,13 +127,49 @@ export async function runFabric(options: FabricOptions): Promise<Map<ArmName, Ar
         await cleanUp(cluster, api);
       }
     }
+    const [before, after] = [results.get('default'), results.get('topogate')];
+    if (typeof before === 'object' && typeof after === 'object')
+      schedulerCost = await measureSchedulerCost(cluster, api, { default: before.replay, topogate: after.replay }, log);
   } finally {
     await kueue?.stop();
     await topogate?.stop();
     await removeFabric(cluster);
     await kubectl(cluster, ['delete', 'namespace', ...FABRIC_NAMESPACES, '--ignore-not-found', '--wait=false']);
   }
-  return results;
+  return { arms: results, schedulerCost };
+}
+
+/** The two arms' Pods created again side by side, COST_ROUNDS times, alternating which goes first. */
+async function measureSchedulerCost(
+  cluster: ClusterState,
+  api: CoreV1Api,
+  replays: { readonly default: ArmRun['replay']; readonly topogate: ArmRun['replay'] },
+  log: (line: string) => void,
+): Promise<SchedulerCost> {
+  const rounds: CostRound[] = [];
+  for (let round = 0; round < COST_ROUNDS; round++) {
+    const order = round % 2 === 0 ? (['default', 'topogate'] as const) : (['topogate', 'default'] as const);
+    const figures: Record<string, number | null> = {};
+    for (const arm of order) {
+      const before = await schedulerCounts(cluster);
+      let expected = 0;
+      for (const wave of replays[arm]) {
+        expected += wave.length;
+        await applyAll(cluster, wave);
+        await settle(api, expected);
+      }
+      const after = await schedulerCounts(cluster);
+      const seconds = after.scheduledSeconds - before.scheduledSeconds;
+      const scheduled = after.scheduled - before.scheduled;
+      figures[arm] = seconds > 0 ? scheduled / seconds : null;
+      log(
+        `scheduler cost, round ${round + 1}, ${arm}: ${scheduled} of ${expected} Pods bound in ${seconds.toFixed(2)} s`,
+      );
+      await cleanUp(cluster, api);
+    }
+    rounds.push({ default: figures['default'] ?? null, topogate: figures['topogate'] ?? null });
+  }
+  return { rounds, ratio: costRatio(rounds) };
 }
 
 async function runArm(
@@ -134,12 +182,17 @@ async function runArm(
   const before = await schedulerCounts(cluster);
   let wallSeconds = 0;
   let expected = 0;
+  const replay: V1Pod[][] = [];
+  const seen = new Set<string>();
   for (const wave of trace.waves) {
     const started = Date.now();
     expected += wave.pods;
     await applyAll(cluster, wave.objects);
     const pods = await settle(api, expected);
     wallSeconds += (Date.now() - started) / 1000;
+    const created = pods.filter((pod) => !seen.has(`${pod.metadata!.namespace}/${pod.metadata!.name}`));
+    for (const pod of created) seen.add(`${pod.metadata!.namespace}/${pod.metadata!.name}`);
+    replay.push(created.map((pod) => replayPod(pod, `r-${pod.metadata!.name}`)));
     const bound = pods.filter((pod) => pod.spec?.nodeName).length;
     if (pods.length < expected) throw new Error(`${wave.name}: ${pods.length} of ${expected} Pods created`);
     if (bound < expected) log(`${arm}: ${wave.name}: ${bound} of ${expected} Pods bound so far`);
@@ -157,6 +210,7 @@ async function runArm(
     schedulingSeconds: after.seconds - before.seconds,
     wallSeconds,
     admission: null,
+    replay,
     notMutated:
       arm === 'topogate'
         ? pods.filter(
@@ -195,20 +249,26 @@ async function settle(api: CoreV1Api, expected: number): Promise<V1Pod[]> {
   }
 }
 
-/** The scheduler's own count of Pods scheduled, and the seconds its attempts took (all results). */
-async function schedulerCounts(cluster: ClusterState): Promise<{ scheduled: number; seconds: number }> {
+/** The scheduler's own count of Pods scheduled, the seconds its attempts took (all results), and those that bound. */
+async function schedulerCounts(
+  cluster: ClusterState,
+): Promise<{ scheduled: number; seconds: number; scheduledSeconds: number }> {
   const answer = await httpsGet(`https://127.0.0.1:${cluster.schedulerPort}/metrics`, cluster.admin);
   if (answer.status !== 200) throw new Error(`kube-scheduler /metrics: HTTP ${answer.status}`);
   let scheduled = 0;
   let seconds = 0;
+  let scheduledSeconds = 0;
   for (const line of answer.body.split('\n')) {
     const match = /^scheduler_scheduling_attempt_duration_seconds_(sum|count)\{([^}]*)\} (\S+)$/.exec(line);
     if (!match) continue;
     const value = Number(match[3]);
-    if (match[1] === 'sum') seconds += value;
-    else if (match[2]!.includes('result="scheduled"')) scheduled += value;
+    const bound = match[2]!.includes('result="scheduled"');
+    if (match[1] === 'sum') {
+      seconds += value;
+      if (bound) scheduledSeconds += value;
+    } else if (bound) scheduled += value;
   }
-  return { scheduled, seconds };
+  return { scheduled, seconds, scheduledSeconds };
 }
 
 /** Kueue's manager for the training namespace, and its Topology, ResourceFlavor and queues, ready to admit. */

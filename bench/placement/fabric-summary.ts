@@ -5,6 +5,7 @@
 import type { Fabric } from './fabric.ts';
 import type { FabricMetrics } from './fabric-metrics.ts';
 import type { KueueAdmission } from './kueue-admission.ts';
+import type { SchedulerCost } from './scheduler-cost.ts';
 import { fabricMetrics } from './fabric-metrics.ts';
 import type { ArmName } from './trace.ts';
 import { ARMS } from './trace.ts';
@@ -39,6 +40,8 @@ export interface FabricResults {
   readonly nodes: number;
   readonly seed: number;
   readonly arms: PerArm<ArmSummary>;
+  /** The default's and topogate's Pods created again side by side (scheduler-cost.ts); null when not measured. */
+  readonly schedulerCost: SchedulerCost | null;
   readonly notes: readonly string[];
 }
 
@@ -48,6 +51,7 @@ const perSecond = (count: number, seconds: number) => (seconds > 0 ? count / sec
 export function fabricResults(
   fabric: Pick<Fabric, 'seed' | 'nodes' | 'byName' | 'tenants'>,
   runs: ReadonlyMap<ArmName, ArmPlacement | string>,
+  schedulerCost: SchedulerCost | null = null,
 ): FabricResults {
   const tenantUse = new Map<string, { cpuMilli: number; gpus: number }>();
   for (const tenant of fabric.tenants) {
@@ -75,7 +79,22 @@ export function fabricResults(
       ];
     }),
   ) as unknown as PerArm<ArmSummary>;
-  return { nodes: fabric.nodes.length, seed: fabric.seed, arms, notes };
+  return { nodes: fabric.nodes.length, seed: fabric.seed, arms, schedulerCost, notes };
+}
+
+/**
+ * topogate's Pods bound per second of scheduler time over the default's: from the side-by-side rounds when they
+ * ran, else from the arms run one after another.
+ */
+export function throughputRatio(results: FabricResults): number | null {
+  if (results.schedulerCost) return results.schedulerCost.ratio;
+  const [before, after] = [
+    results.arms.default?.podsPerSchedulingSecond,
+    results.arms.topogate?.podsPerSchedulingSecond,
+  ];
+  return before === null || before === undefined || after === null || after === undefined || before === 0
+    ? null
+    : after / before;
 }
 
 /** One metric of every arm, null where the arm has none. */

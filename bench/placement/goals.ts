@@ -3,6 +3,7 @@
 // same trace, and against the best peer for gangs. Pure.
 
 import type { ArmSummary, FabricResults } from './fabric-summary.ts';
+import { throughputRatio } from './fabric-summary.ts';
 
 export interface Goal {
   readonly goal: string;
@@ -33,10 +34,7 @@ export function goals(results: FabricResults): Goal[] {
   const rtt = reduction(before.meanRttMs, after.meanRttMs);
   const bytes = reduction(before.crossZoneBytesPerSecond, after.crossZoneBytesPerSecond);
   const best = bestPeer(results);
-  const throughput =
-    after.podsPerSchedulingSecond === null || !before.podsPerSchedulingSecond
-      ? null
-      : after.podsPerSchedulingSecond / before.podsPerSchedulingSecond;
+  const throughput = throughputRatio(results);
   const gangs = after.gangsInOneRack ?? 0;
   return [
     {

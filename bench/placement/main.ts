@@ -15,6 +15,7 @@ import { withSection } from '../sections.ts';
 import { runOnCluster, writeJson } from './cluster-run.ts';
 import { buildFabric } from './fabric.ts';
 import type { ArmRun } from './fabric-run.ts';
+import type { SchedulerCost } from './scheduler-cost.ts';
 import { CONTROLLER_MANAGER_ARGS, runFabric, TAS_API_SERVER_ARGS, TAS_SCHEDULER_ARGS } from './fabric-run.ts';
 import type { FabricResults } from './fabric-summary.ts';
 import { fabricResults } from './fabric-summary.ts';
@@ -31,7 +32,7 @@ import { GANG_POD, GANG_SIZE, gangCount } from './workloads.ts';
 import { parseQuantity } from '../../src/kube/quantity.ts';
 
 const usage =
-  'usage: npm run bench:placement [-- --quick] [--seeds N] [--state FILE] [--out DIR] [--fabric-only] [--peers FABRIC_JSON]';
+  'usage: npm run bench:placement [-- --quick] [--seeds N] [--state FILE] [--out DIR] [--fabric-only [--arms A,B]] [--peers FABRIC_JSON]';
 
 export function runPlacements(runs: readonly Run[]): RunPlacement[] {
   return runs.map((run) => ({
@@ -89,6 +90,7 @@ async function main(): Promise<number> {
       out: { type: 'string' },
       state: { type: 'string' },
       'fabric-only': { type: 'boolean', default: false },
+      arms: { type: 'string' },
       peers: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -107,6 +109,12 @@ async function main(): Promise<number> {
     process.stderr.write(`--seeds must be 1-9\n${usage}\n`);
     return 2;
   }
+  const arms = (values.arms?.split(',') ?? ARMS) as ArmName[];
+  const unknown = arms.filter((arm) => !(ARMS as readonly string[]).includes(arm));
+  if (unknown.length > 0 || (values.arms !== undefined && !values['fabric-only'])) {
+    process.stderr.write(`--arms: only with --fabric-only, of ${ARMS.join(', ')}\n${usage}\n`);
+    return 2;
+  }
   const started = Date.now();
   const log = (line: string) =>
     process.stderr.write(`[placement ${((Date.now() - started) / 1000).toFixed(0)} s] ${line}\n`);
@@ -121,7 +129,7 @@ async function main(): Promise<number> {
   log(values.state ? `using the cluster of ${values.state}` : `started a control plane in ${cluster.dir}`);
   let runs: Run[] = [];
   const fabric = buildFabric(1);
-  let armRuns: Map<ArmName, ArmRun | string>;
+  let fabricRun: { arms: Map<ArmName, ArmRun | string>; schedulerCost: SchedulerCost | null };
   try {
     if (!values['fabric-only'])
       runs = await runOnCluster({
@@ -131,18 +139,19 @@ async function main(): Promise<number> {
         quick: values.quick,
         log,
       });
-    armRuns = await runFabric({
+    fabricRun = await runFabric({
       cluster,
       fabric,
       graph: parseServiceGraph(JSON.parse(readFileSync(join(repoRoot, 'bench/data/online-boutique.json'), 'utf8'))),
-      arms: ARMS,
+      arms,
       scratch: mkdtempSync(join(cluster.dir, 'fabric-')),
       log,
     });
   } finally {
     if (!values.state) await cluster.stop();
   }
-  const peers = fabricResults(fabric, armRuns);
+  const armRuns = fabricRun.arms;
+  const peers = fabricResults(fabric, armRuns, fabricRun.schedulerCost);
   const results = withPeers(placementResults(runPlacements(runs)), peers);
   const seconds = Math.round((Date.now() - started) / 1000);
   // Where every Pod of every arm went: not committed (bench/out/), for reading a figure back.

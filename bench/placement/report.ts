@@ -5,7 +5,7 @@ import type { FabricResults } from './fabric-summary.ts';
 import { peersCharts, peersTable, peerWins } from './peers-report.ts';
 import { goalsTable } from './goals.ts';
 import type { ModeSummary, PlacementResults, Spread, TopogateCounts } from './summary.ts';
-import { median } from './summary.ts';
+import { median } from '../../src/stats/order.ts';
 
 export const SECTION_HEADING = '## 9. Placement: what topogate’s decisions are worth';
 export const PEERS_HEADING = '### Against the peers';
@@ -154,6 +154,21 @@ function kueueCost(peers: FabricResults): string[] {
   ];
 }
 
+function schedulerCost(peers: FabricResults): string[] {
+  const cost = peers.schedulerCost;
+  if (!cost) return [];
+  const figures = (arm: 'default' | 'topogate') =>
+    cost.rounds.map((round) => (round[arm] === null ? '–' : round[arm]!.toFixed(1))).join(', ');
+  return [
+    '',
+    `The scheduler's cost side by side: the default arm's Pods and topogate's (as stored, mutated) created again ` +
+      `as bare Pods on the same fabric, wave by wave, with no webhook, in ${cost.rounds.length} rounds that ` +
+      `alternate which goes first. Pods bound per second of the attempts that bound them: default ${figures('default')}; ` +
+      `topogate ${figures('topogate')}; topogate over the default, median of the rounds: ` +
+      `${cost.ratio === null ? '–' : cost.ratio.toFixed(2)} (the goal's figure).`,
+  ];
+}
+
 /**
  * The fabric's arms side by side, the goals met or missed, the rows a peer wins, and why an arm has no
  * figures; `why` (markdown, written by hand from the runs) says why a peer wins a row or a goal is missed.
@@ -169,6 +184,7 @@ export function peersSection(peers: FabricResults, why = ''): string[] {
     '',
     ...peersTable(peers),
     ...kueueCost(peers),
+    ...schedulerCost(peers),
     '',
     '#### The goals',
     '',

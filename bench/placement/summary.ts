@@ -3,11 +3,12 @@
 // summary over every call and Pod of a run. Pure.
 
 import type { Edge, NodeFacts, PlacedPod, PlacementMetrics, Scenario } from './metrics.ts';
+import { median } from '../../src/stats/order.ts';
 import { placementMetrics } from './metrics.ts';
 import { network } from './fleet.ts';
 import type { Mode } from './workloads.ts';
 import type { FabricResults, PerArm } from './fabric-summary.ts';
-import { eachArm } from './fabric-summary.ts';
+import { eachArm, throughputRatio } from './fabric-summary.ts';
 
 export interface Spread {
   readonly min: number;
@@ -47,12 +48,6 @@ export interface RunPlacement {
   readonly mode: Mode;
   readonly facts: ReadonlyMap<string, NodeFacts>;
   readonly scenarios: readonly ({ readonly name: string; readonly scenario: Scenario } & TopogateCounts)[];
-}
-
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 function spread(values: readonly (number | null)[]): Spread | null {
@@ -157,8 +152,6 @@ export interface PlacementWithPeers extends PlacementResults {
 
 export function withPeers(results: PlacementResults, peers: FabricResults): PlacementWithPeers {
   const { default: before, topogate: after } = peers.arms;
-  const ratio = (a: number | null | undefined, b: number | null | undefined) =>
-    a === null || a === undefined || b === null || b === undefined || b === 0 ? null : a / b;
   return {
     ...results,
     summary: {
@@ -166,7 +159,7 @@ export function withPeers(results: PlacementResults, peers: FabricResults): Plac
       haKept: after?.haKept ?? null,
       gangsInOneRack: eachArm(peers, (arm) => arm.gangsInOneRack),
       fragmentation: eachArm(peers, (arm) => arm.freeGpuRacks),
-      schedulerThroughputRatio: ratio(after?.podsPerSchedulingSecond, before?.podsPerSchedulingSecond),
+      schedulerThroughputRatio: throughputRatio(peers),
       nodes: peers.nodes,
       fabricRttReduction: reduction(before?.meanRttMs ?? null, after?.meanRttMs ?? null),
       fabricCrossZoneBytesReduction: reduction(

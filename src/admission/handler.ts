@@ -19,6 +19,9 @@ export type PodDecider = (request: PodRequest) => Decision;
 
 export type ClaimDecider = (request: ClaimFacts) => Decision;
 
+/** Told of each Pod admitted for real (no dry run) with its decision: what will exist once the API server stores it. */
+export type AdmittedPod = (request: PodRequest, decision: Decision) => void;
+
 export type Outcome = 'allowed' | 'patched' | 'denied' | 'skipped' | 'deferred';
 
 /** The deferred answer (policy/deferral.ts) when the decision should wait for the placement controller, else undefined. */
@@ -32,6 +35,7 @@ export interface HandlerOptions {
   readonly defer?: PodDeferrer;
   /** Given, ResourceClaim and ResourceClaimTemplate CREATEs are decided (the dra rule); else admitted unchanged. */
   readonly decideClaim?: ClaimDecider;
+  readonly admitted?: AdmittedPod;
 }
 
 export interface Handled {
@@ -43,7 +47,7 @@ export interface Handled {
 
 export function handleAdmission(
   request: AdmissionRequest,
-  { decide, skip, defer, decideClaim }: HandlerOptions,
+  { decide, skip, defer, decideClaim, admitted }: HandlerOptions,
 ): Handled {
   const claim = decideClaim && claimCreate(request);
   if (claim) {
@@ -59,6 +63,7 @@ export function handleAdmission(
     return { answer: allowed({ warnings: [overBoundsWarning(overBounds)] }), outcome: 'skipped' };
   const pod = podRequest(request.object, podNamespace(request));
   const decision = defer?.(pod, skipWarning) ?? decide(pod);
+  if (admitted && request.dryRun !== true && decision.allowed) admitted(pod, decision);
   return { ...answerFor(warningsOnPod(pod.facts, decision)), decision };
 }
 

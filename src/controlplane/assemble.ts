@@ -8,7 +8,8 @@ import type { TopologySnapshot } from '../topology/model.ts';
 import type { ApiServerScrape } from './apiserver.ts';
 import type { EtcdScrape } from './etcd.ts';
 import { findings, type FindingLimits } from './findings.ts';
-import { observations, quantile, since, toMs, type Histogram } from './histogram.ts';
+import { quantile } from '../stats/order.ts';
+import { observations, quantileOf, since, toMs, type Histogram } from './histogram.ts';
 import { placeLeader, placeNode } from './placement.ts';
 import type { SchedulerScrape } from './scheduler.ts';
 import type { ControlPlaneSource, ControlPlaneStatus, EtcdMemberStatus, SourceAge } from '../ports/controlplane.ts';
@@ -76,8 +77,8 @@ export function assembleStatus(state: CollectedState, snapshot: TopologySnapshot
     }),
     ...(state.watch.samplesMs.length > 0 && {
       watch: {
-        e2eP50Ms: exactQuantile(0.5, state.watch.samplesMs),
-        e2eP99Ms: exactQuantile(0.99, state.watch.samplesMs),
+        e2eP50Ms: tenths(quantile(state.watch.samplesMs, 0.5)),
+        e2eP99Ms: tenths(quantile(state.watch.samplesMs, 0.99)),
         samples: state.watch.samplesMs.length,
       },
     }),
@@ -111,15 +112,13 @@ function p99<K extends string>(
 ): Partial<Record<K, number>> {
   if (!newest) return {};
   const window = since(newest, baseline);
-  const ms = observations(window) > 0 ? toMs(quantile(0.99, window)) : undefined;
+  const ms = observations(window) > 0 ? toMs(quantileOf(window, 0.99)) : undefined;
   return ms === undefined ? {} : ({ [key]: ms } as Partial<Record<K, number>>);
 }
 
-/** Nearest-rank quantile of raw samples, to 0.1 ms. */
-function exactQuantile(q: number, samples: readonly number[]): number {
-  const sorted = samples.toSorted((a, b) => a - b);
-  const value = sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? 0;
-  return Math.round(value * 10) / 10;
+/** Milliseconds to 0.1 ms, as the histograms' figures are. */
+function tenths(ms: number): number {
+  return Math.round(ms * 10) / 10;
 }
 
 function sourceAges(state: CollectedState): Partial<Record<ControlPlaneSource, SourceAge>> {

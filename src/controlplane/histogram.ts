@@ -58,7 +58,7 @@ export function since(newer: Histogram, older: Histogram | undefined): Histogram
  * histogram_quantile does; a quantile in the +Inf bucket is the highest finite
  * bound. Undefined when nothing was observed.
  */
-export function quantile(q: number, histogram: Histogram): number | undefined {
+export function quantileOf(histogram: Histogram, q: number): number | undefined {
   const total = observations(histogram);
   if (total <= 0) return undefined;
   const rank = q * total;

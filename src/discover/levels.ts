@@ -6,7 +6,7 @@
 // differ in distance from each other are not a coarser level.
 
 import type { Merge } from './linkage.ts';
-import { median, quantile } from './median.ts';
+import { median, quantileSorted } from '../stats/order.ts';
 
 /** Consecutive merge heights this far apart make a candidate cut. */
 const GAP = 1.25;
@@ -87,8 +87,8 @@ function separationOf(below: Int32Array, belowGroups: number, group: Int32Array,
       else apart[outside++] = mean;
     }
   if (inside === 0 || outside === 0) return { separation: Number.NaN, spread: Number.NaN };
-  const farthestJoined = quantile(joined, inside, inside < FEW ? 1 : 1 - TAIL);
-  const closestApart = quantile(apart, outside, outside < FEW ? 0 : TAIL);
+  const farthestJoined = quantileSorted(joined.subarray(0, inside).sort(), inside < FEW ? 1 : 1 - TAIL);
+  const closestApart = quantileSorted(apart.subarray(0, outside).sort(), outside < FEW ? 0 : TAIL);
   return {
     separation: closestApart / farthestJoined,
     spread: belowGroups === size ? 1 : spreadApart(means.values, means.of, group, m),
@@ -116,11 +116,11 @@ function spreadApart(values: Float32Array, of: Int32Array, group: Int32Array, m:
   const ratios = [...between.values()]
     .filter((list) => list.length > 1)
     .map((list) => {
-      const sorted = Float32Array.from(list);
+      const sorted = Float32Array.from(list).sort();
       const tail = list.length < 10 ? 0 : 0.1;
-      return quantile(sorted, list.length, 1 - tail) / quantile(sorted, list.length, tail);
+      return quantileSorted(sorted, 1 - tail) / quantileSorted(sorted, tail);
     });
-  return ratios.length === 0 ? 1 : median(Float64Array.from(ratios), ratios.length);
+  return ratios.length === 0 ? 1 : median(ratios);
 }
 
 /** The mean round trip between each pair of `below` groups (NaN: none measured), and a member slot of each. */

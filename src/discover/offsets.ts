@@ -5,7 +5,7 @@
 // robust to noise, to missing pairs, and to a degraded neighbour among the few asked.
 
 import type { RttMatrix } from './matrix.ts';
-import { median } from './median.ts';
+import { medianSorted } from '../stats/order.ts';
 import { NEIGHBOURS, SAME_LEVEL } from './neighbours.ts';
 
 /** Fewer third nodes measured from both than this, and a neighbour's difference says nothing. */
@@ -50,25 +50,20 @@ export function degradedOffsets(matrix: RttMatrix, neighbourSlots: readonly (rea
         if (difference === difference) scratch[common++] = difference;
       }
       if (common < MIN_COMMON) continue;
-      const difference = median(scratch, common);
+      const difference = medianSorted(scratch.subarray(0, common).sort());
       if (found === 0) [noise[a], error[a]] = noiseOf(rtt, size, a, b, difference);
       differences[found++] = difference;
     }
-    raw[a] = found > 0 ? median(differences, found) : 0;
+    raw[a] = found > 0 ? medianSorted(differences.subarray(0, found).sort()) : 0;
     ownNearest[a] = nearestOfNearest(rtt, size, a, neighbourSlots);
   }
-  const center = median(Float64Array.from(raw), size);
-  const spread =
-    1.4826 *
-    median(
-      Float64Array.from(raw, (value) => Math.abs(value - center)),
-      size,
-    );
+  const center = medianSorted(Float64Array.from(raw).sort());
+  const spread = 1.4826 * medianSorted(Float64Array.from(raw, (value) => Math.abs(value - center)).sort());
   const measured = Float64Array.from(noise.filter((value) => value === value));
   // Relative noise pooled over the fleet: one node's few third nodes say little about it.
-  const relativeNoise = measured.length > 0 ? median(measured, measured.length) : 0;
+  const relativeNoise = measured.length > 0 ? medianSorted(measured.sort()) : 0;
   const finite = Float64Array.from(nearest.filter((value) => value === value));
-  const floor = MIN_SHARE_OF_NEAREST * (finite.length > 0 ? median(finite, finite.length) : 0);
+  const floor = MIN_SHARE_OF_NEAREST * (finite.length > 0 ? medianSorted(finite.sort()) : 0);
   const bySlot = new Float64Array(size);
   const degraded: number[] = [];
   for (let a = 0; a < size; a++) {

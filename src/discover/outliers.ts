@@ -8,7 +8,7 @@
 // dropped as if not measured. Racks and blocks are 2.5× apart, so a pair at a group's edge is not
 // mistaken for one.
 
-import { median } from './median.ts';
+import { medianSorted } from '../stats/order.ts';
 import { NEIGHBOURS, SAME_LEVEL } from './neighbours.ts';
 
 const FACTOR = 3;
@@ -23,7 +23,7 @@ export function dropOutlierPairs(rtt: Float32Array, size: number, neighbours: re
       if (value !== value) continue;
       const count = said(rtt, size, b, a, neighbours[b]!, expected, said(rtt, size, a, b, neighbours[a]!, expected, 0));
       if (count === 0) continue;
-      const typical = median(expected, count);
+      const typical = medianSorted(expected.subarray(0, count).sort());
       if (value > FACTOR * typical || value * FACTOR < typical) drop.push(a * size + b);
     }
   for (const at of drop) rtt[at] = rtt[(at % size) * size + Math.floor(at / size)] = Number.NaN;

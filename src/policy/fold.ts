@@ -132,6 +132,7 @@ export class DecisionFold {
       audited: audited ?? NO_AUDIT,
       snapshot: compiled.snapshotId,
       ...(this.#kept.length > 0 && { unsatisfiable: this.#kept }),
+      ...(written && this.#changes.requirements.length > 0 && { required: this.#changes.requirements }),
       ...(trace ? { trace } : {}),
     };
   }

@@ -3,7 +3,7 @@
 // produces these; the compiler and engine consume them.
 
 import type { Static } from 'typebox';
-import type { PatchOperation, TopologySpreadConstraint } from '../kube/types.ts';
+import type { NodeSelectorRequirement, PatchOperation, TopologySpreadConstraint } from '../kube/types.ts';
 export type { QosClass } from '../kube/qos.ts';
 import type { Occupancy } from '../topology/model.ts';
 import type { Frozen } from '../api/schema/frozen.ts';
@@ -105,6 +105,8 @@ export interface Decision {
   readonly deferred?: string;
   /** The Reject policies applied with the required outputs that no node meets (AfterCreation.keepUnsatisfiable). */
   readonly unsatisfiable?: readonly string[];
+  /** The requirements the patch writes into the Pod's required node affinity (every term, or its one term). */
+  readonly required?: readonly NodeSelectorRequirement[];
 }
 
 export interface AuditOutcome {

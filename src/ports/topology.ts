@@ -3,6 +3,7 @@
 
 import type { KubeObject } from '../kube/types.ts';
 import type { Occupancy, TopologySnapshot } from '../topology/model.ts';
+import type { PendingUsage } from '../topology/read/pod-usage.ts';
 import type { Readiness } from './readiness.ts';
 
 export interface TopologyProvider {
@@ -15,6 +16,11 @@ export interface TopologyProvider {
    * takes it now; the watch's event for it later changes nothing more. Live models only.
    */
   expect?(source: 'pods', object: KubeObject): void;
+  /**
+   * A Pod just admitted held as `usage` (not a dry run): counted in the occupancy until its watch brings it, so
+   * the next replica of a burst sees it (topology/assumed.ts). Live models only.
+   */
+  assume?(usage: PendingUsage): void;
   /** Called after each new snapshot is published. Returns an unsubscribe function. */
   subscribe(listener: (snapshot: TopologySnapshot) => void): () => void;
   stop(): Promise<void>;

@@ -4,7 +4,8 @@
 // zone's.
 
 import type { DegradedNode, MeasuredLink } from '../api/v1alpha1/networktopology.ts';
-import { merge, quantile, total } from './histogram.ts';
+import { median } from '../stats/order.ts';
+import { merge, quantileOf, total } from './histogram.ts';
 import type { AgentSummary } from './summary.ts';
 
 /**
@@ -43,10 +44,10 @@ export function aggregate(summaries: readonly AgentSummary[], rule: DegradedRule
   }
   const links: ProbedLink[] = [];
   for (const { from, to, buckets, gbps } of pairs.values()) {
-    const rttMs = quantile(buckets, 0.5);
-    const rttP99Ms = quantile(buckets, 0.99);
+    const rttMs = quantileOf(buckets, 0.5);
+    const rttP99Ms = quantileOf(buckets, 0.99);
     if (rttMs === undefined || rttP99Ms === undefined) continue;
-    const bandwidthGbps = median(gbps);
+    const bandwidthGbps = gbps.length === 0 ? undefined : median(gbps);
     links.push({
       from,
       to,
@@ -78,8 +79,8 @@ function degraded(summaries: readonly AgentSummary[], rule: DegradedRule): Degra
     for (const { node, buckets } of members) {
       const others = new Map(all);
       for (const [bucket, count] of buckets) others.set(bucket, others.get(bucket)! - count);
-      const zoneRttMs = quantile(others, 0.5);
-      const rttMs = quantile(buckets, 0.5);
+      const zoneRttMs = quantileOf(others, 0.5);
+      const rttMs = quantileOf(buckets, 0.5);
       if (zoneRttMs === undefined || rttMs === undefined) continue;
       if (rttMs > Math.max(rule.factor * zoneRttMs, zoneRttMs + rule.marginMs))
         out.push({ name: node, rttMs: round(rttMs), zoneRttMs: round(zoneRttMs) });
@@ -87,14 +88,6 @@ function degraded(summaries: readonly AgentSummary[], rule: DegradedRule): Degra
   }
   out.sort((a, b) => b.rttMs / b.zoneRttMs - a.rttMs / a.zoneRttMs || compare(a.name, b.name));
   return out.slice(0, MAX_DEGRADED);
-}
-
-/** The middle value (the mean of the two middle ones); undefined for none. */
-function median(values: number[]): number | undefined {
-  if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 /** Microseconds are the finest a TCP round trip on one host tells apart. */

@@ -43,7 +43,7 @@ export function total(buckets: Buckets): number {
 }
 
 /** The q-quantile (0..1) by the nearest-rank rule, or undefined when empty. */
-export function quantile(buckets: Buckets, q: number): number | undefined {
+export function quantileOf(buckets: Buckets, q: number): number | undefined {
   const count = total(buckets);
   if (count === 0) return undefined;
   const rank = Math.max(1, Math.ceil(q * count));

@@ -4,6 +4,8 @@
 // of 60 s rarely holds more than one sample of it). Bounded by the peer count;
 // a peer that leaves is forgotten.
 
+import { median } from '../stats/order.ts';
+
 export interface PeerRtt {
   readonly node: string;
   readonly rttMs: number;
@@ -48,10 +50,4 @@ export class PeerRtts {
   get size(): number {
     return this.#peers.size;
   }
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }

@@ -5,6 +5,7 @@
 // shiftRounds rounds instead of half a window. The zone counts as changing
 // (probe faster) from the second such round on: one late answer is noise.
 
+import { median } from '../stats/order.ts';
 import { add, bucketOf } from './histogram.ts';
 import { type Band, SHIFT_BAND, moved } from './hysteresis.ts';
 
@@ -39,7 +40,7 @@ export class ZoneWindow {
   addRound(samples: readonly Sample[], now: number): boolean {
     this.#round += 1;
     const before = this.median();
-    const roundMedian = median(samples.map((s) => s.ms));
+    const roundMedian = medianOrNone(samples);
     for (const sample of samples) this.#samples.push({ ...sample, round: this.#round });
     this.#trim(now);
     if (before === undefined || roundMedian === undefined) {
@@ -75,7 +76,7 @@ export class ZoneWindow {
   }
 
   median(): number | undefined {
-    return median(this.#samples.map((s) => s.ms));
+    return medianOrNone(this.#samples);
   }
 
   buckets(): Map<number, number> {
@@ -93,9 +94,6 @@ export class ZoneWindow {
   }
 }
 
-function median(values: number[]): number | undefined {
-  if (values.length === 0) return undefined;
-  values.sort((a, b) => a - b);
-  const middle = values.length >> 1;
-  return values.length % 2 === 1 ? values[middle] : (values[middle - 1]! + values[middle]!) / 2;
+function medianOrNone(samples: readonly Pick<Sample, 'ms'>[]): number | undefined {
+  return samples.length === 0 ? undefined : median(samples.map((s) => s.ms));
 }

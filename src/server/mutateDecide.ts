@@ -25,6 +25,7 @@ export function decisionStage({
   defer,
   whenLate = 'skip',
   decideClaim,
+  admitted,
   cost,
   metrics,
   log,
@@ -53,6 +54,7 @@ export function decisionStage({
         ...(maySkip && { skip }),
         ...(defer && { defer }),
         ...(decideClaim && { decideClaim }),
+        ...(admitted && { admitted }),
       });
     } catch (error) {
       // A bug in deciding must not block Pod creation (a 500 under failurePolicy: Fail would):

@@ -1,7 +1,7 @@
 // What POST /mutate is given, per server.
 
 import type { Logger } from 'pino';
-import type { ClaimDecider, PodDecider, PodDeferrer } from '../admission/handler.ts';
+import type { AdmittedPod, ClaimDecider, PodDecider, PodDeferrer } from '../admission/handler.ts';
 import type { DecisionCost } from './budget.ts';
 import type { WebhookMetrics } from './metrics.ts';
 
@@ -17,6 +17,8 @@ export interface MutateOptions {
   readonly whenLate?: 'skip' | 'decide';
   /** The dra rule on ResourceClaim and ResourceClaimTemplate CREATE. */
   readonly decideClaim?: ClaimDecider;
+  /** Told of each Pod admitted for real (the live model counts it until its watch brings it). */
+  readonly admitted?: AdmittedPod;
   readonly budgetMs: number;
   readonly maxBodyBytes: number;
   readonly cost: DecisionCost;

@@ -10,7 +10,7 @@ import type { ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import type { ClaimDecider, PodDecider, PodDeferrer } from '../admission/handler.ts';
+import type { AdmittedPod, ClaimDecider, PodDecider, PodDeferrer } from '../admission/handler.ts';
 import { trackConnections } from './connections.ts';
 import { defaultMaxBodyBytes } from './body.ts';
 import { createDecisionCost } from './budget.ts';
@@ -39,6 +39,8 @@ export interface WebhookServerOptions {
   readonly whenLate?: 'skip' | 'decide';
   /** The dra rule on ResourceClaim and ResourceClaimTemplate CREATE. */
   readonly decideClaim?: ClaimDecider;
+  /** Told of each Pod admitted for real (the live model counts it until its watch brings it). */
+  readonly admitted?: AdmittedPod;
   readonly budgetMs: number;
   readonly maxBodyBytes?: number;
   readonly checks: ReadinessChecks;
@@ -82,6 +84,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
         ...(options.defer && { defer: options.defer }),
         ...(options.whenLate && { whenLate: options.whenLate }),
         ...(options.decideClaim && { decideClaim: options.decideClaim }),
+        ...(options.admitted && { admitted: options.admitted }),
         budgetMs,
         maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes,
         cost: createDecisionCost(),

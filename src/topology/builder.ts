@@ -29,8 +29,9 @@ import { record, stringMap } from './read/fields.ts';
 import { type NetworkFacts, readNetworkTopology } from './read/network-topology.ts';
 import { readNode } from './read/node.ts';
 import { readNodeResourceTopology } from './read/nrt.ts';
-import { readPodUsage } from './read/pod-usage.ts';
+import { readPodUsage, type PendingUsage } from './read/pod-usage.ts';
 import { readResourceSlice, type ResourceSliceFacts } from './read/resource-slice.ts';
+import { ASSUMED_TTL_MS } from './assumed.ts';
 import { PodUsageTable } from './usage.ts';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -187,6 +188,16 @@ export class TopologyBuilder {
    */
   occupancy(): Occupancy {
     return this.#usage.freeze();
+  }
+
+  /** A Pod admitted at `now` held as `usage`, counted in the occupancy until its watch event (assumed.ts). */
+  assume(usage: PendingUsage, now: number): void {
+    this.#usage.assume(usage, now + ASSUMED_TTL_MS);
+  }
+
+  /** Stops counting the admitted Pods whose watch events never came; when the next one expires. */
+  expireAssumed(now: number): number | undefined {
+    return this.#usage.expireAssumed(now);
   }
 
   /** The current snapshot: a new one (with a larger version) when anything changed since the last. */

@@ -9,6 +9,7 @@ import { SlotSets } from './cow/slot-sets.ts';
 import type { NodeIndex, NodeInfo, TaintGroup } from './model.ts';
 import { NodeSet } from './nodeset.ts';
 import type { NodeFacts } from './read/node.ts';
+import { sameRecord } from './sameRecord.ts';
 
 const ALL = 'all';
 const SCHEDULABLE = 'schedulable';
@@ -235,16 +236,6 @@ function sameNode(a: NodeInfo, b: NodeFacts): boolean {
     JSON.stringify(a.taints) === JSON.stringify(b.taints) &&
     a.addresses.join(',') === b.addresses.join(',')
   );
-}
-
-function sameRecord(
-  a: Labels | Readonly<Record<string, number>>,
-  b: Labels | Readonly<Record<string, number>>,
-): boolean {
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
-  for (const key of keys) if (a[key] !== b[key]) return false;
-  return true;
 }
 
 function compare(a: string, b: string): number {

@@ -5,11 +5,15 @@
 // so that what a pack rule counted per domain is brought up to date by the few
 // nodes a bind touched.
 // Pods not bound yet but held to one value of a node label are summed per
-// label and value apart: few at a time, copied whole when they change.
+// label and value apart: few at a time, copied whole when they change. Those
+// topogate admitted so held and the watch has not brought back yet are
+// counted there too, as assumed (assumed.ts).
 
+import { AssumedPods } from './assumed.ts';
 import { copyOf, CowMap } from './cow/map.ts';
 import type { Occupancy, PendingUnder, ResourceList } from './model.ts';
 import type { PendingUsage, PodUsage } from './read/pod-usage.ts';
+import { sameRecord } from './sameRecord.ts';
 
 /** Versions whose changed nodes are remembered; an occupancy older than that is counted afresh. */
 const REMEMBERED_VERSIONS = 256;
@@ -39,6 +43,7 @@ export class PodUsageTable {
   readonly #pending = new Map<string, Map<string, PendingUnder>>();
   #pendingChanged = false;
   #pendingFrozen: ReadonlyMap<string, ReadonlyMap<string, PendingUnder>> = new Map();
+  readonly #assumed = new AssumedPods();
   /** Oldest first; only appended to and trimmed at the front, so what a frozen occupancy reads of it stays true. */
   readonly #log: Change[] = [];
   #version = 0;
@@ -51,12 +56,29 @@ export class PodUsageTable {
     const before = this.#pods.get(key);
     if (before === undefined && usage === undefined) return false;
     if (before && usage && sameUsage(before, usage)) return false;
+    if (before === undefined && usage !== undefined && this.#assumed.size > 0) {
+      const assumed = this.#assumed.take(usage);
+      if (assumed) this.#account(assumed, -1);
+    }
     if (before) this.#account(before, -1);
     if (usage) {
       this.#pods.set(key, usage);
       this.#account(usage, 1);
     } else this.#pods.delete(key);
     return true;
+  }
+
+  /** Counts a Pod topogate admitted held as `usage` until its watch event arrives, or until `expiresAt`. */
+  assume(usage: PendingUsage, expiresAt: number): void {
+    const dropped = this.#assumed.add(usage, expiresAt);
+    if (dropped) this.#account(dropped, -1);
+    this.#account(usage, 1);
+  }
+
+  /** Stops counting the assumptions expired at `now`; when the next one expires, if one is left. */
+  expireAssumed(now: number): number | undefined {
+    for (const usage of this.#assumed.expire(now)) this.#account(usage, -1);
+    return this.#assumed.nextExpiry();
   }
 
   /** The current occupancy: the last one while nothing changed, else a new version. */
@@ -185,9 +207,4 @@ function sameUsage(a: PodUsage, b: PodUsage): boolean {
   if (a.node !== b.node || a.workload !== b.workload) return false;
   if (a.node === undefined && b.node === undefined && !sameRecord(a.heldTo, b.heldTo)) return false;
   return sameRecord(a.requests, b.requests);
-}
-
-function sameRecord<V>(a: Readonly<Record<string, V>>, b: Readonly<Record<string, V>>): boolean {
-  const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
 }

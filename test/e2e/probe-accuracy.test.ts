@@ -13,7 +13,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
-import { merge, quantile } from '../../src/probe/histogram.ts';
+import { merge, quantileOf } from '../../src/probe/histogram.ts';
 import type { Peer } from '../../src/probe/peers.ts';
 import { parseSummary } from '../../src/probe/summary.ts';
 import { ZONES, agentIp, relayIp } from './probe-accuracy-fleet.ts';
@@ -66,7 +66,7 @@ describe('the probe against a plain TCP ping on the same path', { timeout: 180_0
 
     const all = new Map<number, number>();
     for (const summary of await summaries()) for (const zone of summary?.zones ?? []) merge(all, zone.buckets);
-    const probeMs = quantile(all, 0.5) ?? NaN;
+    const probeMs = quantileOf(all, 0.5) ?? NaN;
     const pingMs = pings[pings.length >> 1]!;
     const figures = JSON.stringify({
       probeMs,

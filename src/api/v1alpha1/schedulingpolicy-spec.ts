@@ -514,6 +514,12 @@ export const spreadRule = refine(
         ),
       ),
       matchLabelKeys: Type.Optional(labelKeys('Passed through to the constraint.')),
+      avoidDegradedNodes: Type.Optional(
+        Type.Boolean({
+          description:
+            'Leave out the nodes NetworkTopology status.degradedNodes names: the constraint counts domains by label, and a node whose measured RTT belies its zone label would count in the wrong one. Required node affinity with DoNotSchedule, a preference with ScheduleAnyway.',
+        }),
+      ),
     },
     {
       additionalProperties: false,

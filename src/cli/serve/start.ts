@@ -2,11 +2,13 @@
 // for tests and embedding. What fails to start stops what had started.
 
 import type { PodDecider, PodDeferrer } from '../../admission/handler.ts';
+import type { TopologyProvider } from '../../ports/topology.ts';
 import { createPolicyStore } from '../../sources/policies/store.ts';
 import { readClientCa } from '../../server/clientAuth.ts';
 import { createDecider, type Decider } from '../../server/decider.ts';
 import type { ReadinessChecks } from '../../server/readiness.ts';
 import { startWebhookServer, type WebhookServerOptions } from '../../server/server.ts';
+import { assumeAdmitted } from './assume.ts';
 import { ensureCertificates } from './certificates.ts';
 import type { ServeComponent, ServeContext, StartedComponent } from './component.ts';
 import { components as defaultComponents } from './components.ts';
@@ -107,6 +109,7 @@ export async function startTopogate(
       certDir,
       clientCa,
       decider,
+      topology,
       started.map(({ component }) => component),
       checks,
       () => serving,
@@ -130,6 +133,7 @@ function webhookOptions(
   certDir: string,
   clientCa: string | undefined,
   decider: Decider,
+  topology: TopologyProvider,
   started: readonly StartedComponent[],
   checks: ReadinessChecks,
   serving: () => boolean,
@@ -143,6 +147,7 @@ function webhookOptions(
     limits: { maxConnections: config.maxConnections, shutdownGraceMs: config.shutdownGraceMs },
     decide: observed(decider.decide, started, serving),
     decideClaim: decider.decideClaim,
+    ...assumeAdmitted(topology),
     ...deferrer(started),
     // Only --defer never admits a late Pod unchanged: otherwise one that cannot be deferred (no controller to
     // release it: --topology files, or no right to patch Pods) is decided late rather than left unplaced.

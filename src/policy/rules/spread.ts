@@ -5,7 +5,11 @@ import type { TopologySpreadConstraint } from '../../kube/types.ts';
 import type { TopologySnapshot } from '../../topology/model.ts';
 import type { SpreadRule } from '../types.ts';
 import { lazyLruMap } from '../memo.ts';
+import { degradedOutput } from './latency.ts';
 import { output, type CompiledRule, type RuleInput, type RuleResult } from './rule.ts';
+
+/** A degraded node left out by a ScheduleAnyway entry: as much as the scheduler's preferences weigh. */
+const AVOID_WEIGHT = 100;
 
 export const DEFAULT_SELECTOR_KEYS = ['app.kubernetes.io/name', 'app.kubernetes.io/instance', 'app'] as const;
 
@@ -14,9 +18,19 @@ export function compileSpread(rule: SpreadRule, index: number, snapshot: Topolog
   // The API server rejects a key both in matchLabelKeys and in the labelSelector.
   const selectorKeys = (rule.selectorLabelKeys ?? DEFAULT_SELECTOR_KEYS).filter((key) => !passedThrough.has(key));
   const hard = rule.whenUnsatisfiable === 'DoNotSchedule';
+  const avoid = rule.avoidDegradedNodes ? degradedOutput(snapshot) : undefined;
   // The scheduler filters out nodes without the topology key for a DoNotSchedule constraint.
-  const nodes = hard ? snapshot.nodes.withLabel(rule.topologyKey) : undefined;
-  const modelHolds = `${nodes?.size ?? 0} of ${snapshot.nodes.count} nodes carry the label ${rule.topologyKey}`;
+  const labelled = hard ? snapshot.nodes.withLabel(rule.topologyKey) : undefined;
+  const nodes = labelled && avoid ? labelled.andNot(avoid.nodes) : labelled;
+  const modelHolds =
+    `${labelled?.size ?? 0} of ${snapshot.nodes.count} nodes carry the label ${rule.topologyKey}` +
+    (avoid && nodes ? `, ${nodes.size} of them not degraded` : '');
+  // A node whose label lies would count in the wrong domain: left out, as the constraint is hard or soft.
+  const avoiding = !avoid
+    ? {}
+    : hard
+      ? { requirements: [avoid.requirement] }
+      : { preferred: [{ weight: AVOID_WEIGHT, preference: { matchExpressions: [avoid.requirement] } }] };
 
   // A workload's Pods repeat its selector labels: one result per set of their values, so that the output is the
   // same object for all of them (its JSON text is then made once, jsonText.ts).
@@ -50,6 +64,6 @@ export function compileSpread(rule: SpreadRule, index: number, snapshot: Topolog
       ...(rule.minDomains !== undefined ? { minDomains: rule.minDomains } : {}),
       ...(rule.matchLabelKeys?.length ? { matchLabelKeys: [...rule.matchLabelKeys] } : {}),
     };
-    return output(nodes ? { spread, nodes, modelHolds } : { spread });
+    return output(nodes ? { spread, nodes, modelHolds, ...avoiding } : { spread, ...avoiding });
   }
 }

@@ -6,7 +6,7 @@
 // walks the schema itself. It reads the keywords the SchedulingPolicy schema (src/api/v1alpha1/) and
 // test-suite.ts use; the JSON-only assertions (allOf, anyOf, if, min/maxProperties) and x-kubernetes-*
 // restate a refinement, and a pattern approximates one (test/unit/api/crd-schema.test.ts and
-// test/unit/policy/schema-source.test.ts hold both).
+// test/unit/api/v1alpha1/schema-source.test.ts hold both).
 
 import type { Static, TSchema } from 'typebox';
 import { didYouMean } from './hint.ts';

@@ -84,6 +84,7 @@ export function createKubeTopology(options: KubeTopologyOptions): KubeTopology {
     current: (): TopologySnapshot => model.current,
     occupancy: () => model.occupancy(),
     expect: (source, object) => model.expect(source, slim(source, object)),
+    assume: (usage) => model.assume(usage),
     readiness,
     subscribe: (listener) => model.subscribe(listener),
     ready(timeoutMs) {
@@ -109,6 +110,7 @@ export function createKubeTopology(options: KubeTopologyOptions): KubeTopology {
     },
     async stop() {
       clearInterval(refresher);
+      model.stop();
       scraper?.stop();
       await Promise.all([...watches.values()].map((watch) => watch.stop()));
     },

@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { KubeObject } from '../../kube/types.ts';
 import { TopologyBuilder, type WatchEventType } from '../../topology/builder.ts';
+import type { PendingUsage } from '../../topology/read/pod-usage.ts';
 import type { Occupancy, SourceName, TopologySnapshot } from '../../topology/model.ts';
 import type { TopologyMetrics } from './metrics.ts';
 
@@ -17,6 +18,8 @@ export class LiveModel {
   #pending: number[] = [];
   #scheduled = false;
   #current: TopologySnapshot;
+  /** Ends the assumptions whose Pods never arrived, at the oldest one's expiry. */
+  #expiry: NodeJS.Timeout | undefined;
 
   constructor(sources: readonly SourceName[], metrics: TopologyMetrics, log: Logger) {
     this.#builder = new TopologyBuilder({ sources });
@@ -49,6 +52,18 @@ export class LiveModel {
     this.#schedule();
   }
 
+  /** A Pod admitted held as `usage`, counted until its watch event brings it (topology/assumed.ts). */
+  assume(usage: PendingUsage): void {
+    this.#builder.assume(usage, Date.now());
+    this.#armExpiry();
+  }
+
+  /** Stops the expiry timer: nothing else of the model runs on its own. */
+  stop(): void {
+    clearTimeout(this.#expiry);
+    this.#expiry = undefined;
+  }
+
   replace(source: SourceName, objects: readonly KubeObject[]): void {
     const now = Date.now();
     this.#builder.replace(source, objects, now);
@@ -75,6 +90,20 @@ export class LiveModel {
   subscribe(listener: (snapshot: TopologySnapshot) => void): () => void {
     this.#listeners.add(listener);
     return () => void this.#listeners.delete(listener);
+  }
+
+  #armExpiry(): void {
+    if (this.#expiry !== undefined) return;
+    const next = this.#builder.expireAssumed(Date.now());
+    if (next === undefined) return;
+    this.#expiry = setTimeout(
+      () => {
+        this.#expiry = undefined;
+        this.#armExpiry();
+      },
+      Math.max(0, next - Date.now()),
+    );
+    this.#expiry.unref();
   }
 
   #schedule(arrival?: number): void {

@@ -5,10 +5,10 @@
 // required node affinity holds it to one label value (a rack a pack rule
 // chose, a zone), it will take from that value's nodes: pack counts it there.
 
-import type { PlacementFacts } from '../../kube/podFacts.ts';
+import type { PlacementFacts, PodFacts, RequirementFacts } from '../../kube/podFacts.ts';
 import { podFacts } from '../../kube/podFacts.ts';
 import { effectiveRequests } from '../../kube/requests.ts';
-import type { Labels } from '../../kube/types.ts';
+import type { Labels, NodeSelectorRequirement } from '../../kube/types.ts';
 import { workloadKey } from '../../kube/workload-identity.ts';
 import type { ResourceList } from '../model.ts';
 import { record, string } from './fields.ts';
@@ -31,6 +31,13 @@ export interface PendingUsage extends Usage {
   readonly heldTo: Labels;
 }
 
+/** The part of a Pod's placement that can hold it to one label value. */
+interface HeldPlacement {
+  readonly nodeSelector: PlacementFacts['nodeSelector'];
+  readonly requiredTerms:
+    readonly ({ readonly matchExpressions: readonly RequirementFacts[] } | null)[] | null | undefined;
+}
+
 const TERMINAL = new Set(['Succeeded', 'Failed']);
 
 /** Undefined for a Pod that takes nothing: finished, or not bound and free to go anywhere. */
@@ -44,10 +51,27 @@ export function readPodUsage(object: Record<string, unknown>): PodUsage | undefi
 }
 
 /**
+ * What a Pod being admitted with `added` written into its required node affinity (in every term, or as its one
+ * term) will take once it exists, as readPodUsage will read it; undefined when that holds it to no label value.
+ */
+export function admittedUsage(facts: PodFacts, added: readonly NodeSelectorRequirement[]): PendingUsage | undefined {
+  if (facts.nodeName) return undefined;
+  const expressions = added.map(({ key, operator, values }) => ({ key, operator, values: values ?? [] }));
+  const terms = facts.placement.requiredTerms;
+  const requiredTerms =
+    terms === undefined || terms === null || terms.length === 0
+      ? [{ matchExpressions: expressions }]
+      : terms.map((term) => term && { matchExpressions: [...term.matchExpressions, ...expressions] });
+  const heldTo = heldToOf({ nodeSelector: facts.placement.nodeSelector, requiredTerms });
+  if (heldTo === undefined) return undefined;
+  return { heldTo, requests: effectiveRequests(facts.resources), workload: workloadKey(facts.workload) };
+}
+
+/**
  * The node labels a Pod can only land under one value of: its nodeSelector, and `In` requirements of one
  * value when its required affinity has one term (terms are ORed, so two terms hold it to nothing).
  */
-function heldToOf({ nodeSelector, requiredTerms }: PlacementFacts): Labels | undefined {
+function heldToOf({ nodeSelector, requiredTerms }: HeldPlacement): Labels | undefined {
   const held: Record<string, string> = { ...nodeSelector };
   const term = requiredTerms?.length === 1 ? requiredTerms[0] : undefined;
   for (const { key, operator, values } of term?.matchExpressions ?? [])

@@ -49,6 +49,16 @@ test('the namespace is the request\'s, else the Pod\'s, else "default"', () => {
   );
 });
 
+test('tells `admitted` of each Pod admitted for real, never of a dry run or a denial', () => {
+  const told: [string, Decision][] = [];
+  const admitted = (request: PodRequest, made: Decision) => void told.push([request.facts.namespace, made]);
+  const placed = decision({ patch: [{ op: 'add', path: '/spec/schedulerName', value: 'x' }] });
+  handleAdmission(podCreate, { decide: () => placed, admitted });
+  handleAdmission({ ...podCreate, dryRun: true }, { decide: () => placed, admitted });
+  handleAdmission(podCreate, { decide: () => decision({ allowed: false, message: 'no' }), admitted });
+  assert.deepEqual(told, [['from-pod', placed]]);
+});
+
 test("answers a denial with the decision's message", () => {
   const { decide } = recordingDecider(decision({ allowed: false, message: 'policy gpu: no A100 node' }));
   const handled = handleAdmission(podCreate, { decide });

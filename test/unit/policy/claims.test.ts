@@ -14,7 +14,7 @@ import { decideClaim } from '../../../src/policy/claims.ts';
 import { compile } from '../../../src/policy/compiler.ts';
 import type { SchedulingPolicy } from '../../../src/policy/types.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
-import { runCommand } from './cli-io.ts';
+import { runCommand } from '../cli/cli-io.ts';
 import { NOW, policy } from './engine-cluster.ts';
 
 const dra = new URL('../../../../shared/fixtures/real-world/dra/', import.meta.url);

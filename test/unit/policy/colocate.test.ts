@@ -11,7 +11,9 @@ import { compile } from '../../../src/policy/compiler.ts';
 import { decide } from '../../../src/policy/engine.ts';
 import type { ColocateRule, Decision } from '../../../src/policy/types.ts';
 import { parsePolicies } from '../../../src/policy/parse.ts';
+import { ASSUMED_TTL_MS } from '../../../src/topology/assumed.ts';
 import { TopologyBuilder } from '../../../src/topology/builder.ts';
+import { admittedUsage } from '../../../src/topology/read/pod-usage.ts';
 import { node, NOW, OPTIONS, policy } from './engine-cluster.ts';
 import { bound, RACK, replica, ZONE } from './pack-cluster.ts';
 import { networkTopology } from '../../fixtures/network-topology.ts';
@@ -154,6 +156,53 @@ test('Required holds a burst’s replicas to one missing zone each: the second, 
     NOW,
   );
   assert.deepEqual(affinity(decideFor('cart', 1)).required, zoneIn(['zb']));
+});
+
+test('a replica admitted but not watched yet holds its zone: the next goes to the other, once', () => {
+  const { builder, decideFor } = setUp({ ...RULE, within: undefined, mode: 'Required' }, [
+    boundOf('f1', 'a1', 'frontend'),
+    boundOf('f2', 'b2', 'frontend'),
+  ]);
+  const zoneIn = (values: string[]) => ({
+    nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE, operator: 'In', values }] }],
+  });
+  const admit = (index: number) => {
+    const decision = decideFor('cart', index);
+    const facts = podRequest(replica('cart', '1', undefined, index), 'ml').facts;
+    const usage = admittedUsage(facts, decision.required ?? []);
+    assert.ok(usage, 'held to one zone');
+    builder.assume(usage, NOW);
+    return decision;
+  };
+  assert.deepEqual(affinity(admit(0)).required, zoneIn(['za']));
+  assert.deepEqual(affinity(admit(1)).required, zoneIn(['zb']), 'the first, only admitted, holds za');
+  assert.deepEqual(affinity(decideFor('cart', 2)).required, zoneIn(['za', 'zb']), 'both zones hold one');
+  // The watch brings the first as stored: its assumption ends, it is counted once.
+  const stored = replica('cart', '1', undefined, 0);
+  builder.apply(
+    'pods',
+    'ADDED',
+    {
+      ...stored,
+      metadata: { ...stored.metadata, namespace: 'ml' },
+      spec: {
+        ...stored.spec,
+        affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: zoneIn(['za']) } },
+      },
+      status: { phase: 'Pending' },
+    } as KubeObject,
+    NOW,
+  );
+  const heldIn = (zone: string) =>
+    builder.occupancy().pendingUnder(ZONE)?.get(zone)?.workloads.get('ml/Deployment/cart');
+  assert.equal(heldIn('za'), 1);
+  assert.equal(heldIn('zb'), 1);
+  // The second never arrives (refused after topogate admitted it): past the TTL zb lacks a replica again.
+  assert.equal(builder.expireAssumed(NOW + ASSUMED_TTL_MS - 1), NOW + ASSUMED_TTL_MS, 'not yet');
+  assert.equal(builder.expireAssumed(NOW + ASSUMED_TTL_MS), undefined);
+  assert.equal(heldIn('zb'), undefined);
+  assert.equal(heldIn('za'), 1, 'the watched one stays');
+  assert.deepEqual(affinity(decideFor('cart', 3)).required, zoneIn(['zb']));
 });
 
 test('avoidDegradedNodes leaves out the nodes the probe found far from their zone', () => {

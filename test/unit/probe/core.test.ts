@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { aggregate } from '../../../src/probe/aggregate.ts';
-import { add, bucketOf, quantile } from '../../../src/probe/histogram.ts';
+import { add, bucketOf, quantileOf } from '../../../src/probe/histogram.ts';
 import { intervalBounds, nextInterval } from '../../../src/probe/interval.ts';
 import { peersOf, readProbePod, type Peer } from '../../../src/probe/peers.ts';
 import { planRound } from '../../../src/probe/rotation.ts';
@@ -19,13 +19,13 @@ const repeat = (ms: number, count: number) => Array.from({ length: count }, () =
 describe('histogram', () => {
   it('reads quantiles back within 2% of the samples', () => {
     for (const ms of [0.013, 0.9, 20, 1234]) {
-      const p50 = quantile(histogram(ms), 0.5)!;
+      const p50 = quantileOf(histogram(ms), 0.5)!;
       assert.ok(Math.abs(p50 - ms) / ms <= 0.02, `${ms} → ${p50}`);
     }
     const spread = histogram(...repeat(1, 98), 50, 50);
-    assert.ok(Math.abs(quantile(spread, 0.5)! - 1) < 0.02);
-    assert.ok(Math.abs(quantile(spread, 0.99)! - 50) < 1);
-    assert.equal(quantile(new Map(), 0.5), undefined);
+    assert.ok(Math.abs(quantileOf(spread, 0.5)! - 1) < 0.02);
+    assert.ok(Math.abs(quantileOf(spread, 0.99)! - 50) < 1);
+    assert.equal(quantileOf(new Map(), 0.5), undefined);
   });
 });
 

@@ -1,0 +1,87 @@
+// A source's list follows the API server's pages (limit and continue) and hands the model each object once:
+// the informer's own add events for the listed objects are not applied again.
+
+import assert from 'node:assert/strict';
+import { createServer, type ServerResponse } from 'node:http';
+import { test } from 'node:test';
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import { loopbackKubeConfig } from '../loopback-kubeconfig.ts';
+import { PAGE_LIMIT } from '../../../../src/sources/topology/list.ts';
+import { createTopologyMetrics } from '../../../../src/sources/topology/metrics.ts';
+import { DEFAULT_TIMING, SourceWatch, type WatchSink } from '../../../../src/sources/topology/watch.ts';
+import { WATCHES } from '../../../../src/sources/topology/watches.ts';
+
+const node = (name: string, resourceVersion: string) => ({
+  metadata: { name, resourceVersion, managedFields: [{ manager: 'kubelet' }] },
+  status: { images: [{ names: ['big'] }], allocatable: { cpu: '4' } },
+});
+
+test('the list is taken page by page, slimmed, and each object reaches the model once', async () => {
+  const asked: string[] = [];
+  const watches: ServerResponse[] = [];
+  const server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://x');
+    if (url.searchParams.get('watch') === 'true') {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('');
+      watches.push(response);
+      return;
+    }
+    asked.push(url.search);
+    const page = url.searchParams.get('continue');
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(
+      JSON.stringify({
+        kind: 'NodeList',
+        apiVersion: 'v1',
+        metadata: { resourceVersion: '7', ...(page === null && { continue: 'next' }) },
+        items: page === null ? [node('a', '1'), node('b', '2')] : [node('c', '3')],
+      }),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const applied: string[] = [];
+  const replaced: unknown[][] = [];
+  const sink: WatchSink = {
+    apply: (_, type, object) => void applied.push(`${type} ${object.metadata?.name}`),
+    replace: (_, objects) => void replaced.push([...objects]),
+    disable: () => {},
+    fail: (_, error) => assert.fail(error),
+  };
+  const spec = WATCHES.find((watch) => watch.source === 'nodes')!;
+  const watch = new SourceWatch(
+    spec,
+    loopbackKubeConfig(server),
+    sink,
+    createTopologyMetrics(new Registry()),
+    pino({ level: 'silent' }),
+    DEFAULT_TIMING,
+  );
+  try {
+    watch.start();
+    const deadline = Date.now() + 10_000;
+    while (watches.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(watches.length, 1, 'the watch started after the list');
+    assert.deepEqual(asked, [`?limit=${PAGE_LIMIT}`, `?limit=${PAGE_LIMIT}&continue=next`]);
+    assert.equal(replaced.length, 1);
+    const objects = replaced[0] as { kind?: string; metadata: { name: string; managedFields?: unknown } }[];
+    assert.deepEqual(
+      objects.map((object) => object.metadata.name),
+      ['a', 'b', 'c'],
+    );
+    assert.equal(objects[0]!.kind, 'Node', 'list items are given their kind');
+    assert.equal(objects[0]!.metadata.managedFields, undefined, 'list items are slimmed');
+    // The informer reports the listed objects as added: the model has them from the list already.
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(applied, []);
+    watches[0]!.write(`${JSON.stringify({ type: 'MODIFIED', object: { kind: 'Node', ...node('a', '8') } })}\n`);
+    while (applied.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(applied, ['MODIFIED a']);
+  } finally {
+    await watch.stop();
+    for (const response of watches) response.destroy();
+    server.closeAllConnections();
+    server.close();
+  }
+});
