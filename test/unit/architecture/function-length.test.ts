@@ -13,7 +13,6 @@ const NOT_YET_SPLIT = new Map<string, string>([
   ['src/server/server.ts startWebhookServer', 'not split yet'],
   ['src/topology/network.ts createNetworkModel', 'not split yet'],
   ['src/server/connections.ts trackConnections', 'not split yet'],
-  ['src/server/certificates.ts watchCertificates', 'not split yet'],
   ['src/server/decider.ts createDecider', 'not split yet'],
   ['src/sources/topology/kube.ts createKubeTopology', 'not split yet'],
   ['src/kube/podFacts.ts podFacts', 'not split yet'],
