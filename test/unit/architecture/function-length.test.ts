@@ -14,7 +14,6 @@ const NOT_YET_SPLIT = new Map<string, string>([
   ['src/server/connections.ts trackConnections', 'not split yet'],
   ['src/server/decider.ts createDecider', 'not split yet'],
   ['src/sources/topology/kube.ts createKubeTopology', 'not split yet'],
-  ['src/kube/podFacts.ts podFacts', 'not split yet'],
 ]);
 
 const long = longFunctions(new URL('../../../src/', import.meta.url), LIMIT);
