@@ -10,9 +10,12 @@ const LIMIT = 60;
 
 /** `path name` → why it is still longer than LIMIT. */
 const NOT_YET_SPLIT = new Map<string, string>([
-  ['src/server/connections.ts trackConnections', 'not split yet'],
-  ['src/server/decider.ts createDecider', 'not split yet'],
-  ['src/sources/topology/kube.ts createKubeTopology', 'not split yet'],
+  [
+    'src/server/connections.ts trackConnections',
+    'the hot-path work of this round changes it; split once that is merged',
+  ],
+  ['src/server/decider.ts createDecider', 'the large-cluster work of this round changes it; split once that is merged'],
+  ['src/sources/topology/kube.ts createKubeTopology', 'the large-cluster work of this round changes it; split after'],
 ]);
 
 const long = longFunctions(new URL('../../../src/', import.meta.url), LIMIT);
