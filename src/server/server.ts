@@ -10,7 +10,6 @@ import type { ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import type { AdmittedPod, ClaimDecider, PodDecider, PodDeferrer } from '../admission/handler.ts';
 import { trackConnections, type ConnectionTracker } from './connections.ts';
 import { defaultMaxBodyBytes } from './body.ts';
 import { createDecisionCost } from './budget.ts';
@@ -22,25 +21,17 @@ import { defaultLimits, type ServerLimits } from './limits.ts';
 import type { ReadinessChecks } from './readiness.ts';
 import { answerClientError, refuseExpectation, refuseWithoutHost } from './refusals.ts';
 import { createRequestListener } from './listener.ts';
+import type { DecisionOptions } from './mutateOptions.ts';
 import { keyPairProblem, readKeyPair, tlsSettings, type KeyPair } from './tls.ts';
 import { trimAfterFloods, type FloodTrimOptions } from './trim.ts';
 import { warmUp, warmUpHeader } from './warmup.ts';
 
-export interface WebhookServerOptions {
+export interface WebhookServerOptions extends DecisionOptions {
   readonly host: string;
   /** 0 picks a free port. */
   readonly port: number;
   /** Holds tls.crt and tls.key; watched for changes. */
   readonly certDir: string;
-  readonly decide: PodDecider;
-  /** serve --defer overrun|always (absent: never). */
-  readonly defer?: PodDeferrer;
-  /** A Pod over the budget that is not deferred: admitted unchanged (`skip`, the default here) or decided late. */
-  readonly whenLate?: 'skip' | 'decide';
-  /** The dra rule on ResourceClaim and ResourceClaimTemplate CREATE. */
-  readonly decideClaim?: ClaimDecider;
-  /** Told of each Pod admitted for real (the live model counts it until its watch brings it). */
-  readonly admitted?: AdmittedPod;
   readonly budgetMs: number;
   readonly maxBodyBytes?: number;
   readonly checks: ReadinessChecks;
