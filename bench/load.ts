@@ -41,13 +41,15 @@ export interface WrkOptions {
   readonly cpu?: number | undefined;
   /** Default CONNECTIONS. */
   readonly connections?: number;
+  /** Ends the run early, as Ctrl-C does: wrk still prints its summary of the run so far. */
+  readonly stop?: AbortSignal;
 }
 
 /** wrk runs of this process so far: each numbers its Pods apart from every earlier run's. */
 let wrkRuns = 0;
 
 export async function wrk(options: WrkOptions): Promise<Capacity> {
-  const { stdout } = await run(
+  const running = run(
     ...onCore(options.cpu, 'wrk', [
       '-t1',
       `-c${options.connections ?? CONNECTIONS}`,
@@ -69,6 +71,9 @@ export async function wrk(options: WrkOptions): Promise<Capacity> {
       timeout: (options.seconds + 30) * 1000,
     },
   );
+  // SIGINT, as Ctrl-C: wrk stops and prints its summary (taskset has exec'd it, so the child is wrk).
+  options.stop?.addEventListener('abort', () => running.child.kill('SIGINT'), { once: true });
+  const { stdout } = await running;
   const line = stdout.split('\n').find((text) => text.startsWith('WRK_JSON '));
   if (!line) throw new Error(`wrk printed no summary:\n${stdout}`);
   const summary = JSON.parse(line.slice('WRK_JSON '.length)) as Record<string, number>;

@@ -11,6 +11,8 @@ const [certDir = 'certs', port = '9443'] = process.argv.slice(2);
 
 /** Reviews answered so far: GET /answered reads it, for throughput measured inside a load's run (bench/overload.ts). */
 let answered = 0;
+/** Connections past their TLS handshake: GET /secured reads it, so that a run is measured once all are open. */
+let secured = 0;
 
 const server = createServer(
   { cert: readFileSync(join(certDir, 'tls.crt')), key: readFileSync(join(certDir, 'tls.key')), minVersion: 'TLSv1.2' },
@@ -18,7 +20,7 @@ const server = createServer(
     if (request.method === 'GET') {
       response
         .writeHead(200, { 'content-type': 'text/plain' })
-        .end(request.url === '/answered' ? `${answered}\n` : 'ok\n');
+        .end(request.url === '/answered' ? `${answered}\n` : request.url === '/secured' ? `${secured}\n` : 'ok\n');
       return;
     }
     const chunks: Buffer[] = [];
@@ -43,6 +45,10 @@ const server = createServer(
     });
   },
 );
+server.on('secureConnection', (socket) => {
+  secured++;
+  socket.once('close', () => secured--);
+});
 // Longer than the API server's 90 s idle timeout, as a webhook should be.
 server.keepAliveTimeout = 95_000;
 server.listen(Number(port), '127.0.0.1', () => process.send?.('listening'));

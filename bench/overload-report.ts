@@ -70,7 +70,8 @@ export function renderOverloadSection(report: OverloadReport): string {
     `\`wrk\` keep-alive at 16 and 256 connections, ${report.seconds} s a run, ${report.rounds} rounds, topogate and the no-op in`,
     `turns, \`serve\` with its default budget (${report.budgetMs} ms) and a file topology (so a late Pod is decided late,`,
     'not deferred: no controller). "Neighbours" is one `for(;;){}` process pinned to each core for the run. Throughput',
-    'counts 2xx answers; a 429 is serve refusing a request past its in-flight cap, before reading it.',
+    'counts the 2xx answers each server counted itself, from a second after every connection is past its TLS handshake;',
+    'a 429 is serve refusing a request past its in-flight cap, before reading it.',
     '',
     table(
       [

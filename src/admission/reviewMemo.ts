@@ -1,10 +1,12 @@
 // Replicas of a workload reach the webhook as the same bytes but for a few
-// values: the ReplicaSet controller creates each from one template, and the API
-// server names the Pod only after admission. What differs is request.uid, the
-// name of the service-account token volume (kube-api-access-xxxxx), which the
-// ServiceAccount admission plugin draws anew for every Pod and writes in
-// spec.volumes and in each container's volumeMounts, and, from one second to
-// the next, managedFields' time. Parsing such a body again (UTF-8, JSON.parse
+// values: the ReplicaSet controller creates each from one template. What
+// differs is request.uid, the name of the service-account token volume
+// (kube-api-access-xxxxx), which the ServiceAccount admission plugin draws anew
+// for every Pod and writes in spec.volumes and in each container's
+// volumeMounts, from one second to the next managedFields' time, and the Pod's
+// name where one is sent: the API server of this writing names a generateName
+// Pod only after admission, but a name drawn before (generateName and five
+// letters or digits, in request.name and metadata.name) is a span too. Parsing such a body again (UTF-8, JSON.parse
 // and the depth check: ~35 µs of a 10 KB Pod's ~110) was the largest part of a
 // replica's cost; this memo gives back the review decoded before, with the new
 // values put in. Only the parse is remembered: the budget, the decision and
@@ -13,8 +15,9 @@
 // The values are found in the bytes (spans): the characters between the first
 // `"uid":"` and the next quote (the API server writes request.uid first), and
 // after it every timestamp between `"time":"` and `","fieldsType"` (the API
-// server's managedFields) and every whole string "kube-api-access-" + five
-// letters or digits. A body is kept only once each span is shown to be the
+// server's managedFields), every whole string "kube-api-access-" + five
+// letters or digits, and every whole string of the first generateName's value
+// + five letters or digits. A body is kept only once each span is shown to be the
 // whole of one value where the API server puts it: parsed again with each span
 // changed to a text of its own, which no other span's new text contains, each
 // of those values is its span's new text. Only a token whose content is
@@ -59,6 +62,11 @@ const TOKEN_VOLUME_PREFIX = 'kube-api-access-';
 const TOKEN_VOLUME = Buffer.from(TOKEN_VOLUME_PREFIX);
 const TOKEN_VOLUME_NAME = /^kube-api-access-[a-z0-9]{5}$/;
 const TOKEN_VOLUME_NAME_LENGTH = 'kube-api-access-xxxxx'.length;
+/** Without its opening quote, as the other needles (the commonest byte of JSON makes the slowest search). */
+const GENERATE_NAME_KEY = Buffer.from('generateName":"');
+/** A name is at most 63 characters, and the API server adds five to generateName. */
+const LONGEST_GENERATE_NAME = 58;
+const GENERATED_LENGTH = 5;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
@@ -131,15 +139,31 @@ export class ReviewMemo {
     let count = 1;
     // Each kind is searched by its rarest neighbourhood: a needle that starts with a byte as common as '"' took four
     // to twenty times as long (for the time, whatever follows it; for the token volume's name, itself without its
-    // opening quote).
+    // opening quote; for a generated name, generateName's value).
     let time = body.indexOf(TIME_END, uidEnd);
     let token = body.indexOf(TOKEN_VOLUME, uidEnd);
-    while (time !== -1 || token !== -1) {
+    // A generated name is where the API server writes one, before generateName (request.name, then metadata.name
+    // first in the metadata): only that part of the body is searched.
+    const generateNameAt = body.indexOf(GENERATE_NAME_KEY, uidEnd);
+    const prefix = generateNameAt === -1 ? undefined : generateNameIn(body, generateNameAt);
+    const named = prefix === undefined ? undefined : body.subarray(0, generateNameAt);
+    let name = named === undefined ? -1 : named.indexOf(prefix!, uidEnd);
+    let lastEnd = uidEnd;
+    let nameCandidates = 0;
+    while (time !== -1 || token !== -1 || name !== -1) {
+      const timeStart = time === -1 ? Infinity : time + 1 - TIME_LENGTH;
       let start: number;
       let end: number;
-      if (token === -1 || (time !== -1 && time < token)) {
+      if (name !== -1 && name < timeStart && (token === -1 || name < token)) {
+        // A generateName of one letter would otherwise let a hostile body make a search of each of its bytes.
+        if (++nameCandidates > MOST_SPANS) return 0;
+        start = name;
+        end = name + prefix!.byteLength + GENERATED_LENGTH;
+        name = named!.indexOf(prefix!, name + 1);
+        if (!isWholeName(body, start, end)) continue;
+      } else if (token === -1 || (time !== -1 && timeStart < token)) {
         end = time + 1;
-        start = end - TIME_LENGTH;
+        start = timeStart;
         time = body.indexOf(TIME_END, time + 1);
         const keyAt = start - TIME_KEY.length;
         if (keyAt < uidEnd || body.compare(TIME_KEY, 0, TIME_KEY.length, keyAt, start) !== 0) continue;
@@ -148,11 +172,14 @@ export class ReviewMemo {
         start = token;
         end = token + TOKEN_VOLUME_NAME_LENGTH;
         token = body.indexOf(TOKEN_VOLUME, token + 1);
-        if (body[start - 1] !== QUOTE || body[end] !== QUOTE || !allOf(body, end - 5, end, isNameByte)) continue;
+        if (!isWholeName(body, start, end)) continue;
       }
+      // A generated name that is also a token volume's name, say, is one span.
+      if (start < lastEnd) continue;
       if (count === MOST_SPANS) return 0;
       spans[3 * count] = start;
       spans[3 * count + 1] = end;
+      lastEnd = end;
       count++;
     }
     return count;
@@ -225,6 +252,41 @@ function allOf(body: Buffer, from: number, end: number, isWanted: (byte: number)
 
 const isNameByte = (byte: number): boolean => (byte >= 0x61 && byte <= 0x7a) || (byte >= 0x30 && byte <= 0x39);
 
+/** A DNS subdomain's letters, digits, '-' and '.': what generateName may hold, none of which JSON escapes. */
+const isSubdomainByte = (byte: number): boolean => isNameByte(byte) || byte === 0x2d || byte === 0x2e;
+
+/** Whether `start`..`end` is a whole JSON string that ends in five letters or digits. */
+function isWholeName(body: Buffer, start: number, end: number): boolean {
+  return body[start - 1] === QUOTE && body[end] === QUOTE && allOf(body, end - GENERATED_LENGTH, end, isNameByte);
+}
+
+/** The value of the generateName key at `keyAt`, as bytes of the body, if it is one a name can be made from. */
+function generateNameIn(body: Buffer, keyAt: number): Buffer | undefined {
+  if (body[keyAt - 1] !== QUOTE) return undefined;
+  const start = keyAt + GENERATE_NAME_KEY.length;
+  const last = Math.min(body.byteLength, start + LONGEST_GENERATE_NAME + 1);
+  for (let at = start; at < last; at++) {
+    const byte = body[at]!;
+    if (byte === QUOTE) return at > start ? body.subarray(start, at) : undefined;
+    if (!isSubdomainByte(byte)) return undefined;
+  }
+  return undefined;
+}
+
+/** Whether `name` is `generateName` and the five characters the API server draws. */
+function isGenerated(name: unknown, generateName: unknown): boolean {
+  return (
+    typeof name === 'string' &&
+    typeof generateName === 'string' &&
+    generateName !== '' &&
+    name.length === generateName.length + GENERATED_LENGTH &&
+    name.startsWith(generateName) &&
+    GENERATED.test(name.slice(generateName.length))
+  );
+}
+
+const GENERATED = /^[a-z0-9]{5}$/;
+
 /** Digits, '-', ':', 'T' and 'Z'. */
 const isTimeByte = (byte: number): boolean =>
   (byte >= 0x30 && byte <= 0x3a) || byte === 0x2d || byte === 0x54 || byte === 0x5a;
@@ -233,6 +295,10 @@ const isTimeByte = (byte: number): boolean =>
 function spanPaths(request: AdmissionRequest): Path[] {
   const paths: Path[] = [['request', 'uid']];
   const pod = isRecord(request.object) ? request.object : {};
+  const generateName = isRecord(pod.metadata) ? pod.metadata.generateName : undefined;
+  if (isGenerated(request.name, generateName)) paths.push(['request', 'name']);
+  if (isRecord(pod.metadata) && isGenerated(pod.metadata.name, generateName))
+    paths.push(['request', 'object', 'metadata', 'name']);
   const withText = (list: unknown, path: Path, field: string, pattern: RegExp) => {
     if (!Array.isArray(list)) return;
     list.forEach((item: unknown, index) => {
@@ -294,14 +360,17 @@ function rebuilt(value: unknown, plan: Plan, texts: readonly string[]): unknown 
 
 /**
  * A text for span `span` to be parsed with in place of `text`, of its length and unlike it, that holds no other
- * span's (the uid's only 'x' and 'y', the others none; the others numbered by span).
+ * span's (the uid's only 'x' and 'y', the others none; the others numbered by span: a time's has '-' after four
+ * digits, a token volume's letters and five digits, a generated name's six digits or more and nothing else).
  */
 function probeFor(span: number, text: string): string {
   if (span === 0) return text.replace(/./g, (character) => (character === 'x' ? 'y' : 'x'));
   const numbered = (number: number) =>
-    text.startsWith(TOKEN_VOLUME_PREFIX)
+    TOKEN_VOLUME_NAME.test(text)
       ? `${TOKEN_VOLUME_PREFIX}${String(number).padStart(5, '0')}`
-      : `${String(number).padStart(4, '0')}-00-00T00:00:00Z`;
+      : TIME.test(text)
+        ? `${String(number).padStart(4, '0')}-00-00T00:00:00Z`
+        : String(number).padStart(text.length, '0');
   const probe = numbered(span);
   return probe === text ? numbered(span + MOST_SPANS) : probe;
 }

@@ -59,6 +59,14 @@ export function trackConnections(server: Server, options: ConnectionTrackerOptio
       this.set(open.size);
     },
   });
+  new Gauge({
+    name: 'topogate_secured_connections',
+    help: 'Of the open connections, those past their TLS handshake.',
+    registers: [registry],
+    collect() {
+      this.set(secured.size);
+    },
+  });
   const dropped = new Counter({
     name: 'topogate_connections_dropped_total',
     help: `Connections refused at accept because ${options.maxConnections} were already open.`,

@@ -2,6 +2,7 @@
 
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { Outcome } from '../admission/handler.ts';
+import { PolicyTallies } from './tally.ts';
 
 /**
  * Buckets from 50 µs to 1 s: fine enough to tell a 100 µs decision from a 250 µs one, and around the default
@@ -21,6 +22,9 @@ export interface WebhookMetrics {
   readonly rejected: Counter<'code'>;
   readonly policyMatches: Counter<'policy' | 'enforcement'>;
   readonly policyApplied: Counter<'policy' | 'enforcement'>;
+  /** policyMatches and policyApplied as the request path counts them: added to the counters when they are read. */
+  readonly matched: PolicyTallies;
+  readonly applied: PolicyTallies;
   readonly reviewsRemembered: Counter;
   /** The series an answer counts in, bound once: by outcome, then [not a dry run, a dry run]. */
   readonly answered: Readonly<Record<RequestOutcome, readonly [AnsweredSeries, AnsweredSeries]>>;
@@ -53,7 +57,8 @@ export function createWebhookMetrics(registry: Registry): WebhookMetrics {
 
 function registerMetrics(registry: Registry): Omit<WebhookMetrics, 'answered'> {
   const registers = [registry];
-  return {
+  const tallies: { matched?: PolicyTallies; applied?: PolicyTallies } = {};
+  const metrics = {
     requests: new Counter({
       name: 'topogate_admission_requests_total',
       help: 'AdmissionReviews answered, by outcome (allowed, patched, denied, skipped, deferred, error) and whether they were dry runs.',
@@ -84,17 +89,22 @@ function registerMetrics(registry: Registry): Omit<WebhookMetrics, 'answered'> {
       help: 'Pods a SchedulingPolicy matched, by policy and enforcement (Enforce, Audit); a workload its rollout leaves out is not matched (dry runs not counted).',
       labelNames: ['policy', 'enforcement'],
       registers,
+      collect: () => tallies.matched?.flush(),
     }),
     policyApplied: new Counter({
       name: 'topogate_policy_applied_total',
       help: 'Pods a SchedulingPolicy changed, by policy and enforcement; under Audit, Pods it would have changed (dry runs not counted).',
       labelNames: ['policy', 'enforcement'],
       registers,
+      collect: () => tallies.applied?.flush(),
     }),
     reviewsRemembered: new Counter({
       name: 'topogate_admission_reviews_remembered_total',
-      help: "AdmissionReviews not parsed again: the same body as one met before but for the uid, token volume name and managedFields time (a workload's replicas).",
+      help: "AdmissionReviews not parsed again: the same body as one met before but for the uid, token volume name, managedFields time and a name drawn from generateName (a workload's replicas).",
       registers,
     }),
   };
+  tallies.matched = new PolicyTallies(metrics.policyMatches);
+  tallies.applied = new PolicyTallies(metrics.policyApplied);
+  return { ...metrics, matched: tallies.matched, applied: tallies.applied };
 }

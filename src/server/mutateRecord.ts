@@ -24,11 +24,10 @@ export function countPolicies(metrics: WebhookMetrics, decision: Decision): void
   const audited = decision.audited ?? [];
   for (const policy of decision.matched) {
     const audit = audited.some((outcome) => outcome.policy === policy);
-    metrics.policyMatches.inc({ policy, enforcement: audit ? 'Audit' : 'Enforce' });
+    metrics.matched.of(policy, audit ? 'Audit' : 'Enforce').count++;
   }
-  for (const policy of decision.applied) metrics.policyApplied.inc({ policy, enforcement: 'Enforce' });
-  for (const outcome of audited)
-    if (outcome.wouldChange) metrics.policyApplied.inc({ policy: outcome.policy, enforcement: 'Audit' });
+  for (const policy of decision.applied) metrics.applied.of(policy, 'Enforce').count++;
+  for (const outcome of audited) if (outcome.wouldChange) metrics.applied.of(outcome.policy, 'Audit').count++;
 }
 
 /** The debug line of an answered request. */

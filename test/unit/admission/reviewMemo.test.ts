@@ -18,18 +18,29 @@ interface BodyParts {
   readonly volume?: string;
   /** Inside request, after the Pod. */
   readonly tail?: string;
+  /** The five characters drawn for the Pod's name after its generateName, sent in request.name and metadata.name. */
+  readonly named?: string;
 }
 
 /** A review as the API server writes it: request.uid first, then the Pod with its token volume and mount. */
 function body(
   uid: string,
-  { pod = 'web', token = 'x7k2q', time = '2026-12-05T00:36:20Z', head = '', volume = '', tail = '' }: BodyParts = {},
+  {
+    pod = 'web',
+    token = 'x7k2q',
+    time = '2026-12-05T00:36:20Z',
+    head = '',
+    volume = '',
+    tail = '',
+    named,
+  }: BodyParts = {},
 ): Buffer {
   const name = `kube-api-access-${token}`;
+  const podName = named === undefined ? '' : `"name":"${pod}-${named}",`;
   return Buffer.from(
     `{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{${head}"uid":"${uid}",` +
-      `"kind":{"group":"","version":"v1","kind":"Pod"},"namespace":"shop","operation":"CREATE",` +
-      `"object":{"metadata":{"generateName":"${pod}-","ownerReferences":[{"kind":"ReplicaSet","uid":"rs-1"}],` +
+      `"kind":{"group":"","version":"v1","kind":"Pod"},${podName}"namespace":"shop","operation":"CREATE",` +
+      `"object":{"metadata":{${podName}"generateName":"${pod}-","ownerReferences":[{"kind":"ReplicaSet","uid":"rs-1"}],` +
       `"managedFields":[{"manager":"kube-controller-manager","operation":"Update","apiVersion":"v1",` +
       `"time":"${time}","fieldsType":"FieldsV1","fieldsV1":{}}]},` +
       `"spec":{"volumes":[{"name":"${name}"${volume},"projected":{"defaultMode":420}}],` +
@@ -79,6 +90,45 @@ test("each replica's own token volume name is put in its volume and in every con
   assert.equal(spec(kept).volumes[0].name, 'kube-api-access-bbbbb', 'the kept review is not changed');
   assert.equal(spec(given).volumes[0].projected, spec(kept).volumes[0].projected, 'what is the same is shared');
   assert.equal(spec(given).containers[1].image, spec(kept).containers[1].image);
+});
+
+test("a Pod named before admission: each replica's own name is put in request.name and metadata.name", () => {
+  const memo = new ReviewMemo();
+  memo.decode(body('u-1', { named: 'aaaaa', token: 'aaaaa' }));
+  const kept = review(memo.decode(body('u-2', { named: 'b2c4d', token: 'bbbbb' })));
+  const parts = { named: 'z9q8r', token: 'ccccc' };
+  const given = review(memo.decode(body('u-3', parts)));
+  assert.equal(owners(given), owners(kept), 'given from the memo');
+  assert.deepEqual(given, review(decodeBytes(body('u-3', parts))), 'what parsing it would give');
+  assert.equal(given.request.name, 'web-z9q8r');
+  assert.equal(metadata(given).name, 'web-z9q8r');
+  assert.equal(metadata(kept).name, 'web-b2c4d', 'the kept review is not changed');
+});
+
+test('a name that is not generateName and five letters or digits is the body, not a span', () => {
+  const memo = new ReviewMemo();
+  const names = ['aaaaa', 'bbbbb', 'ccccc'].map((named) => {
+    // A sixth character: the name is no longer generateName and the five the API server draws.
+    const bytes = body(`u-${named}`, { named: `${named}x` });
+    const decoded = review(memo.decode(bytes));
+    assert.deepEqual(decoded, review(decodeBytes(bytes)));
+    return owners(decoded);
+  });
+  assert.equal(new Set(names).size, 3, 'every body parsed');
+});
+
+test('a body full of a one-letter generateName is parsed, not searched letter by letter', () => {
+  const memo = new ReviewMemo();
+  // Between the uid and generateName, where names are searched: 10,000 places that start like the name.
+  const padding = `"args":"${'a-'.repeat(10_000)}",`;
+  const decoded = ['1', '2', '3'].map((uid) => {
+    const plain = body(uid, { pod: 'a', named: 'bcdef' }).toString();
+    const bytes = Buffer.from(plain.replace('"operation":"CREATE",', `"operation":"CREATE",${padding}`));
+    const result = memo.decode(bytes);
+    assert.deepEqual(result, decodeBytes(bytes));
+    return owners(review(result));
+  });
+  assert.notEqual(decoded[2], decoded[1], 'never given from the memo');
 });
 
 test('a replica made in another second has its own managedFields time put in', () => {
@@ -207,19 +257,22 @@ test('through the memo or not, every body decodes the same', () => {
   const extra = fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 4 });
   fc.assert(
     fc.property(
-      fc.array(fc.tuple(uid, token, time), { minLength: 3, maxLength: 6 }),
+      fc.array(fc.tuple(uid, token, time, token), { minLength: 3, maxLength: 6 }),
       extra,
       extra,
       fc.nat(3),
-      (sights, request, object, mounts) => {
+      fc.constantFrom('', 'web-', 'kube-api-access-', 'x'),
+      (sights, request, object, mounts, generateName) => {
         const memo = new ReviewMemo();
-        const make = (id: string, suffix: string, at: string) => {
+        const make = (id: string, suffix: string, at: string, drawn: string) => {
+          const named = generateName === '' ? {} : { name: `${generateName}${drawn}`, generateName };
           const volume = { name: `kube-api-access-${suffix}` };
           const containers = Array.from({ length: mounts }, (_, index) => ({
             name: `c${index}`,
             volumeMounts: [volume],
           }));
           const metadata = {
+            ...named,
             managedFields: ['m', 'n'].map((manager) => ({ manager, time: at, fieldsType: 'FieldsV1' })),
           };
           const pod = { kind: 'Pod', ...object, metadata, spec: { volumes: [volume], containers } };
@@ -227,12 +280,18 @@ test('through the memo or not, every body decodes the same', () => {
             JSON.stringify({
               kind: 'AdmissionReview',
               apiVersion: 'admission.k8s.io/v1',
-              request: { uid: id, operation: 'CREATE', ...request, object: pod },
+              request: {
+                uid: id,
+                ...(named.name && { name: named.name }),
+                operation: 'CREATE',
+                ...request,
+                object: pod,
+              },
             }),
           );
         };
-        for (const [id, suffix, at] of sights)
-          assert.deepEqual(memo.decode(make(id, suffix, at)), decodeBytes(make(id, suffix, at)));
+        for (const [id, suffix, at, drawn] of sights)
+          assert.deepEqual(memo.decode(make(id, suffix, at, drawn)), decodeBytes(make(id, suffix, at, drawn)));
       },
     ),
   );

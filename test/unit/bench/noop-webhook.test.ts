@@ -12,7 +12,7 @@ import { admissionReview, trainerPod } from '../../../bench/workload.ts';
 const NOOP = fileURLToPath(new URL('../../../bench/noop-webhook.ts', import.meta.url));
 const PORT = 18544;
 
-test('the no-op webhook echoes the uid, allows, and answers bad JSON with 400', async () => {
+test('the no-op webhook echoes the uid, allows, answers bad JSON with 400, and counts answers and connections', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'topogate-noop-'));
   await writeCertificates(dir, issueCertificates({ service: 'noop', namespace: 'bench', localhost: true }));
   const server = startServer('no-op webhook', PORT, [NOOP, dir, String(PORT)]);
@@ -27,6 +27,8 @@ test('the no-op webhook echoes the uid, allows, and answers bad JSON with 400', 
       response: { uid: 'a-uid-of-this-test', allowed: true },
     });
     assert.equal((await fetchLocal(PORT, '/mutate', '{not json')).status, 400);
+    assert.equal(Number((await fetchLocal(PORT, '/answered')).body), 1, 'one review answered');
+    assert.ok(Number((await fetchLocal(PORT, '/secured')).body) >= 1, 'the connection asking is past its handshake');
   } finally {
     await server.stop();
     await rm(dir, { recursive: true, force: true });

@@ -82,6 +82,17 @@ describe('connections the server stops serving are destroyed', () => {
     for (const peer of peers) peer.socket.destroy();
   });
 
+  test('of the open connections, only those past their handshake are counted as secured', async () => {
+    const silent = Array.from({ length: 3 }, () => silentPeer(running));
+    await until(async () => (await openConnections(running)) === 3, 'the 3 connections to be open');
+    assert.equal(await metricValue(running, 'topogate_secured_connections'), 0);
+    const secured = await Promise.all([tlsPeer(running, ''), tlsPeer(running, '')]);
+    await until(async () => (await metricValue(running, 'topogate_secured_connections')) === 2, '2 secured');
+    for (const peer of [...silent, ...secured]) peer.socket.destroy();
+    await until(async () => (await metricValue(running, 'topogate_secured_connections')) === 0, 'none secured');
+    await until(async () => (await openConnections(running)) === 0, 'no connection left open');
+  });
+
   test('a request that times out gets a 408 Status and its socket is destroyed though the peer keeps it', async () => {
     const peer = await tlsPeer(
       running,
