@@ -67,7 +67,7 @@ export async function stream(dir: string, shape: StreamShape): Promise<LargeRepo
   return written;
 }
 
-function kubeconfig(replay: Replay): string {
+export function kubeconfig(replay: Replay): string {
   return JSON.stringify({
     apiVersion: 'v1',
     kind: 'Config',
@@ -78,7 +78,7 @@ function kubeconfig(replay: Replay): string {
   });
 }
 
-async function measureServe(dir: string, config: string, requests: number): Promise<ServeLarge> {
+export async function measureServe(dir: string, config: string, requests: number): Promise<ServeLarge> {
   const policies = join(dir, 'no-policies');
   await mkdir(policies, { recursive: true });
   const port = 18_543;

@@ -3,13 +3,15 @@
 // serve keeps writing, taken here by one process in one go.
 
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { ControlPlaneCollector } from '../controlplane/shell/collector.ts';
-import { formatStatus, isStatusOutput } from '../controlplane/describe.ts';
+import { formatStatus, isStatusOutput, type StatusOutput } from '../controlplane/describe.ts';
 import { processIdentity } from '../controlplane/shell/identity.ts';
 import { parseDuration } from '../server/duration.ts';
 import { createKubeTopology } from '../sources/topology/kube.ts';
-import type { Command } from './command.ts';
+import type { TopologySnapshot } from '../topology/model.ts';
+import type { Command, CommandIO } from './command.ts';
 import { EXIT, parseFlags } from './command.ts';
 import { loadKubeConfig } from '../kube-client/kubeconfig.ts';
 import { stderrLog } from './stderr-log.ts';
@@ -43,47 +45,35 @@ status: figures and findings, most serious first.
 Exit 0 when printed, 1 when the cluster cannot be reached, 2 on bad usage.
 `;
 
+const flags = {
+  kubeconfig: { type: 'string' },
+  'etcd-metrics': { type: 'string', multiple: true },
+  'scheduler-metrics': { type: 'string' },
+  'scheduler-insecure-skip-tls-verify': { type: 'boolean', default: false },
+  output: { type: 'string', default: 'text' },
+  window: { type: 'string', default: '10s' },
+  namespace: { type: 'string', default: 'default' },
+  'webhook-name': { type: 'string', default: 'pods.topogate.dev' },
+  timeout: { type: 'string', default: '30' },
+} as const;
+
+type Values = NonNullable<ReturnType<typeof parseFlags<{ args: string[]; options: typeof flags }>>>['values'];
+
+/** The flags, checked. */
+interface Settings {
+  readonly values: Values;
+  readonly windowMs: number;
+  readonly output: StatusOutput;
+  readonly timeoutSeconds: number;
+}
+
 export const controlplane: Command = {
   summary: "measures the control plane once and prints ControlPlane's status",
   usage,
   async run(args, io) {
-    const parsed = parseFlags('controlplane', usage, io, {
-      args: [...args],
-      options: {
-        kubeconfig: { type: 'string' },
-        'etcd-metrics': { type: 'string', multiple: true },
-        'scheduler-metrics': { type: 'string' },
-        'scheduler-insecure-skip-tls-verify': { type: 'boolean', default: false },
-        output: { type: 'string', default: 'text' },
-        window: { type: 'string', default: '10s' },
-        namespace: { type: 'string', default: 'default' },
-        'webhook-name': { type: 'string', default: 'pods.topogate.dev' },
-        timeout: { type: 'string', default: '30' },
-      },
-    });
-    if (parsed === undefined) return EXIT.usage;
-    const { values } = parsed;
-    const bad = (message: string) => {
-      io.stderr.write(`topogate controlplane: ${message}\n\n${usage}`);
-      return EXIT.usage;
-    };
-    const windowMs = parseDuration(values.window);
-    if (windowMs === undefined || windowMs < 1000)
-      return bad(`--window must be a duration of at least 1s, not "${values.window}"`);
-    const output = values.output;
-    if (!isStatusOutput(output)) return bad(`--output must be json, yaml or text, not "${output}"`);
-    const timeoutSeconds = Number(values.timeout);
-    if (!(timeoutSeconds > 0)) return bad(`--timeout must be a positive number of seconds, not "${values.timeout}"`);
-    const urls = [
-      ...(values['etcd-metrics'] ?? []),
-      ...(values['scheduler-metrics'] ? [values['scheduler-metrics']] : []),
-    ];
-    const badUrl = urls.find((url) => !/^https?:\/\/[^/]/.test(url));
-    if (badUrl !== undefined) return bad(`"${badUrl}" is not an http(s) URL`);
-    const schedulerSkipTlsVerify = values['scheduler-insecure-skip-tls-verify'];
-    if (schedulerSkipTlsVerify && values['scheduler-metrics'] === undefined)
-      return bad('--scheduler-insecure-skip-tls-verify needs --scheduler-metrics');
-
+    const settings = parseArgs(args, io);
+    if (typeof settings === 'number') return settings;
+    const { values, windowMs, output, timeoutSeconds } = settings;
     const log = stderrLog('controlplane', io.stderr);
     let kubeConfig: KubeConfig;
     let topology;
@@ -99,24 +89,7 @@ export const controlplane: Command = {
       io.stderr.write(`topogate controlplane: ${(error as Error).message}\n`);
       return EXIT.failed;
     }
-    const collector = new ControlPlaneCollector({
-      config: kubeConfig,
-      topology: () => topology.current(),
-      etcdMetrics: values['etcd-metrics'] ?? [],
-      ...(values['scheduler-metrics'] !== undefined && { schedulerMetrics: values['scheduler-metrics'] }),
-      schedulerSkipTlsVerify,
-      webhookName: values['webhook-name'],
-      namespace: values.namespace,
-      identity: `cli-${processIdentity(false)}`,
-      // About ten heartbeats in the window; the two scrapes are measure()'s.
-      timing: {
-        intervalMs: windowMs,
-        timeoutMs: 5_000,
-        windowMs: 2 * windowMs,
-        heartbeatMs: Math.min(5_000, Math.max(200, windowMs / 10)),
-      },
-      log,
-    });
+    const collector = collectorFor(values, kubeConfig, () => topology.current(), windowMs, log);
     try {
       await topology.ready(timeoutSeconds * 1000);
       const status = await collector.measure(windowMs);
@@ -131,3 +104,57 @@ export const controlplane: Command = {
     }
   },
 };
+
+/** The settings, or the exit code of bad usage (said on stderr with the usage). */
+function parseArgs(args: readonly string[], io: CommandIO): Settings | number {
+  const parsed = parseFlags('controlplane', usage, io, { args: [...args], options: flags });
+  if (parsed === undefined) return EXIT.usage;
+  const { values } = parsed;
+  const bad = (message: string) => {
+    io.stderr.write(`topogate controlplane: ${message}\n\n${usage}`);
+    return EXIT.usage;
+  };
+  const windowMs = parseDuration(values.window);
+  if (windowMs === undefined || windowMs < 1000)
+    return bad(`--window must be a duration of at least 1s, not "${values.window}"`);
+  const output = values.output;
+  if (!isStatusOutput(output)) return bad(`--output must be json, yaml or text, not "${output}"`);
+  const timeoutSeconds = Number(values.timeout);
+  if (!(timeoutSeconds > 0)) return bad(`--timeout must be a positive number of seconds, not "${values.timeout}"`);
+  const urls = [
+    ...(values['etcd-metrics'] ?? []),
+    ...(values['scheduler-metrics'] ? [values['scheduler-metrics']] : []),
+  ];
+  const badUrl = urls.find((url) => !/^https?:\/\/[^/]/.test(url));
+  if (badUrl !== undefined) return bad(`"${badUrl}" is not an http(s) URL`);
+  if (values['scheduler-insecure-skip-tls-verify'] && values['scheduler-metrics'] === undefined)
+    return bad('--scheduler-insecure-skip-tls-verify needs --scheduler-metrics');
+  return { values, windowMs, output, timeoutSeconds };
+}
+
+function collectorFor(
+  values: Values,
+  config: KubeConfig,
+  topology: () => TopologySnapshot,
+  windowMs: number,
+  log: Logger,
+): ControlPlaneCollector {
+  return new ControlPlaneCollector({
+    config,
+    topology,
+    etcdMetrics: values['etcd-metrics'] ?? [],
+    ...(values['scheduler-metrics'] !== undefined && { schedulerMetrics: values['scheduler-metrics'] }),
+    schedulerSkipTlsVerify: values['scheduler-insecure-skip-tls-verify'],
+    webhookName: values['webhook-name'],
+    namespace: values.namespace,
+    identity: `cli-${processIdentity(false)}`,
+    // About ten heartbeats in the window; the two scrapes are measure()'s.
+    timing: {
+      intervalMs: windowMs,
+      timeoutMs: 5_000,
+      windowMs: 2 * windowMs,
+      heartbeatMs: Math.min(5_000, Math.max(200, windowMs / 10)),
+    },
+    log,
+  });
+}

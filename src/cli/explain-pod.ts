@@ -8,7 +8,8 @@ import fastJsonPatch from 'fast-json-patch';
 import type { Pod } from '../kube/types.ts';
 import { podRequest } from '../kube/podFacts.ts';
 import { podWorkload } from '../kube/workload-identity.ts';
-import { compareDecisions } from '../policy/compareDecisions.ts';
+import { compareDecisions, type Comparison } from '../policy/compareDecisions.ts';
+import type { CompiledPolicySet } from '../policy/compiler.ts';
 import { decide } from '../policy/engine.ts';
 import { renderTrace, type DecisionTrace } from '../policy/explain.ts';
 import { readRecord, type DecisionRecord } from '../policy/record.ts';
@@ -71,48 +72,71 @@ export const explain: Command = {
     }
     for (const error of cluster.policyErrors) io.stderr.write(`Warning: invalid policy left out: ${error}\n`);
     io.stderr.write(`topogate explain: ${cluster.policySources}\n`);
-    const { record: then, problem } = readRecord(live);
-    const original = takeBack(live, then);
-    const decision = decide(podRequest(original, namespace, podWorkload(live, namespace)), cluster.compiled, {
-      now: Date.now(),
-      maxSourceAgeMs: 10 * 60_000,
-      explain: true,
-    });
-    const trace = decision.trace as DecisionTrace;
-    const now =
-      decision.patch.length > 0
-        ? readRecord(
-            fastJsonPatch.applyPatch(
-              structuredClone(original),
-              structuredClone(decision.patch) as fastJsonPatch.Operation[],
-            ).newDocument,
-          ).record
-        : undefined;
-    const comparison = compareDecisions(then, now, trace);
+    const again = decideAgain(live, namespace, cluster.compiled);
     if (parsed.values.output === 'json') {
+      const { then, now, comparison, trace } = again;
       io.stdout.write(
         `${JSON.stringify({ pod: `${namespace}/${name}`, workload: trace.workload, then: then ?? null, now: now ?? null, ...comparison, trace }, null, 2)}\n`,
       );
-    } else {
-      const lines = [`Pod ${namespace}/${name} (workload ${trace.workload})`];
-      if (problem) lines.push(`  ${problem}`);
-      const node = live.spec?.nodeName;
-      const wrong = node === undefined ? undefined : cluster.compiled.snapshot.network?.mislabeled?.get(node);
-      if (wrong)
-        lines.push(
-          `  node ${node} is mislabeled: its ${wrong.label} says ${wrong.value}, ` +
-            `but it measures into the nodes labelled ${wrong.measured} (NetworkTopology status.mislabeled)`,
-        );
-      lines.push(`then: ${describe(then, 'no decision record: topogate did not change this Pod')}`);
-      lines.push(`now:  ${describe(now, trace.skipped ?? 'no policy would change it', trace.snapshot)}`);
-      lines.push(comparison.differs ? 'today’s decision differs:' : 'today’s decision is the same');
-      for (const reason of comparison.reasons) lines.push(`  - ${reason}`);
-      lines.push('', 'today’s decision, step by step:', renderTrace(trace, `Pod ${namespace}/${name}`));
-      io.stdout.write(`${lines.join('\n')}\n`);
-    }
+    } else io.stdout.write(`${explainedText(live, `${namespace}/${name}`, again, cluster.compiled).join('\n')}\n`);
     return EXIT.ok;
   },
 };
+
+/** What topogate decided then (its record, the Pod taken back to before it), and what it decides now. */
+interface DecidedAgain {
+  readonly then: DecisionRecord | undefined;
+  /** Why the record could not be read, if it could not. */
+  readonly problem: string | undefined;
+  readonly now: DecisionRecord | undefined;
+  readonly trace: DecisionTrace;
+  readonly comparison: Comparison;
+}
+
+function decideAgain(live: Pod, namespace: string, compiled: CompiledPolicySet): DecidedAgain {
+  const { record: then, problem } = readRecord(live);
+  const original = takeBack(live, then);
+  const decision = decide(podRequest(original, namespace, podWorkload(live, namespace)), compiled, {
+    now: Date.now(),
+    maxSourceAgeMs: 10 * 60_000,
+    explain: true,
+  });
+  const trace = decision.trace as DecisionTrace;
+  const now =
+    decision.patch.length > 0
+      ? readRecord(
+          fastJsonPatch.applyPatch(
+            structuredClone(original),
+            structuredClone(decision.patch) as fastJsonPatch.Operation[],
+          ).newDocument,
+        ).record
+      : undefined;
+  return { then, problem, now, trace, comparison: compareDecisions(then, now, trace) };
+}
+
+/** The text output: then, now, whether they differ and why, and today's trace. */
+function explainedText(
+  live: Pod,
+  pod: string,
+  { then, problem, now, trace, comparison }: DecidedAgain,
+  compiled: CompiledPolicySet,
+): string[] {
+  const lines = [`Pod ${pod} (workload ${trace.workload})`];
+  if (problem) lines.push(`  ${problem}`);
+  const node = live.spec?.nodeName;
+  const wrong = node === undefined ? undefined : compiled.snapshot.network?.mislabeled?.get(node);
+  if (wrong)
+    lines.push(
+      `  node ${node} is mislabeled: its ${wrong.label} says ${wrong.value}, ` +
+        `but it measures into the nodes labelled ${wrong.measured} (NetworkTopology status.mislabeled)`,
+    );
+  lines.push(`then: ${describe(then, 'no decision record: topogate did not change this Pod')}`);
+  lines.push(`now:  ${describe(now, trace.skipped ?? 'no policy would change it', trace.snapshot)}`);
+  lines.push(comparison.differs ? 'today’s decision differs:' : 'today’s decision is the same');
+  for (const reason of comparison.reasons) lines.push(`  - ${reason}`);
+  lines.push('', 'today’s decision, step by step:', renderTrace(trace, `Pod ${pod}`));
+  return lines;
+}
 
 function describe(record: DecisionRecord | undefined, none: string, snapshot?: string): string {
   if (record === undefined) return snapshot ? `${none} (topology snapshot ${snapshot})` : none;

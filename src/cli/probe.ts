@@ -6,10 +6,10 @@ import pino from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { DEFAULT_WRITE_POLICY } from '../probe/write-policy.ts';
 import { parseQuantity } from '../kube/quantity.ts';
-import { startAgent } from '../probe/shell/agent.ts';
+import { startAgent, type AgentOptions } from '../probe/shell/agent.ts';
 import { MAX_BULK_BYTES } from '../probe/shell/bulk.ts';
 import { parseDuration } from '../server/duration.ts';
-import { type Command, EXIT, parseFlags } from './command.ts';
+import { type Command, type CommandIO, EXIT, parseFlags } from './command.ts';
 import { loadKubeConfig } from '../kube-client/kubeconfig.ts';
 
 const usage = `Usage: topogate probe [flags]
@@ -66,69 +66,33 @@ const options = {
   'log-level': { type: 'string', default: 'info' },
 } as const;
 
+/** The flags, checked: the agent's options, and what the command itself reads. */
+interface ProbeSettings {
+  readonly agent: Omit<AgentOptions, 'config' | 'log' | 'registry'>;
+  readonly kubeconfig: string | undefined;
+  readonly logLevel: string;
+}
+
 export const probe: Command = {
   summary: 'per-node network probe: measures zone RTTs, one agent writes NetworkTopology status',
   usage,
   async run(args, io) {
-    const parsed = parseFlags('probe', usage, io, { args: [...args], options, strict: true, allowPositionals: false });
-    if (!parsed) return EXIT.usage;
-    const values = parsed.values;
-    const problem = (message: string) => {
-      io.stderr.write(`topogate probe: ${message}\n\n${usage}`);
-      return EXIT.usage;
-    };
-    const node = values['node-name'] ?? process.env.NODE_NAME;
-    if (!node) return problem('--node-name or env NODE_NAME is required');
-    const listen = parseHostPort(values.listen);
-    if (!listen) return problem(`--listen ${values.listen}: want HOST:PORT`);
-    const durations: Record<string, number> = {};
-    for (const flag of ['interval', 'timeout', 'lease-duration', 'renew', 'write-period', 'refresh'] as const) {
-      const ms = parseDuration(values[flag]);
-      if (ms === undefined || ms <= 0) return problem(`--${flag} ${values[flag]}: want a duration such as 2s`);
-      durations[flag] = ms;
-    }
-    const peersPerRound = Number(values['peers-per-round']);
-    if (!Number.isInteger(peersPerRound) || peersPerRound < 1)
-      return problem(`--peers-per-round ${values['peers-per-round']}: want a positive integer`);
-    if (durations.renew! >= durations['lease-duration']!)
-      return problem('--renew must be shorter than --lease-duration');
-    const bandwidthPeriodMs = values['bandwidth-period'] === '0' ? 0 : parseDuration(values['bandwidth-period']);
-    if (bandwidthPeriodMs === undefined || bandwidthPeriodMs < 0)
-      return problem(`--bandwidth-period ${values['bandwidth-period']}: want a duration such as 10m, or 0 for off`);
-    const bandwidthBytes = (parseQuantity(values['bandwidth-bytes']) ?? NaN) / 1000;
-    if (!Number.isInteger(bandwidthBytes) || bandwidthBytes < 1 || bandwidthBytes > MAX_BULK_BYTES)
-      return problem(`--bandwidth-bytes ${values['bandwidth-bytes']}: want a quantity from 1 to 256Mi`);
-
+    const settings = parseArgs(args, io);
+    if (typeof settings === 'number') return settings;
+    const { node } = settings.agent;
     let config: KubeConfig;
     try {
-      config = loadKubeConfig(values.kubeconfig);
+      config = loadKubeConfig(settings.kubeconfig);
     } catch (error) {
       io.stderr.write(`topogate probe: kubeconfig: ${(error as Error).message}\n`);
       return EXIT.failed;
     }
-    const log = pino({ level: values['log-level'], base: { node } }, io.stdout);
+    const log = pino({ level: settings.logLevel, base: { node } }, io.stdout);
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
     let agent;
     try {
-      agent = await startAgent({
-        config,
-        node,
-        host: listen.host,
-        port: listen.port,
-        namespace: values.namespace,
-        selector: values.selector,
-        intervalMs: durations.interval!,
-        timeoutMs: durations.timeout!,
-        peersPerRound,
-        leaseMs: durations['lease-duration']!,
-        renewMs: durations.renew!,
-        writePolicy: { minPeriodMs: durations['write-period']!, refreshMs: durations.refresh! },
-        ciliumMetrics: values['cilium-metrics'],
-        ...(bandwidthPeriodMs > 0 && { bandwidth: { periodMs: bandwidthPeriodMs, bytes: bandwidthBytes } }),
-        log,
-        registry,
-      });
+      agent = await startAgent({ ...settings.agent, config, log, registry });
     } catch (error) {
       io.stderr.write(`topogate probe: ${(error as Error).message}\n`);
       return EXIT.failed;
@@ -142,6 +106,53 @@ export const probe: Command = {
     return EXIT.ok;
   },
 };
+
+/** The settings, or the exit code of bad usage (said on stderr with the usage). */
+function parseArgs(args: readonly string[], io: CommandIO): ProbeSettings | number {
+  const parsed = parseFlags('probe', usage, io, { args: [...args], options, strict: true, allowPositionals: false });
+  if (!parsed) return EXIT.usage;
+  const values = parsed.values;
+  const problem = (message: string) => {
+    io.stderr.write(`topogate probe: ${message}\n\n${usage}`);
+    return EXIT.usage;
+  };
+  const node = values['node-name'] ?? process.env.NODE_NAME;
+  if (!node) return problem('--node-name or env NODE_NAME is required');
+  const listen = parseHostPort(values.listen);
+  if (!listen) return problem(`--listen ${values.listen}: want HOST:PORT`);
+  const durations: Record<string, number> = {};
+  for (const flag of ['interval', 'timeout', 'lease-duration', 'renew', 'write-period', 'refresh'] as const) {
+    const ms = parseDuration(values[flag]);
+    if (ms === undefined || ms <= 0) return problem(`--${flag} ${values[flag]}: want a duration such as 2s`);
+    durations[flag] = ms;
+  }
+  const peersPerRound = Number(values['peers-per-round']);
+  if (!Number.isInteger(peersPerRound) || peersPerRound < 1)
+    return problem(`--peers-per-round ${values['peers-per-round']}: want a positive integer`);
+  if (durations.renew! >= durations['lease-duration']!) return problem('--renew must be shorter than --lease-duration');
+  const bandwidthPeriodMs = values['bandwidth-period'] === '0' ? 0 : parseDuration(values['bandwidth-period']);
+  if (bandwidthPeriodMs === undefined || bandwidthPeriodMs < 0)
+    return problem(`--bandwidth-period ${values['bandwidth-period']}: want a duration such as 10m, or 0 for off`);
+  const bandwidthBytes = (parseQuantity(values['bandwidth-bytes']) ?? NaN) / 1000;
+  if (!Number.isInteger(bandwidthBytes) || bandwidthBytes < 1 || bandwidthBytes > MAX_BULK_BYTES)
+    return problem(`--bandwidth-bytes ${values['bandwidth-bytes']}: want a quantity from 1 to 256Mi`);
+  const agent = {
+    node,
+    host: listen.host,
+    port: listen.port,
+    namespace: values.namespace,
+    selector: values.selector,
+    intervalMs: durations.interval!,
+    timeoutMs: durations.timeout!,
+    peersPerRound,
+    leaseMs: durations['lease-duration']!,
+    renewMs: durations.renew!,
+    writePolicy: { minPeriodMs: durations['write-period']!, refreshMs: durations.refresh! },
+    ciliumMetrics: values['cilium-metrics'],
+    ...(bandwidthPeriodMs > 0 && { bandwidth: { periodMs: bandwidthPeriodMs, bytes: bandwidthBytes } }),
+  };
+  return { agent, kubeconfig: values.kubeconfig, logLevel: values['log-level'] };
+}
 
 /** HOST:PORT, [IPv6]:PORT, or IPv6:PORT as $(POD_IP):9471 expands on an IPv6 Pod (split at the last colon). */
 function parseHostPort(text: string): { host: string; port: number } | undefined {

@@ -251,29 +251,35 @@ function differences(
   }
   if (expect.nodes !== undefined && snapshot === undefined)
     found.push(`nodes: a ${String(object.kind)} is not placed on nodes; expect fields of it instead`);
-  else if (expect.nodes !== undefined && snapshot !== undefined) {
-    const got = allowedNodes(mutated as Pod, snapshot);
-    const missing = expect.nodes.filter((node) => !got.includes(node));
-    const unexpected = got.filter((node) => !expect.nodes?.includes(node));
-    if (missing.length + unexpected.length > 0) {
-      const lines = [`nodes differ:`, `  expected:   ${show([...expect.nodes].sort())}`, `  got:        ${show(got)}`];
-      if (missing.length > 0) lines.push(`  missing:    ${missing.join(', ')}`);
-      if (unexpected.length > 0) lines.push(`  unexpected: ${unexpected.join(', ')}`);
-      found.push(lines.join('\n'));
-    }
-  }
+  else if (expect.nodes !== undefined && snapshot !== undefined)
+    found.push(...nodeDifferences(expect.nodes, allowedNodes(mutated as Pod, snapshot)));
   for (const [pointer, expected] of Object.entries(expect.fields ?? {})) {
     const got = valueAt(mutated, pointer);
     const same = expected === null ? got === undefined || got === null : isDeepStrictEqual(got, expected);
     if (!same) found.push(`${pointer}: expected ${show(expected)}, got ${got === undefined ? '(absent)' : show(got)}`);
   }
-  if (expect.warnings !== undefined) {
-    if (expect.warnings.length === 0 && decision.warnings.length > 0)
-      found.push(`warnings: expected none, got ${show(decision.warnings)}`);
-    for (const wanted of expect.warnings) {
-      if (!decision.warnings.some((warning) => warning.includes(wanted)))
-        found.push(`warnings: none contains ${JSON.stringify(wanted)}; got ${show(decision.warnings)}`);
-    }
+  if (expect.warnings !== undefined) found.push(...warningDifferences(expect.warnings, decision.warnings));
+  return found;
+}
+
+/** The nodes expected and not allowed, and those allowed and not expected, as one difference. */
+function nodeDifferences(expected: readonly string[], got: readonly string[]): string[] {
+  const missing = expected.filter((node) => !got.includes(node));
+  const unexpected = got.filter((node) => !expected.includes(node));
+  if (missing.length + unexpected.length === 0) return [];
+  const lines = [`nodes differ:`, `  expected:   ${show([...expected].sort())}`, `  got:        ${show(got)}`];
+  if (missing.length > 0) lines.push(`  missing:    ${missing.join(', ')}`);
+  if (unexpected.length > 0) lines.push(`  unexpected: ${unexpected.join(', ')}`);
+  return [lines.join('\n')];
+}
+
+/** Each expected warning is a part of some warning; none expected means none said. */
+function warningDifferences(expected: readonly string[], warnings: readonly string[]): string[] {
+  const found: string[] = [];
+  if (expected.length === 0 && warnings.length > 0) found.push(`warnings: expected none, got ${show(warnings)}`);
+  for (const wanted of expected) {
+    if (!warnings.some((warning) => warning.includes(wanted)))
+      found.push(`warnings: none contains ${JSON.stringify(wanted)}; got ${show(warnings)}`);
   }
   return found;
 }

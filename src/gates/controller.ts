@@ -12,12 +12,16 @@ import type { Pod } from '../kube/types.ts';
 import { podRequest, schedulingGates } from '../kube/podFacts.ts';
 import { gateIndex } from '../policy/deferral.ts';
 import type { AfterCreation, Decision, PodRequest } from '../policy/types.ts';
-import { describeKubeError, statusOf } from '../kube-client/errors.ts';
 import type { BackoffOptions } from '../kube-client/backoff.ts';
-import { Informer } from '../kube-client/informer.ts';
+import { describeKubeError, statusOf } from '../kube-client/errors.ts';
+import type { Informer } from '../kube-client/informer.ts';
 import { elect } from '../kube-client/lease.ts';
-import { createGateMetrics } from './metrics.ts';
-import { firstSeen, planRelease, released, type PodEvent } from './release.ts';
+import { createGateMetrics, type GateMetrics } from './metrics.ts';
+import { recordPodEvent } from './podEvent.ts';
+import { firstSeen, planRelease, released } from './release.ts';
+import { releaseQueue, type ReleaseQueue } from './releaseQueue.ts';
+import { watchUnboundPods } from './unboundPods.ts';
+import { GatedWaits } from './waits.ts';
 
 export interface PlacementControllerOptions {
   readonly config: KubeConfig;
@@ -48,160 +52,50 @@ const RETRY_MS = 2_000;
 /** Releases in flight at once: each is one PATCH, so a burst of gated Pods is not released one round trip at a time. */
 const PARALLEL = 8;
 
+/** What planning one gated Pod reads and changes. */
+interface Planner {
+  readonly options: PlacementControllerOptions;
+  readonly log: Logger;
+  readonly metrics: GateMetrics;
+  readonly core: CoreV1Api;
+  readonly waits: GatedWaits;
+  readonly pods: () => Informer<KubernetesObject> | undefined;
+  /** The Lease holder's identity: this replica's. */
+  readonly identity: () => string;
+}
+
 export function startPlacementController(options: PlacementControllerOptions): PlacementController {
-  const { config, deferMaxMs, log: parentLog } = options;
-  const log = parentLog.child({ component: 'placement' });
+  const { config } = options;
+  const log = options.log.child({ component: 'placement' });
   const metrics = createGateMetrics(options.registry);
   const core = config.makeApiClient(CoreV1Api);
   let informer: Informer<KubernetesObject> | undefined;
-  const pending = new Set<string>();
-  /** Gated Pods that wait, with the timer for their --defer-max. */
-  const waiting = new Map<string, NodeJS.Timeout>();
-  const inFlight = new Set<string>();
-
-  const enqueue = (key: string) => {
-    pending.add(key);
-    pump();
+  const waits = new GatedWaits(metrics.gated, (key) => queue.add(key));
+  const planner: Planner = {
+    options,
+    log,
+    metrics,
+    core,
+    waits,
+    pods: () => informer,
+    identity: () => election.identity,
+  };
+  const queue: ReleaseQueue = releaseQueue(
+    PARALLEL,
+    (key) => reconcile(planner, key),
+    (key, error) => log.error({ err: error, pod: key }, 'planning a gated Pod failed'),
+  );
+  const forgetAll = () => {
+    waits.forgetAll();
+    queue.clear();
   };
 
-  function startWatching(): void {
-    const seen = (object: KubernetesObject) => {
-      if (gateIndex(schedulingGates(object)) >= 0) enqueue(keyOf(object));
-      else forget(keyOf(object));
-    };
-    informer = new Informer<KubernetesObject>({
-      config,
-      path: '/api/v1/pods',
-      fieldSelector: 'spec.nodeName=',
-      list: async () => {
-        const list = await core.listPodForAllNamespaces({ fieldSelector: 'spec.nodeName=' });
-        // Typed objects (Dates) back to the JSON the engine and the patch read.
-        const items = JSON.parse(JSON.stringify(list.items)) as KubernetesObject[];
-        return { ...list, items: items.map((item) => ({ apiVersion: 'v1', kind: 'Pod', ...item })) };
-      },
-      ...(options.relistBackoff !== undefined && { backoff: options.relistBackoff }),
-      title: 'watching unbound Pods',
-      log,
-      onEvent: (type, object) => (type === 'DELETED' ? forget(keyOf(object)) : seen(object)),
-      // The relist finds every gated Pod again; until then nothing is planned from a cache that may be stale.
-      onFailure: () => void forgetAll(),
-    });
-    informer.start();
-  }
-
-  function stopWatching(): void {
+  const stopWatching = () => {
     void informer?.stop();
     informer = undefined;
     forgetAll();
-  }
-
-  function forgetAll(): void {
-    for (const key of [...waiting.keys()]) forget(key);
-    pending.clear();
-  }
-
-  function forget(key: string): void {
-    clearTimeout(waiting.get(key));
-    waiting.delete(key);
-    metrics.gated.set(waiting.size);
-  }
-
-  /** Up to PARALLEL releases at once, never two of one Pod. */
-  function pump(): void {
-    for (const key of pending) {
-      if (inFlight.size >= PARALLEL) return;
-      if (inFlight.has(key)) continue;
-      pending.delete(key);
-      inFlight.add(key);
-      reconcile(key)
-        .catch((error: unknown) => log.error({ err: error, pod: key }, 'planning a gated Pod failed'))
-        .finally(() => {
-          inFlight.delete(key);
-          pump();
-        });
-    }
-  }
-
-  async function reconcile(key: string): Promise<void> {
-    const [namespace, name] = key.split('/') as [string, string];
-    const pod = informer?.get(name, namespace) as Pod | undefined;
-    if (pod === undefined || gateIndex(schedulingGates(pod)) < 0) return forget(key);
-    const created = Date.parse(String(pod.metadata?.creationTimestamp ?? ''));
-    const gatedMs = Number.isNaN(created) ? 0 : Math.max(0, Date.now() - created);
-    const expired = gatedMs >= deferMaxMs;
-    const request = podRequest(firstSeen(pod), namespace);
-    const plan = planRelease(pod, (created) => options.place(request, created), expired, gatedMs);
-    if ('wait' in plan) {
-      if (!waiting.has(key)) {
-        log.debug({ pod: key, why: plan.wait }, 'gated Pod waits');
-        waiting.set(
-          key,
-          setTimeout(() => enqueue(key), deferMaxMs - gatedMs),
-        );
-        metrics.gated.set(waiting.size);
-      }
-      return;
-    }
-    options.expect?.(released(pod, plan.patch));
-    try {
-      await core.patchNamespacedPod({ name, namespace, body: plan.patch });
-    } catch (error) {
-      options.expect?.(pod);
-      metrics.patchFailures.inc();
-      // A Pod changed meanwhile fails the resourceVersion test (422) and is planned again on the update; a
-      // fault is tried again. Either way it waits as any other, so its --defer-max still holds.
-      log.info({ pod: key, status: statusOf(error) }, `releasing the gated Pod failed: ${describeKubeError(error)}`);
-      clearTimeout(waiting.get(key));
-      waiting.set(
-        key,
-        setTimeout(() => enqueue(key), RETRY_MS),
-      );
-      metrics.gated.set(waiting.size);
-      return;
-    }
-    forget(key);
-    metrics.releases.inc({ outcome: plan.outcome });
-    metrics.duration.observe({ outcome: plan.outcome }, gatedMs / 1000);
-    log.info({ pod: key, outcome: plan.outcome, gatedMs }, 'released the gated Pod');
-    // Events are news, not state: the next release need not wait for them.
-    void Promise.all(plan.events.map((event) => record(pod, event)));
-  }
-
-  async function record(pod: Pod, event: PodEvent): Promise<void> {
-    const metadata = pod.metadata ?? {};
-    const now = new Date();
-    try {
-      await core.createNamespacedEvent({
-        namespace: String(metadata.namespace),
-        body: {
-          metadata: { generateName: `${String(metadata.name)}.` },
-          involvedObject: {
-            apiVersion: 'v1',
-            kind: 'Pod',
-            name: String(metadata.name),
-            namespace: String(metadata.namespace),
-            uid: String(metadata.uid),
-          },
-          type: event.type,
-          reason: event.reason,
-          message: event.message.slice(0, 1024),
-          source: { component: 'topogate' },
-          reportingComponent: 'topogate.dev/placement',
-          reportingInstance: election.identity,
-          firstTimestamp: now,
-          lastTimestamp: now,
-          count: 1,
-        },
-      });
-    } catch (error) {
-      log.warn({ pod: metadata.name }, `recording an Event failed: ${describeKubeError(error)}`);
-    }
-  }
-
-  const unsubscribe = options.subscribe(() => {
-    for (const key of waiting.keys()) pending.add(key);
-    pump();
-  });
+  };
+  const unsubscribe = options.subscribe(() => queue.addAll(waits.keys()));
   const election = elect({
     config,
     namespace: options.leaseNamespace,
@@ -210,7 +104,7 @@ export function startPlacementController(options: PlacementControllerOptions): P
     ...(options.leaseDurationMs !== undefined && { leaseDurationMs: options.leaseDurationMs }),
     onStartedLeading: () => {
       metrics.leader.set(1);
-      startWatching();
+      informer = watchGatedPods(planner, queue, forgetAll);
     },
     onStoppedLeading: () => {
       metrics.leader.set(0);
@@ -225,6 +119,62 @@ export function startPlacementController(options: PlacementControllerOptions): P
       stopWatching();
     },
   };
+}
+
+/** Queues every gated Pod the watch sees; forgets the others. */
+function watchGatedPods(
+  { options, log, core, waits }: Planner,
+  queue: ReleaseQueue,
+  forgetAll: () => void,
+): Informer<KubernetesObject> {
+  return watchUnboundPods({
+    config: options.config,
+    core,
+    log,
+    relistBackoff: options.relistBackoff,
+    seen: (pod) => (gateIndex(schedulingGates(pod)) >= 0 ? queue.add(keyOf(pod)) : waits.forget(keyOf(pod))),
+    deleted: (pod) => waits.forget(keyOf(pod)),
+    // The relist finds every gated Pod again; until then nothing is planned from a cache that may be stale.
+    failed: forgetAll,
+  });
+}
+
+/** Plans one gated Pod: waits, or is released with one PATCH (and its Events recorded). */
+async function reconcile(planner: Planner, key: string): Promise<void> {
+  const { options, log, metrics, core, waits } = planner;
+  const [namespace, name] = key.split('/') as [string, string];
+  const pod = planner.pods()?.get(name, namespace) as Pod | undefined;
+  if (pod === undefined || gateIndex(schedulingGates(pod)) < 0) return waits.forget(key);
+  const created = Date.parse(String(pod.metadata?.creationTimestamp ?? ''));
+  const gatedMs = Number.isNaN(created) ? 0 : Math.max(0, Date.now() - created);
+  const expired = gatedMs >= options.deferMaxMs;
+  const request = podRequest(firstSeen(pod), namespace);
+  const plan = planRelease(pod, (created) => options.place(request, created), expired, gatedMs);
+  if ('wait' in plan) {
+    if (!waits.has(key)) {
+      log.debug({ pod: key, why: plan.wait }, 'gated Pod waits');
+      waits.wait(key, options.deferMaxMs - gatedMs);
+    }
+    return;
+  }
+  options.expect?.(released(pod, plan.patch));
+  try {
+    await core.patchNamespacedPod({ name, namespace, body: plan.patch });
+  } catch (error) {
+    options.expect?.(pod);
+    metrics.patchFailures.inc();
+    // A Pod changed meanwhile fails the resourceVersion test (422) and is planned again on the update; a
+    // fault is tried again. Either way it waits as any other, so its --defer-max still holds.
+    log.info({ pod: key, status: statusOf(error) }, `releasing the gated Pod failed: ${describeKubeError(error)}`);
+    waits.wait(key, RETRY_MS);
+    return;
+  }
+  waits.forget(key);
+  metrics.releases.inc({ outcome: plan.outcome });
+  metrics.duration.observe({ outcome: plan.outcome }, gatedMs / 1000);
+  log.info({ pod: key, outcome: plan.outcome, gatedMs }, 'released the gated Pod');
+  // Events are news, not state: the next release need not wait for them.
+  void Promise.all(plan.events.map((event) => recordPodEvent(core, log, planner.identity(), pod, event)));
 }
 
 function keyOf(object: KubernetesObject): string {

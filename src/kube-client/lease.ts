@@ -34,107 +34,131 @@ export interface LeaderElection {
 }
 
 export function elect(options: LeaseOptions): LeaderElection {
-  const { namespace, name, log } = options;
-  const leaseDurationMs = options.leaseDurationMs ?? 15_000;
-  const retryMs = options.retryMs ?? 2_000;
-  const api = options.config.makeApiClient(CoordinationV1Api);
-  const identity = options.identity ?? `${hostname()}_${randomUUID().slice(0, 8)}`;
-  const candidateRetryMs = options.candidateRetryMs ?? retryMs;
-  let leading = false;
-  let renewedAt = 0;
-  let observed: { record: string; at: number } | undefined;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let lastError: string | undefined;
+  const election = new Election(options);
+  void election.loop();
+  return { identity: election.identity, isLeader: () => election.leading, stop: () => election.stop() };
+}
 
-  // The API server takes MicroTime only with six fractional digits; a Date's JSON has three.
-  const spec = (lease: V1Lease | undefined, now: V1MicroTime) => ({
-    holderIdentity: identity,
-    leaseDurationSeconds: Math.ceil(leaseDurationMs / 1000),
-    acquireTime:
-      lease?.spec?.holderIdentity === identity && lease.spec.acquireTime
-        ? new V1MicroTime(lease.spec.acquireTime)
-        : now,
-    renewTime: now,
-    leaseTransitions: (lease?.spec?.leaseTransitions ?? 0) + (lease?.spec?.holderIdentity === identity ? 0 : 1),
-  });
+/** One replica's campaign: a round every retry period (a candidate's own period when it does not hold the Lease). */
+class Election {
+  readonly identity: string;
+  leading = false;
+  readonly #options: LeaseOptions;
+  readonly #api: CoordinationV1Api;
+  readonly #leaseDurationMs: number;
+  readonly #retryMs: number;
+  readonly #candidateRetryMs: number;
+  #renewedAt = 0;
+  /** Another holder's record as last read, and when it was first read so. */
+  #observed: { record: string; at: number } | undefined;
+  #stopped = false;
+  #timer: NodeJS.Timeout | undefined;
+  #lastError: string | undefined;
 
-  async function tryAcquireOrRenew(): Promise<boolean> {
+  constructor(options: LeaseOptions) {
+    this.#options = options;
+    this.#api = options.config.makeApiClient(CoordinationV1Api);
+    this.identity = options.identity ?? `${hostname()}_${randomUUID().slice(0, 8)}`;
+    this.#leaseDurationMs = options.leaseDurationMs ?? 15_000;
+    this.#retryMs = options.retryMs ?? 2_000;
+    this.#candidateRetryMs = options.candidateRetryMs ?? this.#retryMs;
+  }
+
+  readonly loop = async (): Promise<void> => {
+    await this.#round();
+    if (!this.#stopped) this.#timer = setTimeout(this.loop, this.leading ? this.#retryMs : this.#candidateRetryMs);
+  };
+
+  async #round(): Promise<void> {
+    const { name, log } = this.#options;
+    let stillHolds: boolean;
+    try {
+      stillHolds = await this.#tryAcquireOrRenew();
+      if (stillHolds) this.#renewedAt = Date.now();
+      this.#lastError = undefined;
+    } catch (error) {
+      const message = describeKubeError(error);
+      // A conflict is a lost race, not a fault: the next round reads the winner.
+      if (statusOf(error) !== 409 && message !== this.#lastError)
+        log.warn({ lease: name }, `lease ${name}: ${message}`);
+      this.#lastError = message;
+      // A holder that cannot renew steps down before another replica may take over.
+      stillHolds = this.leading && Date.now() - this.#renewedAt < this.#leaseDurationMs - this.#retryMs;
+    }
+    if (stillHolds !== this.leading && !this.#stopped) {
+      this.leading = stillHolds;
+      log.info(
+        { lease: name, identity: this.identity },
+        this.leading ? `holds lease ${name}: this replica is the active one` : `lost lease ${name}`,
+      );
+      (this.leading ? this.#options.onStartedLeading : this.#options.onStoppedLeading)();
+    }
+  }
+
+  async #tryAcquireOrRenew(): Promise<boolean> {
+    const { name, namespace } = this.#options;
     const now = new V1MicroTime();
     let lease: V1Lease;
     try {
-      lease = await api.readNamespacedLease({ name, namespace });
+      lease = await this.#api.readNamespacedLease({ name, namespace });
     } catch (error) {
       if (statusOf(error) !== 404) throw error;
-      await api.createNamespacedLease({
+      await this.#api.createNamespacedLease({
         namespace,
-        body: { metadata: { name, namespace }, spec: spec(undefined, now) },
+        body: { metadata: { name, namespace }, spec: this.#spec(undefined, now) },
       });
       return true;
     }
     const holder = lease.spec?.holderIdentity ?? '';
-    if (holder !== identity && holder !== '') {
+    if (holder !== this.identity && holder !== '') {
       const record = JSON.stringify([holder, lease.spec?.renewTime, lease.metadata?.resourceVersion]);
-      if (observed?.record !== record) observed = { record, at: Date.now() };
-      if (Date.now() - observed.at < leaseDurationMs) return false;
+      if (this.#observed?.record !== record) this.#observed = { record, at: Date.now() };
+      if (Date.now() - this.#observed.at < this.#leaseDurationMs) return false;
     }
-    await api.replaceNamespacedLease({ name, namespace, body: { ...lease, spec: spec(lease, now) } });
+    await this.#api.replaceNamespacedLease({ name, namespace, body: { ...lease, spec: this.#spec(lease, now) } });
     return true;
   }
 
-  async function round(): Promise<void> {
-    let stillHolds: boolean;
-    try {
-      stillHolds = await tryAcquireOrRenew();
-      if (stillHolds) renewedAt = Date.now();
-      lastError = undefined;
-    } catch (error) {
-      const message = describeKubeError(error);
-      // A conflict is a lost race, not a fault: the next round reads the winner.
-      if (statusOf(error) !== 409 && message !== lastError) log.warn({ lease: name }, `lease ${name}: ${message}`);
-      lastError = message;
-      // A holder that cannot renew steps down before another replica may take over.
-      stillHolds = leading && Date.now() - renewedAt < leaseDurationMs - retryMs;
-    }
-    if (stillHolds !== leading && !stopped) {
-      leading = stillHolds;
-      log.info(
-        { lease: name, identity },
-        leading ? `holds lease ${name}: this replica is the active one` : `lost lease ${name}`,
-      );
-      (leading ? options.onStartedLeading : options.onStoppedLeading)();
-    }
+  // The API server takes MicroTime only with six fractional digits; a Date's JSON has three.
+  #spec(lease: V1Lease | undefined, now: V1MicroTime) {
+    const identity = this.identity;
+    return {
+      holderIdentity: identity,
+      leaseDurationSeconds: Math.ceil(this.#leaseDurationMs / 1000),
+      acquireTime:
+        lease?.spec?.holderIdentity === identity && lease.spec.acquireTime
+          ? new V1MicroTime(lease.spec.acquireTime)
+          : now,
+      renewTime: now,
+      leaseTransitions: (lease?.spec?.leaseTransitions ?? 0) + (lease?.spec?.holderIdentity === identity ? 0 : 1),
+    };
   }
 
-  const loop = async () => {
-    await round();
-    if (!stopped) timer = setTimeout(loop, leading ? retryMs : candidateRetryMs);
-  };
-  void loop();
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    if (!this.leading) return;
+    this.leading = false;
+    this.#options.onStoppedLeading();
+    await this.#giveUp();
+  }
 
-  return {
-    identity,
-    isLeader: () => leading,
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      if (!leading) return;
-      leading = false;
-      options.onStoppedLeading();
-      try {
-        const lease = await api.readNamespacedLease({ name, namespace });
-        if (lease.spec?.holderIdentity === identity)
-          await api.replaceNamespacedLease({
-            name,
-            namespace,
-            body: {
-              ...lease,
-              spec: { ...spec(lease, new V1MicroTime()), holderIdentity: '', leaseDurationSeconds: 1 },
-            },
-          });
-      } catch (error) {
-        log.warn({ lease: name }, `giving up lease ${name} failed: ${describeKubeError(error)}`);
-      }
-    },
-  };
+  /** A holder that stops gives the Lease up, so a restarted replica takes over at once. */
+  async #giveUp(): Promise<void> {
+    const { name, namespace, log } = this.#options;
+    try {
+      const lease = await this.#api.readNamespacedLease({ name, namespace });
+      if (lease.spec?.holderIdentity === this.identity)
+        await this.#api.replaceNamespacedLease({
+          name,
+          namespace,
+          body: {
+            ...lease,
+            spec: { ...this.#spec(lease, new V1MicroTime()), holderIdentity: '', leaseDurationSeconds: 1 },
+          },
+        });
+    } catch (error) {
+      log.warn({ lease: name }, `giving up lease ${name} failed: ${describeKubeError(error)}`);
+    }
+  }
 }

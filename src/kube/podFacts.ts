@@ -150,18 +150,7 @@ export function podFacts(pod: unknown, namespace: string, workload?: WorkloadIde
       isRecord(annotations) && Object.hasOwn(annotations, POLICIES_ANNOTATION)
         ? text(annotations[POLICIES_ANNOTATION])
         : undefined,
-    placement: {
-      nodeSelector: isRecord(spec?.nodeSelector) ? stringified(spec.nodeSelector) : undefined,
-      requiredTerms: !isRecord(required)
-        ? undefined
-        : Array.isArray(required.nodeSelectorTerms)
-          ? required.nodeSelectorTerms.map(term)
-          : null,
-      tolerations: parsedEach(records(spec?.tolerations), toleration),
-      spreadKeys: parsedEach(spreads, ({ topologyKey, whenUnsatisfiable }) =>
-        whenUnsatisfiable === 'DoNotSchedule' && typeof topologyKey === 'string' ? topologyKey : undefined,
-      ),
-    },
+    placement: placementFacts(spec, required, spreads),
     spreads: parsedEach(spreads, ({ topologyKey, whenUnsatisfiable }) =>
       typeof topologyKey === 'string' && typeof whenUnsatisfiable === 'string'
         ? { topologyKey, whenUnsatisfiable }
@@ -169,18 +158,7 @@ export function podFacts(pod: unknown, namespace: string, workload?: WorkloadIde
     ),
     schedulerName: typeof spec?.schedulerName === 'string' ? spec.schedulerName : undefined,
     schedulingGates: schedulingGates(pod),
-    resources: {
-      containers: records(spec?.containers).map((container) => ({
-        resources: resources(container.resources),
-        sidecar: false,
-      })),
-      initContainers: records(spec?.initContainers).map((container) => ({
-        resources: resources(container.resources),
-        sidecar: container.restartPolicy === 'Always',
-      })),
-      pod: isRecord(spec?.resources) ? resources(spec.resources) : undefined,
-      overhead: quantities(spec?.overhead),
-    },
+    resources: resourceFacts(spec),
     shape: {
       metadata: metadata !== undefined,
       annotations: isRecord(annotations),
@@ -192,6 +170,42 @@ export function podFacts(pod: unknown, namespace: string, workload?: WorkloadIde
       topologySpreadConstraints: Array.isArray(spec?.topologySpreadConstraints),
       schedulingGates: Array.isArray(spec?.schedulingGates),
     },
+  };
+}
+
+/** Where the Pod's own fields let it go: node selector, required node affinity, tolerations, hard spreads. */
+function placementFacts(
+  spec: Record<string, unknown> | undefined,
+  required: unknown,
+  spreads: readonly Record<string, unknown>[],
+): PlacementFacts {
+  return {
+    nodeSelector: isRecord(spec?.nodeSelector) ? stringified(spec.nodeSelector) : undefined,
+    requiredTerms: !isRecord(required)
+      ? undefined
+      : Array.isArray(required.nodeSelectorTerms)
+        ? required.nodeSelectorTerms.map(term)
+        : null,
+    tolerations: parsedEach(records(spec?.tolerations), toleration),
+    spreadKeys: parsedEach(spreads, ({ topologyKey, whenUnsatisfiable }) =>
+      whenUnsatisfiable === 'DoNotSchedule' && typeof topologyKey === 'string' ? topologyKey : undefined,
+    ),
+  };
+}
+
+/** What the containers, init containers (restartPolicy Always: sidecars) and the Pod itself request. */
+function resourceFacts(spec: Record<string, unknown> | undefined): PodResourceFacts {
+  return {
+    containers: records(spec?.containers).map((container) => ({
+      resources: resources(container.resources),
+      sidecar: false,
+    })),
+    initContainers: records(spec?.initContainers).map((container) => ({
+      resources: resources(container.resources),
+      sidecar: container.restartPolicy === 'Always',
+    })),
+    pod: isRecord(spec?.resources) ? resources(spec.resources) : undefined,
+    overhead: quantities(spec?.overhead),
   };
 }
 

@@ -9,7 +9,7 @@ import type { ClaimConstraint, ClaimFacts } from '../kube/claimFacts.ts';
 import type { PatchOperation } from '../kube/types.ts';
 import type { CompiledPolicySet } from './compiler.ts';
 import { pointer } from './patch.ts';
-import type { DecisionTrace, PolicyTrace } from './explain.ts';
+import { ClaimExplainRecorder, SILENT_CLAIM } from './claimRecorder.ts';
 import type { Decision } from './types.ts';
 
 /** Device attributes standardised by Kubernetes; a bare name in alignBy is taken to be one of them. */
@@ -20,6 +20,12 @@ interface Constraint {
   readonly matchAttribute: string;
 }
 
+/** What one matched policy's dra rule comes to. */
+type ClaimStep =
+  | { readonly kind: 'no requests' }
+  | { readonly kind: 'present'; readonly matchAttribute: string }
+  | { readonly kind: 'added'; readonly constraint: Constraint };
+
 /** `explain`: also say, per policy, why it did or did not add a constraint (as a DecisionTrace, without nodes). */
 export function decideClaim(
   request: ClaimFacts,
@@ -27,100 +33,70 @@ export function decideClaim(
   options: { readonly explain?: boolean } = {},
 ): Decision {
   const matched = compiled.candidates(request.namespace).filter(({ policy }) => policy.rules.dra !== undefined);
-  const traces: PolicyTrace[] = [];
-  const trace = (name: string, outcome: PolicyTrace['outcome'], detail: string) =>
-    options.explain &&
-    traces.push({
-      policy: name,
-      priority: compiled.policies.find(({ policy }) => policy.name === name)?.policy.priority ?? 0,
-      matched: outcome !== 'not matched',
-      ...(outcome === 'not matched' && { reason: detail }),
-      outcome,
-      rules:
-        outcome === 'not matched'
-          ? []
-          : [
-              {
-                rule: 'dra',
-                outcome: outcome === 'applied' ? 'added' : 'unchanged',
-                detail: [detail],
-                nodesBefore: 0,
-                nodesAfter: 0,
-              },
-            ],
-      nodesBefore: 0,
-      nodesAfter: 0,
-    });
-  if (options.explain)
-    for (const { policy } of compiled.policies)
-      if (!matched.some((candidate) => candidate.policy === policy))
-        trace(
-          policy.name,
-          'not matched',
-          policy.rules.dra ? `its namespace fields do not match ${request.namespace}` : 'has no dra rule',
-        );
-  const names = request.requestNames;
-  const existing = request.constraints;
-  const patch: PatchOperation[] = [];
+  const explain = options.explain ? new ClaimExplainRecorder(compiled, matched, request.namespace) : undefined;
+  const recorder = explain ?? SILENT_CLAIM;
   const applied: string[] = [];
   const warnings: string[] = [];
   const added: Constraint[] = [];
   for (const { policy } of matched) {
-    const matchAttribute = qualified(policy.rules.dra!.alignBy);
-    if (names.length === 0) {
+    const step = claimStep(request, policy.rules.dra!.alignBy, added);
+    if (step.kind === 'no requests') {
       warnings.push(`policy ${policy.name}: dra dropped: the ${request.kind} has no named device requests`);
-      trace(policy.name, 'unchanged', 'dropped: no named device requests');
-      continue;
-    }
-    const constraint: Constraint = { requests: names, matchAttribute };
-    if ([...existing, ...added].some((other) => aligns(other, constraint))) {
+      recorder.policy(policy.name, 'unchanged', 'dropped: no named device requests');
+    } else if (step.kind === 'present') {
+      const { matchAttribute } = step;
       warnings.push(`policy ${policy.name} matched but changed nothing: the claim already aligns by ${matchAttribute}`);
-      trace(policy.name, 'unchanged', `already present: a constraint on ${matchAttribute} over these requests`);
-      continue;
+      recorder.policy(
+        policy.name,
+        'unchanged',
+        `already present: a constraint on ${matchAttribute} over these requests`,
+      );
+    } else {
+      const { matchAttribute, requests } = step.constraint;
+      added.push(step.constraint);
+      applied.push(policy.name);
+      recorder.policy(
+        policy.name,
+        'applied',
+        `constraint matchAttribute ${matchAttribute} over [${requests.join(', ')}]`,
+      );
     }
-    added.push(constraint);
-    applied.push(policy.name);
-    trace(policy.name, 'applied', `constraint matchAttribute ${matchAttribute} over [${names.join(', ')}]`);
-  }
-  if (added.length > 0) {
-    const path = pointer([...request.devicesPath, 'constraints']);
-    const values = added.map((constraint) => ({
-      requests: [...constraint.requests],
-      matchAttribute: constraint.matchAttribute,
-    }));
-    if (request.constraintsListed) for (const value of values) patch.push({ op: 'add', path: `${path}/-`, value });
-    else patch.push({ op: 'add', path, value: values });
   }
   return {
     allowed: true,
-    patch,
+    patch: constraintsPatch(request, added),
     warnings,
     auditAnnotations:
       applied.length > 0 ? { policies: applied.join(','), placement: `${added.length} dra constraint` } : {},
     applied,
     matched: matched.map(({ policy }) => policy.name),
-    ...(options.explain && { trace: claimTrace(request, compiled.snapshotId, traces, warnings) }),
+    ...(explain && { trace: explain.trace(request, warnings) }),
   };
 }
 
-function claimTrace(
-  request: ClaimFacts,
-  snapshot: string,
-  policies: PolicyTrace[],
-  warnings: readonly string[],
-): DecisionTrace {
-  const { name } = request;
-  return {
-    pod: name,
-    namespace: request.namespace,
-    workload: `${request.namespace}/${request.kind}/${name}`,
-    snapshot,
-    nodes: { total: 0, schedulable: 0, podPlacement: 0 },
-    policies,
-    finalNodes: 0,
-    allowed: true,
-    warnings,
-  };
+/** One policy's dra rule over the claim, after the constraints the policies before it `added`. */
+function claimStep(request: ClaimFacts, alignBy: string, added: readonly Constraint[]): ClaimStep {
+  const matchAttribute = qualified(alignBy);
+  const names = request.requestNames;
+  if (names.length === 0) return { kind: 'no requests' };
+  const constraint: Constraint = { requests: names, matchAttribute };
+  if ([...request.constraints, ...added].some((other) => aligns(other, constraint)))
+    return { kind: 'present', matchAttribute };
+  return { kind: 'added', constraint };
+}
+
+/** The constraints added, appended to the claim's list, or as the list when it has none. */
+function constraintsPatch(request: ClaimFacts, added: readonly Constraint[]): PatchOperation[] {
+  const patch: PatchOperation[] = [];
+  if (added.length === 0) return patch;
+  const path = pointer([...request.devicesPath, 'constraints']);
+  const values = added.map((constraint) => ({
+    requests: [...constraint.requests],
+    matchAttribute: constraint.matchAttribute,
+  }));
+  if (request.constraintsListed) for (const value of values) patch.push({ op: 'add', path: `${path}/-`, value });
+  else patch.push({ op: 'add', path, value: values });
+  return patch;
 }
 
 /** An existing constraint covers the new one: same attribute, over all requests (none named) or the same ones. */

@@ -41,11 +41,14 @@ export interface CompiledPolicySet {
   readonly snapshotId: string;
 }
 
-export function compile(policies: readonly SchedulingPolicy[], snapshot: TopologySnapshot): CompiledPolicySet {
-  const ordered = [...policies].sort(
-    (a, b) => b.priority - a.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
-  );
-  const compiled = ordered.map((policy) => compilePolicy(policy, snapshot));
+/** `previous`: the set compiled against the snapshot before, whose memo hands on what outlives a snapshot. */
+export function compile(
+  policies: readonly SchedulingPolicy[],
+  snapshot: TopologySnapshot,
+  previous?: CompiledPolicySet,
+): CompiledPolicySet {
+  const ordered = orderOf(policies);
+  const compiled = ordered.map((policy) => new LazyPolicy(policy, snapshot));
   // Namespace labels come from this snapshot, so the answer per namespace holds as long as the set does.
   const byNamespace = lazyLruMap<string, readonly CompiledPolicy[]>();
   const candidates = (namespace: string): readonly CompiledPolicy[] => {
@@ -61,43 +64,94 @@ export function compile(policies: readonly SchedulingPolicy[], snapshot: Topolog
     snapshot,
     policies: compiled,
     candidates,
-    memo: new DecisionMemo(snapshot, id, (age) => freshUntil(snapshot, age)),
+    memo: new DecisionMemo(snapshot, id, (age) => freshUntil(snapshot, age), previous?.memo),
     snapshotId: id,
   };
 }
 
+/** Each policy set's evaluation order, sorted once: a set is recompiled against every new snapshot. */
+const orders = new WeakMap<readonly SchedulingPolicy[], readonly SchedulingPolicy[]>();
+
+function orderOf(policies: readonly SchedulingPolicy[]): readonly SchedulingPolicy[] {
+  let ordered = orders.get(policies);
+  if (ordered === undefined) {
+    ordered = [...policies].sort((a, b) => b.priority - a.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    orders.set(policies, ordered);
+  }
+  return ordered;
+}
+
+/** What a policy's compiled form holds whatever the snapshot: its match block and what its rule keys say. */
+interface PolicyShape {
+  readonly match: Matcher;
+  readonly keys: ReturnType<typeof ruleKeys>;
+  readonly needsModel: boolean;
+  readonly readsOccupancy: boolean;
+  readonly writesPodsAlone: boolean;
+}
+
 /**
- * A policy's match block does not depend on the snapshot: compiled once per policy object (policies are immutable
- * values, replaced whole when they change) and shared by every snapshot's compiled set.
+ * Compiled once per policy object (policies are immutable values, replaced whole when they change) and shared by
+ * every snapshot's compiled set: a Node event recompiles 500 policies, and this part of each was most of it.
  */
-const matchers = new WeakMap<SchedulingPolicy, Matcher>();
+const shapes = new WeakMap<SchedulingPolicy, PolicyShape>();
+
+function shapeOf(policy: SchedulingPolicy): PolicyShape {
+  let shape = shapes.get(policy);
+  if (shape === undefined) {
+    const keys = ruleKeys(policy.rules);
+    shape = {
+      match: compileMatch(policy.match),
+      keys,
+      needsModel: keys.some((key) => RULES[key].needsModel),
+      readsOccupancy: keys.some((key) => RULES[key].readsOccupancy),
+      writesPodsAlone: keys.every((key) => RULES[key].writesPods),
+    };
+    shapes.set(policy, shape);
+  }
+  return shape;
+}
 
 /**
  * Its rules are compiled when a decision first needs them: a Node event publishes a new snapshot, and recompiling
  * every rule of 500 policies for it took tens of milliseconds at 65,000 nodes, which the next decision waited for,
- * though a Pod meets only the few policies that match it.
+ * though a Pod meets only the few policies that match it. A class, not an object literal with getters: V8 makes
+ * such a literal slowly, and a compile makes one per policy.
  */
-function compilePolicy(policy: SchedulingPolicy, snapshot: TopologySnapshot): CompiledPolicy {
-  const keys = ruleKeys(policy.rules);
-  let match = matchers.get(policy);
-  if (match === undefined) matchers.set(policy, (match = compileMatch(policy.match)));
-  let compiled: { rules: readonly CompiledRule[]; modelFree: readonly CompiledRule[] } | undefined;
-  const rulesOf = () => (compiled ??= compileRules(policy, keys, snapshot));
-  return {
-    policy,
-    match,
-    get rules() {
-      return rulesOf().rules;
-    },
-    get modelFree() {
-      return rulesOf().modelFree;
-    },
-    needsModel: keys.some((key) => RULES[key].needsModel),
-    readsOccupancy: keys.some((key) => RULES[key].readsOccupancy),
-    get writesPods() {
-      return rulesOf().rules.length > 0 || keys.every((key) => RULES[key].writesPods);
-    },
-  };
+class LazyPolicy implements CompiledPolicy {
+  readonly policy: SchedulingPolicy;
+  readonly match: Matcher;
+  readonly needsModel: boolean;
+  readonly readsOccupancy: boolean;
+  readonly #shape: PolicyShape;
+  readonly #snapshot: TopologySnapshot;
+  #compiled: { rules: readonly CompiledRule[]; modelFree: readonly CompiledRule[] } | undefined;
+
+  constructor(policy: SchedulingPolicy, snapshot: TopologySnapshot) {
+    const shape = shapeOf(policy);
+    this.policy = policy;
+    this.match = shape.match;
+    this.needsModel = shape.needsModel;
+    this.readsOccupancy = shape.readsOccupancy;
+    this.#shape = shape;
+    this.#snapshot = snapshot;
+  }
+
+  get rules(): readonly CompiledRule[] {
+    return this.#rules().rules;
+  }
+
+  get modelFree(): readonly CompiledRule[] {
+    return this.#rules().modelFree;
+  }
+
+  get writesPods(): boolean {
+    return this.#rules().rules.length > 0 || this.#shape.writesPodsAlone;
+  }
+
+  #rules() {
+    return (this.#compiled ??= compileRules(this.policy, this.#shape.keys, this.#snapshot));
+  }
 }
 
 function compileRules(

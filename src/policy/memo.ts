@@ -79,21 +79,32 @@ export class DecisionMemo {
   readonly #quantities = lazyLruMap<string, number>();
   readonly #decisions = lazyLruMap<number, KeptDecision | typeof SEEN>();
   /** Hashes of the labels of Pods decided: a Pod whose labels are not there is new, or lost its slot since. */
-  readonly #labelSets = new SeenTable(LABEL_SLOT_BITS);
+  readonly #labelSets: SeenTable;
   readonly #snapshotId: string;
   readonly #writes = lazyLruMap<number, { readonly key: string; readonly writes: Writes }>();
-  readonly #writesSeen = new SeenTable(WRITES_SLOT_BITS);
+  readonly #writesSeen: SeenTable;
 
   #freshFor: number | undefined;
   #freshUntil = Number.NEGATIVE_INFINITY;
 
   readonly #freshUntilOf: (maxSourceAgeMs: number) => number;
 
-  /** `freshUntil`: the snapshot's (rules/table.ts), passed in since the rules' memos are made with this one. */
-  constructor(snapshot: TopologySnapshot, snapshotId: string, freshUntil: (maxSourceAgeMs: number) => number) {
+  /**
+   * `freshUntil`: the snapshot's (rules/table.ts), passed in since the rules' memos are made with this one.
+   * `previous`: the memo of the snapshot before, whose tables of what was seen carry over (they only say whether to
+   * keep, never what): a Node event then allocates and zeroes no 320 KB of tables before the next decision.
+   */
+  constructor(
+    snapshot: TopologySnapshot,
+    snapshotId: string,
+    freshUntil: (maxSourceAgeMs: number) => number,
+    previous?: DecisionMemo,
+  ) {
     this.#snapshot = snapshot;
     this.#snapshotId = snapshotId;
     this.#freshUntilOf = freshUntil;
+    this.#labelSets = previous ? previous.#labelSets : new SeenTable(LABEL_SLOT_BITS);
+    this.#writesSeen = previous ? previous.#writesSeen : new SeenTable(WRITES_SLOT_BITS);
   }
 
   /** freshUntil of this snapshot (which never changes), worked out again only for another maximum source age. */

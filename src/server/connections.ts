@@ -35,22 +35,92 @@ export interface ConnectionTrackerOptions {
 }
 
 export function trackConnections(server: Server, options: ConnectionTrackerOptions): ConnectionTracker {
-  const { log, registry, lingerMs } = options;
-  // Raw TCP sockets by their peer's address and port: that pair names a connection to one listening socket.
-  const open = new Map<string, Socket>();
-  const secured = new Set<string>();
+  return new Connections(server, options);
+}
+
+class Connections implements ConnectionTracker {
+  /** Raw TCP sockets by their peer's address and port: that pair names a connection to one listening socket. */
+  readonly #open = new Map<string, Socket>();
+  readonly #secured = new Set<string>();
   // The response each TLS connection is answering, or answered last: one entry per connection, overwritten by its
   // next request. A Set of responses, added to and deleted from per request, churned: V8 rehashed its table, and a
   // table left behind in the old generation kept young responses, and all they hold, alive through scavenges (~1 MB
   // promoted per scavenge under wrk -c25, 2 ms pauses and a full collection every few seconds; docs/benchmarks.md,
   // "Sixth look").
-  const answers = new Map<Socket, ServerResponse>();
-  const carried = new WeakSet<Socket>();
-  let lastRequestAt = 0;
-  let draining = false;
-  const closeAfter = (response: ServerResponse) => {
-    if (!response.headersSent) response.setHeader('Connection', 'close');
-  };
+  readonly #answers = new Map<Socket, ServerResponse>();
+  readonly #carried = new WeakSet<Socket>();
+  readonly #lingerMs: number;
+  #lastRequestAt = 0;
+  #draining = false;
+
+  constructor(server: Server, { maxConnections, lingerMs, log, registry }: ConnectionTrackerOptions) {
+    this.#lingerMs = lingerMs;
+    const { dropped, handshakeFailures } = connectionMetrics(registry, this.#open, this.#secured, maxConnections);
+    server.maxConnections = maxConnections;
+    server.on('drop', () => dropped.inc());
+    server.on('connection', (socket: Socket) => {
+      const key = peerOf(socket);
+      this.#open.set(key, socket);
+      socket.once('close', () => {
+        this.#open.delete(key);
+        this.#secured.delete(key);
+      });
+    });
+    server.on('secureConnection', (socket: Socket) => {
+      this.#secured.add(peerOf(socket));
+      socket.once('close', () => this.#answers.delete(socket));
+    });
+    server.on('tlsClientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+      handshakeFailures.inc();
+      log.debug({ err: error, code: error.code }, 'TLS handshake failed');
+      socket.destroy();
+    });
+  }
+
+  answering(response: ServerResponse): void {
+    this.#carried.add(response.req.socket);
+    this.#lastRequestAt = performance.now();
+    if (this.#draining) return closeAfter(response);
+    this.#answers.set(response.req.socket, response);
+  }
+
+  carriedRequests(socket: Socket): boolean {
+    return this.#carried.has(socket);
+  }
+
+  quietFor(ms: number): boolean {
+    return performance.now() - this.#lastRequestAt >= ms;
+  }
+
+  closeAfterAnswers(): void {
+    this.#draining = true;
+    this.#answers.forEach(closeAfter);
+  }
+
+  refuse(socket: Socket, answer: string): void {
+    socket.end(answer);
+    setTimeout(() => socket.destroy(), this.#lingerMs).unref();
+  }
+
+  destroyUnsecured(): void {
+    for (const [key, socket] of this.#open) if (!this.#secured.has(key)) socket.destroy();
+  }
+
+  destroyAll(): void {
+    for (const socket of this.#open.values()) socket.destroy();
+  }
+}
+
+function closeAfter(response: ServerResponse): void {
+  if (!response.headersSent) response.setHeader('Connection', 'close');
+}
+
+function connectionMetrics(
+  registry: Registry,
+  open: ReadonlyMap<string, Socket>,
+  secured: ReadonlySet<string>,
+  maxConnections: number,
+) {
   new Gauge({
     name: 'topogate_open_connections',
     help: 'TCP connections the webhook holds, handshaking or not.',
@@ -67,62 +137,17 @@ export function trackConnections(server: Server, options: ConnectionTrackerOptio
       this.set(secured.size);
     },
   });
-  const dropped = new Counter({
-    name: 'topogate_connections_dropped_total',
-    help: `Connections refused at accept because ${options.maxConnections} were already open.`,
-    registers: [registry],
-  });
-  const handshakeFailures = new Counter({
-    name: 'topogate_tls_handshake_failures_total',
-    help: 'TLS handshakes that failed or timed out; their sockets are destroyed at once.',
-    registers: [registry],
-  });
-
-  server.maxConnections = options.maxConnections;
-  server.on('drop', () => dropped.inc());
-  server.on('connection', (socket: Socket) => {
-    const key = peerOf(socket);
-    open.set(key, socket);
-    socket.once('close', () => {
-      open.delete(key);
-      secured.delete(key);
-    });
-  });
-  server.on('secureConnection', (socket: Socket) => {
-    secured.add(peerOf(socket));
-    socket.once('close', () => answers.delete(socket));
-  });
-  server.on('tlsClientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    handshakeFailures.inc();
-    log.debug({ err: error, code: error.code }, 'TLS handshake failed');
-    socket.destroy();
-  });
-
-  const endAndDestroy = (socket: Socket, answer: string) => {
-    socket.end(answer);
-    setTimeout(() => socket.destroy(), lingerMs).unref();
-  };
-
   return {
-    answering(response) {
-      carried.add(response.req.socket);
-      lastRequestAt = performance.now();
-      if (draining) return closeAfter(response);
-      answers.set(response.req.socket, response);
-    },
-    carriedRequests: (socket) => carried.has(socket),
-    quietFor: (ms) => performance.now() - lastRequestAt >= ms,
-    closeAfterAnswers() {
-      draining = true;
-      answers.forEach(closeAfter);
-    },
-    refuse: endAndDestroy,
-    destroyUnsecured() {
-      for (const [key, socket] of open) if (!secured.has(key)) socket.destroy();
-    },
-    destroyAll() {
-      for (const socket of open.values()) socket.destroy();
-    },
+    dropped: new Counter({
+      name: 'topogate_connections_dropped_total',
+      help: `Connections refused at accept because ${maxConnections} were already open.`,
+      registers: [registry],
+    }),
+    handshakeFailures: new Counter({
+      name: 'topogate_tls_handshake_failures_total',
+      help: 'TLS handshakes that failed or timed out; their sockets are destroyed at once.',
+      registers: [registry],
+    }),
   };
 }
 

@@ -53,7 +53,7 @@ export function createDecider({ policies, topology, maxSourceAgeMs, log, now = D
       memo = {
         policyVersion: policySet.version,
         snapshotVersion: snapshot.version,
-        compiled: compile(policySet.policies, snapshot),
+        compiled: compile(policySet.policies, snapshot, memo?.compiled),
       };
     }
     return memo.compiled;

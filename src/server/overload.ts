@@ -55,40 +55,79 @@ interface Slot {
 }
 
 export function limitInFlight({ max, registry, slowBody = defaultSlowBody }: InFlightLimitOptions): InFlightLimit {
-  const slots: Slot[] = Array.from({ length: max }, () => ({
-    request: undefined,
-    response: undefined,
-    since: 0,
-    bytesAtStart: 0,
-  }));
-  const free = Array.from({ length: max }, (_, index) => max - 1 - index);
-  new Gauge({
-    name: 'topogate_in_flight_requests',
-    help: 'AdmissionReviews being read or decided right now.',
-    registers: [registry],
-    collect() {
-      this.set(max - free.length);
-    },
-  });
-  const refused = new Counter({
-    name: 'topogate_in_flight_refused_total',
-    help: `Requests to /mutate refused with 429 because ${max} were already in flight.`,
-    registers: [registry],
-  });
-  const evicted = new Counter({
-    name: 'topogate_slow_bodies_evicted_total',
-    help: `Requests answered 408 while the cap was full because their body arrived slower than ${slowBody.minBytesPerSecond} bytes/s; their slots went to new requests.`,
-    registers: [registry],
-  });
-  const message = `topogate is overloaded: ${max} AdmissionReviews are already in flight; the API server applies the webhook's failurePolicy`;
+  return new InFlightSlots(max, registry, slowBody);
+}
+
+class InFlightSlots implements InFlightLimit {
+  readonly #slots: Slot[];
+  /** The free slots' indexes. */
+  readonly #free: number[];
+  readonly #slowBody: SlowBodyLimits;
+  readonly #refused: Counter;
+  readonly #evicted: Counter;
+  readonly #message: string;
+
+  constructor(max: number, registry: Registry, slowBody: SlowBodyLimits) {
+    this.#slots = Array.from({ length: max }, () => ({
+      request: undefined,
+      response: undefined,
+      since: 0,
+      bytesAtStart: 0,
+    }));
+    const free = (this.#free = Array.from({ length: max }, (_, index) => max - 1 - index));
+    this.#slowBody = slowBody;
+    new Gauge({
+      name: 'topogate_in_flight_requests',
+      help: 'AdmissionReviews being read or decided right now.',
+      registers: [registry],
+      collect() {
+        this.set(max - free.length);
+      },
+    });
+    this.#refused = new Counter({
+      name: 'topogate_in_flight_refused_total',
+      help: `Requests to /mutate refused with 429 because ${max} were already in flight.`,
+      registers: [registry],
+    });
+    this.#evicted = new Counter({
+      name: 'topogate_slow_bodies_evicted_total',
+      help: `Requests answered 408 while the cap was full because their body arrived slower than ${slowBody.minBytesPerSecond} bytes/s; their slots went to new requests.`,
+      registers: [registry],
+    });
+    this.#message = `topogate is overloaded: ${max} AdmissionReviews are already in flight; the API server applies the webhook's failurePolicy`;
+  }
+
+  enter(request: IncomingMessage, response: ServerResponse): number {
+    const now = performance.now();
+    const index = this.#free.pop();
+    if (index !== undefined) return this.#take(index, request, response, now);
+    const slow = this.#slowest(now);
+    if (slow !== -1) {
+      this.#evict(slow, now);
+      return this.#take(slow, request, response, now);
+    }
+    this.#refused.inc();
+    // The body is left unread, so the connection cannot carry another request.
+    replyFailure(response, 429, this.#message, true);
+    return -1;
+  }
+
+  leave(index: number, response: ServerResponse): void {
+    const slot = this.#slots[index]!;
+    if (slot.response !== response) return;
+    slot.request = undefined;
+    slot.response = undefined;
+    this.#free.push(index);
+  }
 
   /** The slot whose unfinished body arrives slowest, if one is below the minimum rate past its grace. */
-  function slowest(now: number): number {
+  #slowest(now: number): number {
+    const { graceMs, minBytesPerSecond } = this.#slowBody;
     let found = -1;
-    let lowest = slowBody.minBytesPerSecond;
-    for (const [index, slot] of slots.entries()) {
+    let lowest = minBytesPerSecond;
+    for (const [index, slot] of this.#slots.entries()) {
       const { request, since, bytesAtStart } = slot;
-      if (request === undefined || request.complete || now - since < slowBody.graceMs) continue;
+      if (request === undefined || request.complete || now - since < graceMs) continue;
       const rate = ((request.socket.bytesRead - bytesAtStart) * 1000) / (now - since);
       if (rate < lowest) {
         lowest = rate;
@@ -98,49 +137,25 @@ export function limitInFlight({ max, registry, slowBody = defaultSlowBody }: InF
     return found;
   }
 
-  function evict(index: number, now: number): void {
-    const { request, response, since, bytesAtStart } = slots[index]!;
+  #evict(index: number, now: number): void {
+    const { request, response, since, bytesAtStart } = this.#slots[index]!;
     const rate = Math.round(((request!.socket.bytesRead - bytesAtStart) * 1000) / (now - since));
-    evicted.inc();
+    this.#evicted.inc();
     replyFailure(
       response!,
       408,
-      `the body arrived at ${rate} bytes/s, slower than the ${slowBody.minBytesPerSecond} bytes/s a request must keep while every one of the ${max} slots is taken`,
+      `the body arrived at ${rate} bytes/s, slower than the ${this.#slowBody.minBytesPerSecond} bytes/s a request must keep while every one of the ${this.#slots.length} slots is taken`,
       true,
     );
-    setTimeout(() => request!.destroy(), slowBody.lingerMs).unref();
+    setTimeout(() => request!.destroy(), this.#slowBody.lingerMs).unref();
   }
 
-  function take(index: number, request: IncomingMessage, response: ServerResponse, now: number): number {
-    const slot = slots[index]!;
+  #take(index: number, request: IncomingMessage, response: ServerResponse, now: number): number {
+    const slot = this.#slots[index]!;
     slot.request = request;
     slot.response = response;
     slot.since = now;
     slot.bytesAtStart = request.socket.bytesRead;
     return index;
   }
-
-  return {
-    enter(request, response) {
-      const now = performance.now();
-      const index = free.pop();
-      if (index !== undefined) return take(index, request, response, now);
-      const slow = slowest(now);
-      if (slow !== -1) {
-        evict(slow, now);
-        return take(slow, request, response, now);
-      }
-      refused.inc();
-      // The body is left unread, so the connection cannot carry another request.
-      replyFailure(response, 429, message, true);
-      return -1;
-    },
-    leave(index, response) {
-      const slot = slots[index]!;
-      if (slot.response !== response) return;
-      slot.request = undefined;
-      slot.response = undefined;
-      free.push(index);
-    },
-  };
 }

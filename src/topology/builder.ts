@@ -30,7 +30,8 @@ import { record, stringMap } from './read/fields.ts';
 import { type NetworkFacts, readNetworkTopology } from './read/network-topology.ts';
 import { readNode } from './read/node.ts';
 import { readNodeResourceTopology } from './read/nrt.ts';
-import { readPodUsage, type PendingUsage } from './read/pod-usage.ts';
+import { usageOf } from './read/pod-record.ts';
+import type { PendingUsage } from './read/pod-usage.ts';
 import { readResourceSlice, type ResourceSliceFacts } from './read/resource-slice.ts';
 import { ASSUMED_TTL_MS } from './assumed.ts';
 import { PodUsageTable } from './usage.ts';
@@ -262,7 +263,7 @@ export class TopologyBuilder {
         break;
       case 'pods':
         // A bind or a finish changes the occupancy (see occupancy()), never the snapshot.
-        this.#usage.set(key, readPodUsage(object));
+        this.#usage.set(key, usageOf(object));
         return;
       case 'resourceSlices':
         this.#setResourceSlice(key, readResourceSlice(object));

@@ -2,7 +2,7 @@
 // XOR of each object's own digest, so the order objects came in does not matter). The same objects give the
 // same id in every process, so `mutate`, `mutate --patch` and `explain` on the same files write the same bytes.
 
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 export class ContentFingerprint {
   readonly #digests = new Map<string, bigint>();
@@ -16,7 +16,8 @@ export class ContentFingerprint {
       this.#digests.delete(key);
       return;
     }
-    const digest = createHash('sha256').update(key).update('\0').update(JSON.stringify(object)).digest();
+    // One call, the same bytes as hashing the three parts in turn: a Hash object per Node was a third of listing one.
+    const digest = hash('sha256', `${key}\0${JSON.stringify(object)}`, 'buffer');
     const value = digest.readBigUInt64BE(0);
     this.#digests.set(key, value);
     this.#value ^= value;

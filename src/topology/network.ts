@@ -8,26 +8,7 @@ import type { NetworkFacts } from './read/network-topology.ts';
 type Nearest = readonly { readonly domain: string; readonly rttMs: number }[];
 
 export function createNetworkModel(facts: NetworkFacts): NetworkModel {
-  const declared = new Map<string, Map<string, DeclaredLink>>();
-  const declare = (from: string, to: string, link: DeclaredLink) => {
-    let row = declared.get(from);
-    if (!row) declared.set(from, (row = new Map()));
-    row.set(to, link);
-  };
-  const domains = new Set<string>();
-  // Later links win, so that a correction appended to the list takes effect.
-  for (const link of facts.links) {
-    declare(link.from, link.to, link);
-    if (link.symmetric) declare(link.to, link.from, link);
-    domains.add(link.from).add(link.to);
-  }
-  // A round trip is the same both ways: one entry per unordered pair.
-  const measured = new Map<string, MeasuredLink>();
-  for (const link of facts.measured) {
-    measured.set(pairKey(link.from, link.to), link);
-    domains.add(link.from).add(link.to);
-  }
-
+  const { declared, measured, domains } = linkTables(facts);
   const rttMs = (from: string, to: string, percentile: RttPercentile = 'p50'): number | undefined => {
     if (from === to) return 0;
     const link = measured.get(pairKey(from, to));
@@ -39,17 +20,8 @@ export function createNetworkModel(facts: NetworkFacts): NetworkModel {
   const nearest = (target: string, percentile: RttPercentile = 'p50'): Nearest => {
     const key = `${percentile}\u0000${target}`;
     let ranked = nearestMemo.get(key);
-    if (!ranked) {
-      // RTT measured from each domain towards the target: the path a client there would take.
-      const others: { domain: string; rttMs: number }[] = [];
-      for (const domain of domains) {
-        const ms = domain === target ? undefined : rttMs(domain, target, percentile);
-        if (ms !== undefined) others.push({ domain, rttMs: ms });
-      }
-      others.sort((a, b) => a.rttMs - b.rttMs || (a.domain < b.domain ? -1 : 1));
-      ranked = [{ domain: target, rttMs: 0 }, ...others];
-      nearestMemo.set(key, ranked);
-    }
+    if (!ranked)
+      nearestMemo.set(key, (ranked = rankNearest(domains, target, (from) => rttMs(from, target, percentile))));
     return ranked;
   };
 
@@ -90,6 +62,46 @@ export function createNetworkModel(facts: NetworkFacts): NetworkModel {
     mislabeled: new Map((facts.mislabeled ?? []).map((finding) => [finding.node, finding])),
   };
   return facts.observedAt === undefined ? model : { ...model, observedAt: facts.observedAt };
+}
+
+/** The declared links by from and to, the measured ones by unordered pair, and every domain either names. */
+function linkTables(facts: NetworkFacts) {
+  const declared = new Map<string, Map<string, DeclaredLink>>();
+  const declare = (from: string, to: string, link: DeclaredLink) => {
+    let row = declared.get(from);
+    if (!row) declared.set(from, (row = new Map()));
+    row.set(to, link);
+  };
+  const domains = new Set<string>();
+  // Later links win, so that a correction appended to the list takes effect.
+  for (const link of facts.links) {
+    declare(link.from, link.to, link);
+    if (link.symmetric) declare(link.to, link.from, link);
+    domains.add(link.from).add(link.to);
+  }
+  // A round trip is the same both ways: one entry per unordered pair.
+  const measured = new Map<string, MeasuredLink>();
+  for (const link of facts.measured) {
+    measured.set(pairKey(link.from, link.to), link);
+    domains.add(link.from).add(link.to);
+  }
+  return { declared, measured, domains };
+}
+
+/** The target first, then every domain with an RTT towards it, nearest first (ties by name). */
+function rankNearest(
+  domains: ReadonlySet<string>,
+  target: string,
+  rttTowards: (from: string) => number | undefined,
+): Nearest {
+  // RTT measured from each domain towards the target: the path a client there would take.
+  const others: { domain: string; rttMs: number }[] = [];
+  for (const domain of domains) {
+    const ms = domain === target ? undefined : rttTowards(domain);
+    if (ms !== undefined) others.push({ domain, rttMs: ms });
+  }
+  others.sort((a, b) => a.rttMs - b.rttMs || (a.domain < b.domain ? -1 : 1));
+  return [{ domain: target, rttMs: 0 }, ...others];
 }
 
 function pairKey(a: string, b: string): string {

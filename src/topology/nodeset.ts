@@ -37,14 +37,30 @@ export class NodeSet {
     return new NodeSet(words, offset);
   }
 
-  /** Wraps words (from slot 0) the caller will never change again; empty words at either end are left out. */
-  static fromWords(words: Uint32Array): NodeSet {
+  /**
+   * Wraps words (from word `offset`, slot 0 by default) the caller will never change again; empty words at either
+   * end are left out.
+   */
+  static fromWords(words: Uint32Array, offset = 0): NodeSet {
     let first = 0;
     while (first < words.length && words[first] === 0) first++;
     if (first === words.length) return NodeSet.EMPTY;
     let last = words.length - 1;
     while (words[last] === 0) last--;
-    return new NodeSet(first === 0 && last === words.length - 1 ? words : words.slice(first, last + 1), first);
+    const kept = first === 0 && last === words.length - 1 ? words : words.slice(first, last + 1);
+    return new NodeSet(kept, offset + first);
+  }
+
+  /** The word index of the set's first word; words before it hold no slot. */
+  get firstWord(): number {
+    return this.#offset;
+  }
+
+  /** A copy of the words from word `from` (at most firstWord) to at least word `to` (exclusive), to build a set. */
+  wordsBetween(from: number, to: number): Uint32Array {
+    const words = new Uint32Array(Math.max(this.#end(), to) - from);
+    if (this.#words.length > 0) words.set(this.#words, this.#offset - from);
+    return words;
   }
 
   /** A copy of the words from slot 0, large enough to hold `slot`, for building a new set. */

@@ -4,7 +4,7 @@
 // cluster are capped, their totals kept, so a 10,000-node cluster stays a page.
 
 import type { SchedulingPolicy } from '../policy/types.ts';
-import type { NodeInfo, Occupancy, TopologySnapshot } from '../topology/model.ts';
+import type { NodeInfo, Occupancy, SourceStatus, TopologySnapshot } from '../topology/model.ts';
 import type { ControlPlaneStatus } from '../ports/controlplane.ts';
 import { controlPlaneFigures, type ControlPlaneFigures } from './controlPlane.ts';
 import type { History, HistoryEvent } from './history.ts';
@@ -159,17 +159,7 @@ export function viewData(input: ViewInput): ViewData {
     trends: { pairs: history?.pairs() ?? [], events: history?.events() ?? [] },
     workloads: workloadRows(decisions),
     zones: zoneRows(nodes, degraded),
-    nodes: {
-      total: nodes.length,
-      listed: nodes.slice(0, listCap).map((node) => ({
-        name: node.name,
-        ...(node.labels[ZONE_LABEL] !== undefined && { zone: node.labels[ZONE_LABEL] }),
-        cordoned: node.unschedulable,
-        ready: node.ready,
-        ...(degraded.has(node.name) && { degradedRttMs: degraded.get(node.name)!.rttMs }),
-        ...(node.labels['nvidia.com/gpu.product'] !== undefined && { gpu: node.labels['nvidia.com/gpu.product'] }),
-      })),
-    },
+    nodes: { total: nodes.length, listed: nodes.slice(0, listCap).map((node) => nodeRow(node, degraded)) },
     ...(snapshot.network && { network: networkView(snapshot, now) }),
     gpus: gpuRows(snapshot),
     numa: numaRows(snapshot),
@@ -192,24 +182,43 @@ export function viewData(input: ViewInput): ViewData {
     ...(controlPlaneStatus !== undefined && { controlPlaneFigures: controlPlaneFigures(controlPlaneStatus, now) }),
     policies: {
       ...(policyProblem !== undefined && { problem: policyProblem }),
-      listed: policies.map((policy) => ({
-        name: policy.name,
-        ...(policy.source !== undefined && { source: policy.source.file }),
-        priority: policy.priority,
-        enforcement: policy.enforcement ?? 'Enforce',
-        rolloutPercent: policy.rollout?.percent ?? 100,
-        rules: Object.keys(policy.rules),
-        onUnsatisfiable: policy.onUnsatisfiable,
-      })),
+      listed: policies.map(policyRow),
     },
     decisions,
-    sources: [...snapshot.sources.values()].map((source) => ({
-      name: source.name,
-      synced: source.synced,
-      ...(source.disabled !== undefined && { disabled: source.disabled }),
-      objects: source.objects,
-      ...(source.updatedAt !== undefined && { ageSeconds: Math.max(0, Math.round((now - source.updatedAt) / 1000)) }),
-    })),
+    sources: [...snapshot.sources.values()].map((source) => sourceRow(source, now)),
+  };
+}
+
+function nodeRow(node: NodeInfo, degraded: ReadonlyMap<string, { readonly rttMs: number }>): NodeRow {
+  return {
+    name: node.name,
+    ...(node.labels[ZONE_LABEL] !== undefined && { zone: node.labels[ZONE_LABEL] }),
+    cordoned: node.unschedulable,
+    ready: node.ready,
+    ...(degraded.has(node.name) && { degradedRttMs: degraded.get(node.name)!.rttMs }),
+    ...(node.labels['nvidia.com/gpu.product'] !== undefined && { gpu: node.labels['nvidia.com/gpu.product'] }),
+  };
+}
+
+function policyRow(policy: SchedulingPolicy): PolicyRow {
+  return {
+    name: policy.name,
+    ...(policy.source !== undefined && { source: policy.source.file }),
+    priority: policy.priority,
+    enforcement: policy.enforcement ?? 'Enforce',
+    rolloutPercent: policy.rollout?.percent ?? 100,
+    rules: Object.keys(policy.rules),
+    onUnsatisfiable: policy.onUnsatisfiable,
+  };
+}
+
+function sourceRow(source: SourceStatus, now: number): SourceRow {
+  return {
+    name: source.name,
+    synced: source.synced,
+    ...(source.disabled !== undefined && { disabled: source.disabled }),
+    objects: source.objects,
+    ...(source.updatedAt !== undefined && { ageSeconds: Math.max(0, Math.round((now - source.updatedAt) / 1000)) }),
   };
 }
 

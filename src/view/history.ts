@@ -40,27 +40,43 @@ export interface History {
 const pairKey = (a: string, b: string) => (a < b ? `${a}\u0000${b}` : `${b}\u0000${a}`);
 
 export function history(): History {
-  const samples = new Map<string, RttSample[]>();
-  const events: HistoryEvent[] = [];
-  let lastSample = -Infinity;
-  let lastObservedAt: number | undefined;
-  let leader: string | undefined;
-  let degraded: ReadonlySet<string> | undefined;
-  const event = (now: number, kind: HistoryEvent['kind'], text: string) => {
-    events.unshift({ at: new Date(now).toISOString(), kind, text });
-    events.length = Math.min(events.length, maxEvents);
-  };
-  const names = (list: readonly string[]) =>
-    list.length > namesPerEvent
-      ? `${list.slice(0, namesPerEvent).join(', ')} and ${list.length - namesPerEvent} more`
-      : list.join(', ');
+  return new TopologyHistory();
+}
 
-  function sample(snapshot: TopologySnapshot, now: number): boolean {
+class TopologyHistory implements History {
+  readonly #samples = new Map<string, RttSample[]>();
+  readonly #events: HistoryEvent[] = [];
+  #lastSample = -Infinity;
+  #lastObservedAt: number | undefined;
+  #leader: string | undefined;
+  /** Undefined until the first snapshot: what it holds is no change. */
+  #degraded: ReadonlySet<string> | undefined;
+
+  observe(snapshot: TopologySnapshot, now: number): boolean {
+    const sampled = this.#sample(snapshot, now);
+    const changed = this.#changes(snapshot, now);
+    return sampled || changed;
+  }
+
+  series(from: string, to: string, now: number): readonly RttSample[] {
+    return (this.#samples.get(pairKey(from, to)) ?? []).filter((s) => s.at >= now - horizonMs);
+  }
+
+  pairs(): readonly (readonly [string, string])[] {
+    return [...this.#samples.keys()].sort().map((key) => key.split('\u0000') as [string, string]);
+  }
+
+  events(): readonly HistoryEvent[] {
+    return this.#events;
+  }
+
+  /** The measured RTTs, at a new measurement and not within sampleEveryMs of the last sample. */
+  #sample(snapshot: TopologySnapshot, now: number): boolean {
     const network = snapshot.network;
-    if (network?.observedAt === undefined || network.observedAt === lastObservedAt) return false;
-    if (now - lastSample < sampleEveryMs) return false;
-    lastSample = now;
-    lastObservedAt = network.observedAt;
+    if (network?.observedAt === undefined || network.observedAt === this.#lastObservedAt) return false;
+    if (now - this.#lastSample < sampleEveryMs) return false;
+    this.#lastSample = now;
+    this.#lastObservedAt = network.observedAt;
     const domains = [...snapshot.nodes.labelValues(network.domainLabel).keys()].sort().slice(0, maxDomains);
     for (const [i, from] of domains.entries())
       for (const to of domains.slice(i + 1)) {
@@ -68,43 +84,44 @@ export function history(): History {
         const p50Ms = network.measured(from, to) ? network.rttMs(from, to, 'p50') : undefined;
         if (p50Ms === undefined) continue;
         const p99Ms = network.rttMs(from, to, 'p99');
-        const list = samples.get(pairKey(from, to)) ?? [];
+        const list = this.#samples.get(pairKey(from, to)) ?? [];
         list.push({ at: now, p50Ms, ...(p99Ms !== undefined && { p99Ms }) });
         while (list.length > 0 && list[0]!.at < now - horizonMs) list.shift();
-        samples.set(pairKey(from, to), list);
+        this.#samples.set(pairKey(from, to), list);
       }
-    for (const [key, list] of samples) if (list.at(-1)!.at < now - horizonMs) samples.delete(key);
+    for (const [key, list] of this.#samples) if (list.at(-1)!.at < now - horizonMs) this.#samples.delete(key);
     return true;
   }
 
-  return {
-    observe(snapshot, now) {
-      let recorded = sample(snapshot, now);
-      const nowLeader = snapshot.etcd.leader?.name;
-      if (degraded !== undefined && nowLeader !== leader) {
-        event(now, 'etcd leader', `${leader ?? 'unknown'} → ${nowLeader ?? 'unknown'}`);
-        recorded = true;
-      }
-      leader = nowLeader;
-      const nowDegraded = new Set(snapshot.network?.degradedNodes.keys() ?? []);
-      if (degraded !== undefined) {
-        const became = [...nowDegraded].filter((node) => !degraded!.has(node)).sort();
-        const recovered = [...degraded].filter((node) => !nowDegraded.has(node)).sort();
-        if (became.length > 0) event(now, 'degraded', names(became));
-        if (recovered.length > 0) event(now, 'recovered', names(recovered));
-        recorded ||= became.length + recovered.length > 0;
-      }
-      degraded = nowDegraded;
-      return recorded;
-    },
-    series(from, to, now) {
-      return (samples.get(pairKey(from, to)) ?? []).filter((s) => s.at >= now - horizonMs);
-    },
-    pairs() {
-      return [...samples.keys()].sort().map((key) => key.split('\u0000') as [string, string]);
-    },
-    events() {
-      return events;
-    },
-  };
+  /** The etcd leader's changes and the nodes that became or stopped being degraded, as events. */
+  #changes(snapshot: TopologySnapshot, now: number): boolean {
+    let recorded = false;
+    const leader = snapshot.etcd.leader?.name;
+    const before = this.#degraded;
+    if (before !== undefined && leader !== this.#leader) {
+      this.#event(now, 'etcd leader', `${this.#leader ?? 'unknown'} → ${leader ?? 'unknown'}`);
+      recorded = true;
+    }
+    this.#leader = leader;
+    const degraded = new Set(snapshot.network?.degradedNodes.keys() ?? []);
+    if (before !== undefined) {
+      const became = [...degraded].filter((node) => !before.has(node)).sort();
+      const recovered = [...before].filter((node) => !degraded.has(node)).sort();
+      if (became.length > 0) this.#event(now, 'degraded', names(became));
+      if (recovered.length > 0) this.#event(now, 'recovered', names(recovered));
+      recorded ||= became.length + recovered.length > 0;
+    }
+    this.#degraded = degraded;
+    return recorded;
+  }
+
+  #event(now: number, kind: HistoryEvent['kind'], text: string): void {
+    this.#events.unshift({ at: new Date(now).toISOString(), kind, text });
+    this.#events.length = Math.min(this.#events.length, maxEvents);
+  }
 }
+
+const names = (list: readonly string[]) =>
+  list.length > namesPerEvent
+    ? `${list.slice(0, namesPerEvent).join(', ')} and ${list.length - namesPerEvent} more`
+    : list.join(', ');

@@ -2,19 +2,20 @@
 // for tests and embedding. What fails to start stops what had started.
 
 import type { PodDecider, PodDeferrer } from '../../admission/handler.ts';
+import type { TopologyProvider } from '../../ports/topology.ts';
 import { createPolicyStore } from '../../sources/policies/store.ts';
 import { readClientCa } from '../../server/clientAuth.ts';
-import { createDecider } from '../../server/decider.ts';
+import { createDecider, type Decider } from '../../server/decider.ts';
 import type { ReadinessChecks } from '../../server/readiness.ts';
-import { startWebhookServer } from '../../server/server.ts';
+import { startWebhookServer, type WebhookServerOptions } from '../../server/server.ts';
 import { assumeAdmitted } from './assume.ts';
 import { ensureCertificates } from './certificates.ts';
-import type { ServeComponent, StartedComponent } from './component.ts';
+import type { ServeComponent, ServeContext, StartedComponent } from './component.ts';
 import { components as defaultComponents } from './components.ts';
 import type { ServeConfig } from './config.ts';
 import { policiesInForce } from './policies.ts';
 import type { Shell } from './shell.ts';
-import { releaseStartUpGarbage } from './startup-gc.ts';
+import { releaseStartUpGarbage, releaseWhenFirstReady } from './startup-gc.ts';
 import { createTopology } from './topology.ts';
 
 export interface RunningTopogate {
@@ -46,6 +47,27 @@ function deferrer(started: readonly StartedComponent[]): { defer?: PodDeferrer }
   return defer === undefined ? {} : { defer };
 }
 
+/**
+ * Starts the components in order, each told of those before it; each started one goes into `started` at once
+ * (so that a later failure stops it) and its readiness into `checks`.
+ */
+async function startComponents(
+  components: readonly ServeComponent[],
+  context: Omit<ServeContext, 'started'>,
+  started: { name: string; component: StartedComponent }[],
+  checks: Record<string, ReadinessChecks[string]>,
+): Promise<void> {
+  const earlier: StartedComponent[] = [];
+  const told: ServeContext = { ...context, started: earlier };
+  for (const { name, start } of components) {
+    const component = await start(told);
+    if (component === undefined) continue;
+    started.push({ name, component });
+    earlier.push(component);
+    if (component.readiness) checks[name] = () => component.readiness!();
+  }
+}
+
 export async function startTopogate(
   config: ServeConfig,
   shell: Shell,
@@ -62,6 +84,7 @@ export async function startTopogate(
   const decider = createDecider({ policies, topology, maxSourceAgeMs: config.maxSourceAgeMs, log: shell.log });
   // The decider has compiled the policies against the topology: what start-up allocates once is all done.
   releaseStartUpGarbage();
+  releaseWhenFirstReady(topology);
 
   const started: { name: string; component: StartedComponent }[] = [];
   const stopBackground = async () => {
@@ -73,45 +96,26 @@ export async function startTopogate(
     policies: () => policies.readiness(),
     topology: () => topology.readiness(),
   };
-  try {
-    const earlier: StartedComponent[] = [];
-    const context = { config, ...shell, policies, topology, decide: decider.decide, decider, started: earlier };
-    for (const { name, start } of components) {
-      const component = await start(context);
-      if (component === undefined) continue;
-      started.push({ name, component });
-      earlier.push(component);
-      if (component.readiness) checks[name] = () => component.readiness!();
-    }
-  } catch (error) {
+  const failed = async (error: unknown): Promise<never> => {
     await stopBackground();
     throw error;
-  }
+  };
+  const context = { config, ...shell, policies, topology, decide: decider.decide, decider };
+  await startComponents(components, context, started, checks).catch(failed);
   let serving = false;
-  const server = await startWebhookServer({
-    host: config.host,
-    port: config.port,
-    certDir,
-    ...(clientCa !== undefined && { clientCa }),
-    budgetMs: config.budgetMs,
-    limits: { maxConnections: config.maxConnections, shutdownGraceMs: config.shutdownGraceMs },
-    decide: observed(
-      decider.decide,
+  const server = await startWebhookServer(
+    webhookOptions(
+      config,
+      shell,
+      certDir,
+      clientCa,
+      decider,
+      topology,
       started.map(({ component }) => component),
+      checks,
       () => serving,
     ),
-    decideClaim: decider.decideClaim,
-    ...assumeAdmitted(topology),
-    ...deferrer(started.map(({ component }) => component)),
-    // Only --defer never admits a late Pod unchanged: otherwise one that cannot be deferred (no controller to
-    // release it: --topology files, or no right to patch Pods) is decided late rather than left unplaced.
-    whenLate: config.defer === 'never' ? 'skip' : 'decide',
-    checks,
-    ...shell,
-  }).catch(async (error: unknown) => {
-    await stopBackground();
-    throw error;
-  });
+  ).catch(failed);
   serving = true;
   return {
     url: server.url,
@@ -120,5 +124,36 @@ export async function startTopogate(
       await server.close();
       await stopBackground();
     },
+  };
+}
+
+/** The webhook's options: the decider (observed by the components that observe), deferred if one defers. */
+function webhookOptions(
+  config: ServeConfig,
+  shell: Shell,
+  certDir: string,
+  clientCa: string | undefined,
+  decider: Decider,
+  topology: TopologyProvider,
+  started: readonly StartedComponent[],
+  checks: ReadinessChecks,
+  serving: () => boolean,
+): WebhookServerOptions {
+  return {
+    host: config.host,
+    port: config.port,
+    certDir,
+    ...(clientCa !== undefined && { clientCa }),
+    budgetMs: config.budgetMs,
+    limits: { maxConnections: config.maxConnections, shutdownGraceMs: config.shutdownGraceMs },
+    decide: observed(decider.decide, started, serving),
+    decideClaim: decider.decideClaim,
+    ...assumeAdmitted(topology),
+    ...deferrer(started),
+    // Only --defer never admits a late Pod unchanged: otherwise one that cannot be deferred (no controller to
+    // release it: --topology files, or no right to patch Pods) is decided late rather than left unplaced.
+    whenLate: config.defer === 'never' ? 'skip' : 'decide',
+    checks,
+    ...shell,
   };
 }

@@ -4,19 +4,21 @@
 // model saw over the last hour, and answers the page's questions (src/view/).
 
 import type { PolicyVersion } from '../../ports/policies.ts';
-import { viewData } from '../../view/data.ts';
-import { history as viewHistory } from '../../view/history.ts';
+import type { ControlPlaneStatus } from '../../ports/controlplane.ts';
+import { viewData, type ViewData } from '../../view/data.ts';
+import { history as viewHistory, type History } from '../../view/history.ts';
 import { viewQueries } from '../../view/queries.ts';
-import { recentDecisions } from '../../view/recent.ts';
+import { recentDecisions, type RecentDecisions } from '../../view/recent.ts';
 import { decisionRecord } from '../../view/record.ts';
 import { startViewServer } from '../../view/shell/server.ts';
-import type { DecisionObserver, ServeComponent } from './component.ts';
+import type { DecisionObserver, ServeComponent, ServeContext } from './component.ts';
 
 const figuresRefreshMs = 10_000;
 
 export const view: ServeComponent = {
   name: 'view',
-  async start({ config, topology, policies, decider, log, started }) {
+  async start(context) {
+    const { config, topology, policies, decider, log, started } = context;
     if (config.uiListen === undefined) return undefined;
     const controlPlaneStatus = started.find((component) => component.controlPlaneStatus)?.controlPlaneStatus;
     const recent = recentDecisions();
@@ -41,17 +43,7 @@ export const view: ServeComponent = {
     const server = await startViewServer({
       ...config.uiListen,
       log,
-      read: () =>
-        viewData({
-          snapshot: topology.current(),
-          occupancy: topology.occupancy(),
-          policies: policies.current().policies,
-          ...(policies.readiness().reason !== undefined && { policyProblem: policies.readiness().reason }),
-          decisions: recent.list(),
-          ...(controlPlaneStatus !== undefined && { controlPlaneStatus: controlPlaneStatus() }),
-          history,
-          now: Date.now(),
-        }),
+      read: viewReader(context, recent, history, controlPlaneStatus),
       queries: viewQueries({
         snapshot: () => topology.current(),
         occupancy: () => topology.occupancy(),
@@ -78,3 +70,23 @@ export const view: ServeComponent = {
     };
   },
 };
+
+/** The view's data as of now, from the context's topology and policies and the view's own records. */
+function viewReader(
+  { topology, policies }: ServeContext,
+  recent: RecentDecisions,
+  history: History,
+  controlPlaneStatus: (() => ControlPlaneStatus) | undefined,
+): () => ViewData {
+  return () =>
+    viewData({
+      snapshot: topology.current(),
+      occupancy: topology.occupancy(),
+      policies: policies.current().policies,
+      ...(policies.readiness().reason !== undefined && { policyProblem: policies.readiness().reason }),
+      decisions: recent.list(),
+      ...(controlPlaneStatus !== undefined && { controlPlaneStatus: controlPlaneStatus() }),
+      history,
+      now: Date.now(),
+    });
+}

@@ -12,7 +12,7 @@ import { workloadKey } from '../../kube/workload-identity.ts';
 import type { Occupancy, TopologySnapshot } from '../../topology/model.ts';
 import { NodeSet } from '../../topology/nodeset.ts';
 import type { ColocateRule } from '../types.ts';
-import { degradedOutput } from './latency.ts';
+import { degradedOutput, type Degraded } from './latency.ts';
 import { describeRequirement, output, type CompiledRule, type RuleInput, type RuleResult } from './rule.ts';
 
 /** The kinds a caller's name is looked up as, in the Pod's namespace. */
@@ -25,79 +25,115 @@ const WITHIN_WEIGHT = 30;
 /** Where a set of workloads runs: the values each label takes on the nodes that hold their Pods. */
 type Domains = ReadonlyMap<string, ReadonlySet<string>>;
 
+/** What one compiled colocate rule reads, made once. */
+interface Colocation {
+  readonly rule: ColocateRule;
+  readonly snapshot: TopologySnapshot;
+  /** The rule's topologyKey, then its `within` levels. */
+  readonly levels: readonly string[];
+  readonly avoid: Degraded | undefined;
+}
+
 export function compileColocate(rule: ColocateRule, snapshot: TopologySnapshot): CompiledRule {
   const levels = [rule.topologyKey, ...(rule.within ?? [])];
-  const avoid = rule.avoidDegradedNodes ? degradedOutput(snapshot) : undefined;
-  const callerKeys = (namespace: string) =>
-    rule.callers.flatMap((name) => CALLER_KINDS.map((kind) => workloadKey({ namespace, kind, name })));
-
-  /** Each level's values on the nodes holding the workloads' bound Pods; empty when none is bound. */
-  const boundIn = (workloads: readonly string[], occupancy: Occupancy): Domains => {
-    const values = new Map<string, Set<string>>(levels.map((level) => [level, new Set()]));
-    for (const workload of workloads)
-      for (const [nodeName, count] of occupancy.workloadNodes(workload) ?? []) {
-        const node = count > 0 ? snapshot.nodes.get(nodeName) : undefined;
-        if (!node) continue;
-        for (const level of levels) {
-          const value = node.labels[level];
-          if (value !== undefined) values.get(level)!.add(value);
-        }
-      }
-    return values;
+  const colocation: Colocation = {
+    rule,
+    snapshot,
+    levels,
+    avoid: rule.avoidDegradedNodes ? degradedOutput(snapshot) : undefined,
   };
-
-  /** The zones holding the callee: its bound Pods, and those held to one zone but not bound yet. */
-  const calleeZones = (workload: string, occupancy: Occupancy): Set<string> => {
-    const zones = new Set(boundIn([workload], occupancy).get(rule.topologyKey));
-    for (const [zone, held] of occupancy.pendingUnder(rule.topologyKey) ?? [])
-      if ((held.workloads.get(workload) ?? 0) > 0) zones.add(zone);
-    return zones;
-  };
-
-  const inZones = (zones: string[]): NodeSelectorRequirement => ({
-    key: rule.topologyKey,
-    operator: 'In',
-    values: zones,
-  });
-
   return {
     name: 'colocate',
     hard: rule.mode === 'Required',
     evaluate({ pod }: RuleInput): RuleResult {
-      const callers = boundIn(callerKeys(pod.facts.workload.namespace), pod.occupancy);
+      const callers = boundIn(colocation, callerKeys(rule, pod.facts.workload.namespace), pod.occupancy);
       const callerZones = [...callers.get(rule.topologyKey)!].sort();
       if (callerZones.length === 0)
         return {
           dropped: `no Pod of the callers [${rule.callers.join(', ')}] is bound on a node with a ${rule.topologyKey} label`,
         };
-      const own = calleeZones(workloadKey(pod.facts.workload), pod.occupancy);
+      const own = calleeZones(colocation, workloadKey(pod.facts.workload), pod.occupancy);
       const missing = callerZones.filter((zone) => !own.has(zone));
       const notes = [
         `callers run in ${rule.topologyKey} [${callerZones.join(', ')}]; ` +
           (missing.length > 0 ? `no replica yet in [${missing.join(', ')}]` : 'every one holds a replica'),
       ];
       const within = withinTerms(rule, callers);
-      if (rule.mode === 'Required') {
-        // One missing zone at a time: the Pod is then held there, so the next replica of a burst, admitted
-        // before this one binds, sees that zone taken and goes to the next (two would otherwise share one).
-        const requirement = inZones(missing.length > 0 ? [missing[0]!] : callerZones);
-        let nodes = NodeSet.EMPTY;
-        for (const zone of requirement.values!) nodes = nodes.or(snapshot.nodes.withLabelValue(rule.topologyKey, zone));
-        let modelHolds = `${nodes.size} of ${snapshot.nodes.count} nodes match ${describeRequirement(requirement)}`;
-        if (!avoid) return output({ requirements: [requirement], nodes, modelHolds, preferred: within, notes });
-        nodes = nodes.andNot(avoid.nodes);
-        modelHolds += `, ${nodes.size} of them not degraded`;
-        return output({ requirements: [requirement, avoid.requirement], nodes, modelHolds, preferred: within, notes });
-      }
-      const preferred: PreferredSchedulingTerm[] = [];
-      if (avoid) preferred.push({ weight: MISSING_WEIGHT, preference: { matchExpressions: [avoid.requirement] } });
-      if (missing.length > 0)
-        preferred.push({ weight: MISSING_WEIGHT, preference: { matchExpressions: [inZones(missing)] } });
-      if (missing.length < callerZones.length)
-        preferred.push({ weight: CALLER_ZONE_WEIGHT, preference: { matchExpressions: [inZones(callerZones)] } });
-      return output({ preferred: [...preferred, ...within], notes });
+      return rule.mode === 'Required'
+        ? requiredZone(colocation, callerZones, missing, within, notes)
+        : preferredZones(colocation, callerZones, missing, within, notes);
     },
   };
+}
+
+function callerKeys(rule: ColocateRule, namespace: string): string[] {
+  return rule.callers.flatMap((name) => CALLER_KINDS.map((kind) => workloadKey({ namespace, kind, name })));
+}
+
+/** Each level's values on the nodes holding the workloads' bound Pods; empty when none is bound. */
+function boundIn({ snapshot, levels }: Colocation, workloads: readonly string[], occupancy: Occupancy): Domains {
+  const values = new Map<string, Set<string>>(levels.map((level) => [level, new Set()]));
+  for (const workload of workloads)
+    for (const [nodeName, count] of occupancy.workloadNodes(workload) ?? []) {
+      const node = count > 0 ? snapshot.nodes.get(nodeName) : undefined;
+      if (!node) continue;
+      for (const level of levels) {
+        const value = node.labels[level];
+        if (value !== undefined) values.get(level)!.add(value);
+      }
+    }
+  return values;
+}
+
+/** The zones holding the callee: its bound Pods, and those held to one zone but not bound yet. */
+function calleeZones(colocation: Colocation, workload: string, occupancy: Occupancy): Set<string> {
+  const { topologyKey } = colocation.rule;
+  const zones = new Set(boundIn(colocation, [workload], occupancy).get(topologyKey));
+  for (const [zone, held] of occupancy.pendingUnder(topologyKey) ?? [])
+    if ((held.workloads.get(workload) ?? 0) > 0) zones.add(zone);
+  return zones;
+}
+
+function inZones(rule: ColocateRule, zones: string[]): NodeSelectorRequirement {
+  return { key: rule.topologyKey, operator: 'In', values: zones };
+}
+
+/**
+ * Required: one missing zone at a time. The Pod is then held there, so the next replica of a burst, admitted
+ * before this one binds, sees that zone taken and goes to the next (two would otherwise share one).
+ */
+function requiredZone(
+  { rule, snapshot, avoid }: Colocation,
+  callerZones: string[],
+  missing: string[],
+  within: PreferredSchedulingTerm[],
+  notes: string[],
+): RuleResult {
+  const requirement = inZones(rule, missing.length > 0 ? [missing[0]!] : callerZones);
+  let nodes = NodeSet.EMPTY;
+  for (const zone of requirement.values!) nodes = nodes.or(snapshot.nodes.withLabelValue(rule.topologyKey, zone));
+  let modelHolds = `${nodes.size} of ${snapshot.nodes.count} nodes match ${describeRequirement(requirement)}`;
+  if (!avoid) return output({ requirements: [requirement], nodes, modelHolds, preferred: within, notes });
+  nodes = nodes.andNot(avoid.nodes);
+  modelHolds += `, ${nodes.size} of them not degraded`;
+  return output({ requirements: [requirement, avoid.requirement], nodes, modelHolds, preferred: within, notes });
+}
+
+/** Preferred: the zones the callee lacks weigh most, then the callers' zones, then the `within` levels. */
+function preferredZones(
+  { rule, avoid }: Colocation,
+  callerZones: string[],
+  missing: string[],
+  within: PreferredSchedulingTerm[],
+  notes: string[],
+): RuleResult {
+  const preferred: PreferredSchedulingTerm[] = [];
+  if (avoid) preferred.push({ weight: MISSING_WEIGHT, preference: { matchExpressions: [avoid.requirement] } });
+  if (missing.length > 0)
+    preferred.push({ weight: MISSING_WEIGHT, preference: { matchExpressions: [inZones(rule, missing)] } });
+  if (missing.length < callerZones.length)
+    preferred.push({ weight: CALLER_ZONE_WEIGHT, preference: { matchExpressions: [inZones(rule, callerZones)] } });
+  return output({ preferred: [...preferred, ...within], notes });
 }
 
 /** One term per `within` level: the values the callers' nodes carry, the innermost weighing most. */

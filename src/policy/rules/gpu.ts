@@ -12,6 +12,7 @@ import { requirementNodes, requirementsNodes } from '../../topology/nodeSelector
 import type { Device, TopologySnapshot } from '../../topology/model.ts';
 import { NodeSet } from '../../topology/nodeset.ts';
 import { globMatcher } from '../glob.ts';
+import { deviceIndex, labelForm, type DeviceIndex } from './gpuDevices.ts';
 import type { GpuRule } from '../types.ts';
 import { describeRequirement, output, type CompiledRule, type RuleInput, type RuleResult } from './rule.ts';
 
@@ -38,10 +39,10 @@ export function compileGpu(rule: GpuRule, snapshot: TopologySnapshot): CompiledR
     staticRequirements.push({ key: GPU_MEMORY, operator: 'Gt', values: [String(rule.minMemoryMiB - 1)] });
   }
   const staticNodes = requirementsNodes(snapshot.nodes, staticRequirements);
-  const devices = sliceDevices(rule, snapshot, matches);
+  const devices = sliceDevicesOf(rule, snapshot, matches);
   const missing =
     matching.length === 0 && devices.size === 0 && rule.products.length > 0
-      ? `no GPU product in the model matches [${rule.products.join(', ')}] (labels: [${present.join(', ')}]; ResourceSlice devices: [${sliceProducts(snapshot).join(', ')}])`
+      ? `no GPU product in the model matches [${rule.products.join(', ')}] (labels: [${present.join(', ')}]; ResourceSlice devices: [${deviceIndex(snapshot.devices).products.join(', ')}])`
       : undefined;
   const required = rule.mode === 'Required';
   // Counts repeat across Pods (1, 2, 4, 8 GPUs), and each answer costs a pass over the nodes; the map lives and dies with this compiled rule.
@@ -89,21 +90,47 @@ export function compileGpu(rule: GpuRule, snapshot: TopologySnapshot): CompiledR
   };
 }
 
-/** Node → its slice devices that have the rule's product and memory. */
+/** A rule's fitting devices per devices map: a Node event, which leaves the map alone, reads none of them again. */
+const fittingByDevices = new WeakMap<DeviceIndex, WeakMap<GpuRule, ReadonlyMap<string, readonly Device[]>>>();
+
+function sliceDevicesOf(
+  rule: GpuRule,
+  snapshot: TopologySnapshot,
+  matches: (value: string) => boolean,
+): ReadonlyMap<string, readonly Device[]> {
+  const index = deviceIndex(snapshot.devices);
+  let byRule = fittingByDevices.get(index);
+  if (byRule === undefined) fittingByDevices.set(index, (byRule = new WeakMap()));
+  let found = byRule.get(rule);
+  if (found === undefined) byRule.set(rule, (found = sliceDevices(rule, snapshot, matches)));
+  return found;
+}
+
+/**
+ * Node → its slice devices that have the rule's product and memory, in the node's own order; only the nodes that
+ * have a matching product are read.
+ */
 function sliceDevices(
   rule: GpuRule,
   snapshot: TopologySnapshot,
   matches: (value: string) => boolean,
 ): Map<string, readonly Device[]> {
+  const { products, byProduct } = deviceIndex(snapshot.devices);
   const found = new Map<string, readonly Device[]>();
-  for (const [node, devices] of snapshot.devices) {
-    const fitting = devices.filter(
-      (device) =>
-        device.productName !== undefined &&
-        matches(labelForm(device.productName)) &&
-        (rule.minMemoryMiB === undefined || (device.memoryMiB ?? 0) >= rule.minMemoryMiB),
-    );
-    if (fitting.length > 0) found.set(node, fitting);
+  for (const product of products) {
+    if (!matches(product)) continue;
+    for (const node of byProduct.get(product)!) {
+      if (found.has(node)) continue;
+      const fitting = snapshot.devices
+        .get(node)!
+        .filter(
+          (device) =>
+            device.productName !== undefined &&
+            matches(labelForm(device.productName)) &&
+            (rule.minMemoryMiB === undefined || (device.memoryMiB ?? 0) >= rule.minMemoryMiB),
+        );
+      if (fitting.length > 0) found.set(node, fitting);
+    }
   }
   return found;
 }
@@ -129,9 +156,13 @@ function qualify(
     bySlices.push({ slot: node.slot, hostname: node.labels[HOSTNAME_LABEL] ?? name, name, devices: fitting });
   }
   const sliceNodes = NodeSet.of(bySlices.map((entry) => entry.slot));
-  const labelNames = [...labelled.slots()].map((slot) => snapshot.nodes.bySlot(slot)!.name);
+  const labelNames: string[] = [];
+  for (const slot of labelled.slots()) {
+    if (labelNames.length === NAMED) break;
+    labelNames.push(snapshot.nodes.bySlot(slot)!.name);
+  }
   const notes = [
-    `GPU Feature Discovery labels qualify ${labelled.size} node(s)${named(labelNames)}`,
+    `GPU Feature Discovery labels qualify ${labelled.size} node(s)${named(labelNames, labelled.size)}`,
     `ResourceSlice devices qualify ${bySlices.length} node(s)${named(
       bySlices.map(({ name, devices: fitting }) => `${name} (${describeDevices(fitting)})`),
     )}`,
@@ -149,26 +180,15 @@ function qualify(
   };
 }
 
-/** GPU Feature Discovery writes the product with dashes for spaces (NVIDIA-H100-80GB-HBM3); globs are written that way. */
-function labelForm(productName: string): string {
-  return productName.trim().replace(/\s+/g, '-');
-}
-
-function sliceProducts(snapshot: TopologySnapshot): string[] {
-  const products = new Set<string>();
-  for (const devices of snapshot.devices.values())
-    for (const device of devices) if (device.productName) products.add(labelForm(device.productName));
-  return [...products].sort();
-}
-
 function describeDevices(devices: readonly Device[]): string {
   const first = devices[0]!;
   const memory = first.memoryMiB !== undefined ? `, ${first.memoryMiB} MiB` : '';
   return `${devices.length} × ${first.driver} ${first.productName}${memory}`;
 }
 
-function named(names: readonly string[]): string {
-  if (names.length === 0) return '';
+/** The first names of `count`: only those are read. */
+function named(names: readonly string[], count = names.length): string {
+  if (count === 0) return '';
   const shown = names.slice(0, NAMED).join(', ');
-  return `: ${shown}${names.length > NAMED ? `, … (${names.length - NAMED} more)` : ''}`;
+  return `: ${shown}${count > NAMED ? `, … (${count - NAMED} more)` : ''}`;
 }

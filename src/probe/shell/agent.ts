@@ -3,23 +3,22 @@
 // at a time the NetworkTopology status writer.
 
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { CoreV1Api, type KubeConfig, type V1Node, type V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
-import { Informer } from '../../kube-client/informer.ts';
 import { elect } from '../../kube-client/lease.ts';
 import { ZONE_LABEL } from '../../kube/labels.ts';
 import { campaignPool, candidateNodes } from '../candidates.ts';
 import { intervalBounds } from '../interval.ts';
-import { type Peer, type ProbePod, peersOf, readProbePod } from '../peers.ts';
-import { type AgentSummary, encodeSummary, withBandwidth } from '../summary.ts';
+import { type AgentSummary, withBandwidth } from '../summary.ts';
 import type { WritePolicy } from '../write-policy.ts';
-import { startBandwidthProbe } from './bandwidth.ts';
-import { startCandidacy } from './candidacy.ts';
+import { agentHttp } from './agent-http.ts';
+import { startBandwidthProbe, type BandwidthProbe } from './bandwidth.ts';
+import { startCandidacy, type Candidacy } from './candidacy.ts';
 import { ciliumSource } from './cilium-source.ts';
+import { clusterView, type ClusterView } from './cluster-view.ts';
 import { listen } from './listener.ts';
-import { createProbeMetrics } from './metrics.ts';
+import { createProbeMetrics, type ProbeMetrics } from './metrics.ts';
 import { Prober } from './prober.ts';
 import { StatusWriter } from './status-writer.ts';
 import { Writer } from './writer.ts';
@@ -56,39 +55,8 @@ export interface Agent {
 export async function startAgent(options: AgentOptions): Promise<Agent> {
   const { config, node, namespace, selector, log, registry } = options;
   const metrics = createProbeMetrics(registry);
-  const core = config.makeApiClient(CoreV1Api);
-  const pods = new Informer<V1Pod>({
-    config,
-    path: `/api/v1/namespaces/${namespace}/pods`,
-    // Whole: a few small Pods per node, and the probe reads their ports and podIP.
-    list: () => core.listNamespacedPod({ namespace, labelSelector: selector }),
-    labelSelector: selector,
-    title: 'probe Pods',
-    log: log.child({ watch: 'pods' }),
-  });
-  const nodes = new Informer<V1Node>({
-    config,
-    path: '/api/v1/nodes',
-    list: () => core.listNode(),
-    slimAs: 'nodes',
-    title: 'Nodes',
-    log: log.child({ watch: 'nodes' }),
-  });
-
-  const zones = (): Map<string, string> => {
-    const out = new Map<string, string>();
-    for (const item of nodes.list()) {
-      const zone = item.metadata?.labels?.[ZONE_LABEL];
-      if (item.metadata?.name && zone) out.set(item.metadata.name, zone);
-    }
-    return out;
-  };
-  const view = (): { peers: readonly Peer[]; zone: string | undefined } => {
-    const zoneOf = zones();
-    const probePods: ProbePod[] = pods.list().flatMap((pod) => readProbePod(pod) ?? []);
-    return { peers: peersOf(probePods, (name) => zoneOf.get(name), node), zone: zoneOf.get(node) };
-  };
-
+  const cluster = clusterView(config, options, log);
+  const { pods, nodes, view } = cluster;
   const localAddress = options.host === '0.0.0.0' || options.host === '::' ? undefined : options.host;
   const prober = new Prober({
     localAddress,
@@ -101,79 +69,21 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
     metrics,
     log,
   });
-  const bandwidth =
-    options.bandwidth &&
-    startBandwidthProbe({
-      node,
-      periodMs: options.bandwidth.periodMs,
-      bytes: options.bandwidth.bytes,
-      // A transfer gets half its period, and 30 s at most: a stalled one never delays the next period.
-      timeoutMs: Math.min(options.bandwidth.periodMs / 2, 30_000),
-      localAddress,
-      view,
-      metrics,
-      log,
-    });
+  const bandwidth = options.bandwidth && bandwidthProbe(options, options.bandwidth, view, localAddress, metrics);
   const summary = (): AgentSummary | undefined => {
     const own = prober.summary();
     return own && bandwidth ? withBandwidth(own, bandwidth.latest()) : own;
   };
-  const writer = new Writer({
-    policy: options.writePolicy,
-    gatherTimeoutMs: options.timeoutMs * 2,
-    own: () => summary(),
-    peers: () => view().peers,
-    zones,
-    status: new StatusWriter(config, NETWORK_TOPOLOGY_NAME, ZONE_LABEL),
-    metrics,
-    log,
-    ...(options.ciliumMetrics.length > 0
-      ? { extra: ciliumSource(options.ciliumMetrics, zones, options.timeoutMs, log) }
-      : {}),
-  });
-  const leading = (held: boolean) => {
-    metrics.leader.set(held ? 1 : 0);
-    if (held) writer.lead();
-    else writer.follow();
-  };
-
-  const http = async (request: IncomingMessage, response: ServerResponse) => {
-    const path = (request.url ?? '/').split('?')[0];
-    if (path === '/healthz') return reply(response, 200, 'text/plain', 'ok\n');
-    if (path === '/metrics') return reply(response, 200, registry.contentType, await registry.metrics());
-    if (path === '/summary') {
-      const mine = summary();
-      if (!mine) return reply(response, 503, 'text/plain', `the zone of node ${node} is not known yet\n`);
-      return reply(response, 200, 'application/json', encodeSummary(mine));
-    }
-    return reply(response, 404, 'text/plain', 'not found\n');
-  };
+  const writer = statusWriter(options, cluster, summary, metrics);
+  const http = agentHttp(registry, node, summary);
   const listener = await listen(options.host, options.port, (request, response) => void http(request, response));
   pods.start();
   nodes.start();
   prober.start();
-  // A few candidates campaign: the holder looks every --renew, the other candidates every lease / 3.
-  const lookMs = Math.max(options.renewMs, options.leaseMs / 3);
-  const candidacy = startCandidacy({
-    isCandidate: () =>
-      pods.synced() && nodes.synced()
-        ? candidateNodes(LEASE_NAME, campaignPool(node, pods.list(), nodes.list())).has(node)
-        : undefined,
-    campaign: () =>
-      elect({
-        config,
-        namespace,
-        name: LEASE_NAME,
-        log,
-        identity: `${node}_${randomUUID().slice(0, 8)}`,
-        leaseDurationMs: options.leaseMs,
-        retryMs: options.renewMs,
-        candidateRetryMs: lookMs,
-        onStartedLeading: () => leading(true),
-        onStoppedLeading: () => leading(false),
-      }),
-    everyMs: lookMs,
-    log,
+  const candidacy = campaign(options, cluster, (held) => {
+    metrics.leader.set(held ? 1 : 0);
+    if (held) writer.lead();
+    else writer.follow();
   });
   log.info({ node, listen: `${options.host}:${listener.port}`, namespace, selector }, 'topogate probe started');
 
@@ -190,7 +100,71 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
   };
 }
 
-function reply(response: ServerResponse, status: number, type: string, body: string): void {
-  response.writeHead(status, { 'content-type': type });
-  response.end(body);
+/** The bounded throughput probe. */
+function bandwidthProbe(
+  { node, log }: AgentOptions,
+  { periodMs, bytes }: NonNullable<AgentOptions['bandwidth']>,
+  view: ClusterView['view'],
+  localAddress: string | undefined,
+  metrics: ProbeMetrics,
+): BandwidthProbe {
+  return startBandwidthProbe({
+    node,
+    periodMs,
+    bytes,
+    // A transfer gets half its period, and 30 s at most: a stalled one never delays the next period.
+    timeoutMs: Math.min(periodMs / 2, 30_000),
+    localAddress,
+    view,
+    metrics,
+    log,
+  });
+}
+
+/** The NetworkTopology status writer, following until this agent holds the Lease. */
+function statusWriter(
+  options: AgentOptions,
+  { view, zones }: ClusterView,
+  summary: () => AgentSummary | undefined,
+  metrics: ProbeMetrics,
+): Writer {
+  const { log, timeoutMs } = options;
+  return new Writer({
+    policy: options.writePolicy,
+    gatherTimeoutMs: timeoutMs * 2,
+    own: () => summary(),
+    peers: () => view().peers,
+    zones,
+    status: new StatusWriter(options.config, NETWORK_TOPOLOGY_NAME, ZONE_LABEL),
+    metrics,
+    log,
+    ...(options.ciliumMetrics.length > 0 ? { extra: ciliumSource(options.ciliumMetrics, zones, timeoutMs, log) } : {}),
+  });
+}
+
+/** A few candidates campaign: the holder looks every --renew, the other candidates every lease / 3. */
+function campaign(options: AgentOptions, { pods, nodes }: ClusterView, leading: (held: boolean) => void): Candidacy {
+  const { config, node, log } = options;
+  const lookMs = Math.max(options.renewMs, options.leaseMs / 3);
+  return startCandidacy({
+    isCandidate: () =>
+      pods.synced() && nodes.synced()
+        ? candidateNodes(LEASE_NAME, campaignPool(node, pods.list(), nodes.list())).has(node)
+        : undefined,
+    campaign: () =>
+      elect({
+        config,
+        namespace: options.namespace,
+        name: LEASE_NAME,
+        log,
+        identity: `${node}_${randomUUID().slice(0, 8)}`,
+        leaseDurationMs: options.leaseMs,
+        retryMs: options.renewMs,
+        candidateRetryMs: lookMs,
+        onStartedLeading: () => leading(true),
+        onStoppedLeading: () => leading(false),
+      }),
+    everyMs: lookMs,
+    log,
+  });
 }

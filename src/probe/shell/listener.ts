@@ -8,7 +8,7 @@
 // deadline of its own here, and the connections are capped, in total and per
 // source address, so that idle or slow peers cannot hold the port.
 
-import { createServer as createHttpServer, type RequestListener } from 'node:http';
+import { createServer as createHttpServer, type RequestListener, type Server as HttpServer } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import { BULK_MARK, sink } from './bulk.ts';
 import { FRAME_MARK } from './frame.ts';
@@ -45,67 +45,44 @@ export interface Listener {
   close(): Promise<void>;
 }
 
+/** The deadline of each connection's current phase: its first byte, the next request's headers, a transfer. */
+class Deadlines {
+  readonly #timers = new WeakMap<Socket, NodeJS.Timeout>();
+
+  /** Destroys the socket in `ms`, unless armed again or cleared before. */
+  arm(socket: Socket, ms: number): void {
+    clearTimeout(this.#timers.get(socket));
+    this.#timers.set(
+      socket,
+      setTimeout(() => socket.destroy(), ms),
+    );
+  }
+
+  clear(socket: Socket): void {
+    clearTimeout(this.#timers.get(socket));
+  }
+}
+
+/** What the port's connections share: deadlines, the open connections and how many each source holds. */
+interface Port {
+  readonly limits: ListenerLimits;
+  readonly deadlines: Deadlines;
+  readonly connections: Set<Socket>;
+  readonly perSource: Map<string, number>;
+  readonly httpServer: HttpServer;
+}
+
 export async function listen(
   host: string,
   port: number,
   http: RequestListener,
   limits: ListenerLimits = DEFAULT_LISTENER_LIMITS,
 ): Promise<Listener> {
-  // The deadline of each connection's current phase: its first byte, the next request's headers, a transfer.
-  const deadlines = new WeakMap<Socket, NodeJS.Timeout>();
-  const arm = (socket: Socket, ms: number) => {
-    clearTimeout(deadlines.get(socket));
-    deadlines.set(
-      socket,
-      setTimeout(() => socket.destroy(), ms),
-    );
-  };
-  const httpServer = createHttpServer({ keepAliveTimeout: 5_000 }, (request, response) => {
-    // A GET needs no body; a body would only be read and dropped, for as long as the sender liked.
-    if (request.method !== 'GET' && request.method !== 'HEAD') {
-      response.writeHead(405, { 'content-type': 'text/plain', connection: 'close' }).end('GET only\n');
-      return;
-    }
-    http(request, response);
-  });
-  httpServer.on('request', (request, response) => {
-    const socket = request.socket;
-    clearTimeout(deadlines.get(socket));
-    response.once('finish', () => arm(socket, limits.requestMs));
-  });
+  const deadlines = new Deadlines();
   const connections = new Set<Socket>();
-  const perSource = new Map<string, number>();
-  const server: Server = createServer((socket) => {
-    const source = socket.remoteAddress ?? '';
-    const held = (perSource.get(source) ?? 0) + 1;
-    if (held > limits.maxPerSource) return void socket.destroy();
-    perSource.set(source, held);
-    connections.add(socket);
-    socket.once('close', () => {
-      connections.delete(socket);
-      clearTimeout(deadlines.get(socket));
-      const left = perSource.get(source)! - 1;
-      if (left === 0) perSource.delete(source);
-      else perSource.set(source, left);
-    });
-    socket.setNoDelay(true);
-    socket.on('error', () => socket.destroy());
-    arm(socket, limits.firstByteMs);
-    socket.once('data', (first: Buffer) => {
-      if (first[0] === FRAME_MARK) {
-        clearTimeout(deadlines.get(socket));
-        socket.setTimeout(limits.probeIdleMs, () => socket.destroy());
-        echo(socket, first);
-      } else if (first[0] === BULK_MARK) {
-        arm(socket, limits.bulkMs);
-        sink(socket, first);
-      } else {
-        arm(socket, limits.requestMs);
-        socket.unshift(first);
-        httpServer.emit('connection', socket);
-      }
-    });
-  });
+  const httpServer = embeddedHttp(http, deadlines, limits);
+  const state: Port = { limits, deadlines, connections, perSource: new Map(), httpServer };
+  const server: Server = createServer((socket) => accept(state, socket));
   server.maxConnections = limits.maxConnections;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -120,6 +97,63 @@ export async function listen(
         for (const socket of connections) socket.destroy();
       }),
   };
+}
+/**
+ * The HTTP server the port hands HTTP connections to, which never listens itself: GET only, and after each
+ * answer the next request's headers have requestMs to come.
+ */
+function embeddedHttp(http: RequestListener, deadlines: Deadlines, limits: ListenerLimits): HttpServer {
+  const httpServer = createHttpServer({ keepAliveTimeout: 5_000 }, (request, response) => {
+    // A GET needs no body; a body would only be read and dropped, for as long as the sender liked.
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      response.writeHead(405, { 'content-type': 'text/plain', connection: 'close' }).end('GET only\n');
+      return;
+    }
+    http(request, response);
+  });
+  httpServer.on('request', (request, response) => {
+    const socket = request.socket;
+    deadlines.clear(socket);
+    response.once('finish', () => deadlines.arm(socket, limits.requestMs));
+  });
+  return httpServer;
+}
+
+/** A new connection: refused past its source's cap, else counted until it closes and told apart by its first byte. */
+function accept(port: Port, socket: Socket): void {
+  const { limits, deadlines, connections, perSource } = port;
+  const source = socket.remoteAddress ?? '';
+  const held = (perSource.get(source) ?? 0) + 1;
+  if (held > limits.maxPerSource) return void socket.destroy();
+  perSource.set(source, held);
+  connections.add(socket);
+  socket.once('close', () => {
+    connections.delete(socket);
+    deadlines.clear(socket);
+    const left = perSource.get(source)! - 1;
+    if (left === 0) perSource.delete(source);
+    else perSource.set(source, left);
+  });
+  socket.setNoDelay(true);
+  socket.on('error', () => socket.destroy());
+  deadlines.arm(socket, limits.firstByteMs);
+  socket.once('data', (first: Buffer) => dispatch(port, socket, first));
+}
+
+/** A probe connection is echoed, a transfer sunk, anything else is HTTP. */
+function dispatch({ limits, deadlines, httpServer }: Port, socket: Socket, first: Buffer): void {
+  if (first[0] === FRAME_MARK) {
+    deadlines.clear(socket);
+    socket.setTimeout(limits.probeIdleMs, () => socket.destroy());
+    echo(socket, first);
+  } else if (first[0] === BULK_MARK) {
+    deadlines.arm(socket, limits.bulkMs);
+    sink(socket, first);
+  } else {
+    deadlines.arm(socket, limits.requestMs);
+    socket.unshift(first);
+    httpServer.emit('connection', socket);
+  }
 }
 
 function echo(socket: Socket, first: Buffer): void {

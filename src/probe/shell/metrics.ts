@@ -18,6 +18,11 @@ export interface ProbeMetrics {
 
 export function createProbeMetrics(registry: Registry): ProbeMetrics {
   const registers = [registry];
+  return { ...probeMetrics(registers), ...writerMetrics(registers), ...bandwidthMetrics(registers) };
+}
+
+/** The probes' round trips, losses and peers, by the peer zone, and the round interval. */
+function probeMetrics(registers: Registry[]) {
   return {
     rtt: new Histogram({
       name: 'topogate_probe_rtt_seconds',
@@ -49,6 +54,12 @@ export function createProbeMetrics(registry: Registry): ProbeMetrics {
       help: 'The current (adaptive) probe round interval.',
       registers,
     }),
+  };
+}
+
+/** The Lease holder's NetworkTopology status writes. */
+function writerMetrics(registers: Registry[]) {
+  return {
     leader: new Gauge({
       name: 'topogate_probe_leader',
       help: '1 while this agent holds the Lease and writes NetworkTopology status.',
@@ -65,6 +76,12 @@ export function createProbeMetrics(registry: Registry): ProbeMetrics {
       help: "Peers' summaries the Lease holder could not read.",
       registers,
     }),
+  };
+}
+
+/** The bounded throughput transfers, by the peer zone. */
+function bandwidthMetrics(registers: Registry[]) {
+  return {
     bandwidth: new Gauge({
       name: 'topogate_probe_bandwidth_gbps',
       help: "This agent's last bounded transfer's throughput to a peer, by the peer zone (--bandwidth-period).",

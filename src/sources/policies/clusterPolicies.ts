@@ -8,6 +8,7 @@ import type { Readiness } from '../../ports/readiness.ts';
 import { combinePolicies, readPolicyObjects, samePolicies, type ObjectReadings } from '../../policy/combine.ts';
 import { formatPolicyError, summarizePolicyErrors, type PolicyError } from '../../policy/errors.ts';
 import type { PolicyProvider, PolicyVersion } from '../../ports/policies.ts';
+import { notifyAll } from './notify.ts';
 import type { PolicyObjectSource } from './objects.ts';
 
 export interface ClusterPoliciesOptions {
@@ -37,7 +38,8 @@ export function createClusterPolicies({ directory, cluster, log, registry }: Clu
     readings = readObjects(cluster, readings);
     const files = directory.current().policies;
     const combined = combinePolicies(files, readings);
-    reportErrors(combined.errors);
+    reportErrors(log, errors, combined.errors);
+    errors = combined.errors;
     metrics.invalid.set(new Set(combined.errors.map((error) => error.file)).size);
     metrics.loaded.set(combined.policies.length - files.length);
     if (samePolicies(combined.policies, current.policies)) return;
@@ -46,24 +48,7 @@ export function createClusterPolicies({ directory, cluster, log, registry }: Clu
       { version: current.version, policies: current.policies.map((policy) => policy.name) },
       'policy set in force (files and SchedulingPolicy objects)',
     );
-    for (const listener of listeners) notify(listener);
-  }
-
-  function reportErrors(now: readonly PolicyError[]): void {
-    const known = new Set(errors.map(formatPolicyError));
-    const fresh = now.map(formatPolicyError).filter((error) => !known.has(error));
-    if (fresh.length > 0)
-      log.error({ errors: fresh }, 'SchedulingPolicy objects refused; the last good version of each stays in force');
-    if (now.length === 0 && errors.length > 0) log.info('no SchedulingPolicy object is refused any more');
-    errors = now;
-  }
-
-  function notify(listener: (set: PolicyVersion) => void): void {
-    try {
-      listener(current);
-    } catch (error) {
-      log.error({ err: error }, 'a policy change listener failed');
-    }
+    notifyAll(log, listeners, current);
   }
 
   const unsubscribe = [cluster.subscribe(recombine), directory.onChange(recombine)];
@@ -72,25 +57,7 @@ export function createClusterPolicies({ directory, cluster, log, registry }: Clu
   return {
     cluster,
     current: () => current,
-    readiness(): Readiness {
-      const files = directory.readiness();
-      if (!files.ready) return files;
-      const status = cluster.status();
-      if (!status.synced && status.disabled === undefined) {
-        return {
-          ready: false,
-          reason: `waiting for the first sync of SchedulingPolicy objects${status.error ? ` (${status.error})` : ''}`,
-        };
-      }
-      const reasons = [
-        files.reason,
-        errors.length > 0
-          ? `invalid SchedulingPolicy objects, their last good versions stay in force: ${summarizePolicyErrors(errors)}`
-          : undefined,
-      ];
-      const reason = reasons.filter((text) => text !== undefined).join('; ');
-      return reason === '' ? { ready: true } : { ready: true, reason };
-    },
+    readiness: () => combinedReadiness(directory, cluster, errors),
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -100,6 +67,40 @@ export function createClusterPolicies({ directory, cluster, log, registry }: Clu
       await Promise.all([directory.stop(), cluster.stop()]);
     },
   };
+}
+
+/** Logs the errors that are new since `before`, and the end of the last one. */
+function reportErrors(log: Logger, before: readonly PolicyError[], now: readonly PolicyError[]): void {
+  const known = new Set(before.map(formatPolicyError));
+  const fresh = now.map(formatPolicyError).filter((error) => !known.has(error));
+  if (fresh.length > 0)
+    log.error({ errors: fresh }, 'SchedulingPolicy objects refused; the last good version of each stays in force');
+  if (now.length === 0 && before.length > 0) log.info('no SchedulingPolicy object is refused any more');
+}
+
+/** Ready when the files are and the objects have synced once; invalid objects are said, not a failure. */
+function combinedReadiness(
+  directory: PolicyProvider,
+  cluster: PolicyObjectSource,
+  errors: readonly PolicyError[],
+): Readiness {
+  const files = directory.readiness();
+  if (!files.ready) return files;
+  const status = cluster.status();
+  if (!status.synced && status.disabled === undefined) {
+    return {
+      ready: false,
+      reason: `waiting for the first sync of SchedulingPolicy objects${status.error ? ` (${status.error})` : ''}`,
+    };
+  }
+  const reasons = [
+    files.reason,
+    errors.length > 0
+      ? `invalid SchedulingPolicy objects, their last good versions stay in force: ${summarizePolicyErrors(errors)}`
+      : undefined,
+  ];
+  const reason = reasons.filter((text) => text !== undefined).join('; ');
+  return reason === '' ? { ready: true } : { ready: true, reason };
 }
 
 /**

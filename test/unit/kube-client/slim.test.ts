@@ -5,6 +5,7 @@ import type { KubeObject } from '../../../src/kube/types.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 import { slim } from '../../../src/kube-client/slim.ts';
 import { loadTopologyPaths } from '../../../src/sources/topology/files.ts';
+import { podOf, usageOf } from '../../../src/topology/read/pod-record.ts';
 import { readPodUsage } from '../../../src/topology/read/pod-usage.ts';
 
 const fixtures = (path: string) =>
@@ -21,6 +22,13 @@ describe('slim', () => {
         JSON.stringify(nodes.find((n) => n.metadata?.name === 'qa-mig-worker-gpu-1')).length / 2,
     );
     assert.equal((slimmed[0]!.metadata as Record<string, unknown>).managedFields, undefined);
+    for (const node of slimmed) {
+      assert.deepEqual(
+        Object.keys(node.status as object).filter((key) => !['allocatable', 'conditions', 'addresses'].includes(key)),
+        [],
+      );
+      assert.equal((node.metadata as Record<string, unknown>).annotations, undefined);
+    }
     const full = buildSnapshot(nodes, { now: 0 });
     const lean = buildSnapshot(slimmed, { now: 0 });
     for (const slot of full.nodes.all().slots()) assert.deepEqual(lean.nodes.bySlot(slot), full.nodes.bySlot(slot));
@@ -50,18 +58,26 @@ describe('slim', () => {
     assert.deepEqual(bare.metadata, { name: 'x' });
   });
 
-  it('keeps of a Pod what its usage reads, bound or not: the nodes it is held to while unbound', async () => {
+  it('keeps of a Pod its name, resourceVersion and usage; given back as a Pod, it reads the same', async () => {
     const pods = (await loadTopologyPaths([fixtures('pods')])).filter((object) => object.kind === 'Pod');
     const unbound = pods.map((pod) => ({ ...pod, spec: { ...(pod.spec as object), nodeName: undefined } }));
+    const finished = pods.map((pod) => ({ ...pod, status: { phase: 'Succeeded' } }));
     let held = 0;
-    for (const pod of [...pods, ...unbound]) {
+    for (const pod of [...pods, ...unbound, ...finished]) {
       const usage = readPodUsage(pod);
-      assert.deepEqual(readPodUsage(slim('pods', pod)), usage, `${pod.metadata?.name}`);
+      const kept = slim('pods', pod);
+      assert.deepEqual(usageOf(kept), usage, `${pod.metadata?.name}`);
+      assert.deepEqual(Object.keys(kept), ['metadata'], 'nothing but metadata is enumerable');
+      const { name, namespace, resourceVersion } = pod.metadata ?? {};
+      assert.deepEqual(kept.metadata, JSON.parse(JSON.stringify({ name, namespace, resourceVersion })));
+      assert.deepEqual(readPodUsage(JSON.parse(JSON.stringify(podOf(kept))) as KubeObject), usage, 'as a Pod');
       if (usage?.node === undefined && usage !== undefined) held++;
     }
     assert.ok(held >= 2, `${held} of the unbound fixtures are held to a node label`);
-    const withAffinity = pods.find((pod) => (pod.spec as { affinity?: unknown }).affinity !== undefined)!;
-    const bound = slim('pods', { ...withAffinity, spec: { ...(withAffinity.spec as object), nodeName: 'n1' } });
-    assert.equal((bound.spec as { affinity?: unknown }).affinity, undefined, 'a bound Pod keeps no affinity');
+  });
+
+  it('takes no usage from JSON that claims to be read already', () => {
+    const forged = JSON.parse('{"metadata":{"name":"p"},"spec":{"nodeName":"n1"},"Symbol(topogate.podUsage)":{}}');
+    assert.equal(usageOf(forged as KubeObject)?.node, 'n1');
   });
 });

@@ -3,9 +3,13 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { parse } from 'yaml';
 import type { KubeObject } from '../../../src/kube/types.ts';
+import { podRequest } from '../../../src/kube/podFacts.ts';
+import { compile } from '../../../src/policy/compiler.ts';
+import { decide } from '../../../src/policy/engine.ts';
 import type { Decision, GpuRule } from '../../../src/policy/types.ts';
+import type { Device, TopologySnapshot } from '../../../src/topology/model.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
-import { decideIn, NOW, node, pod, policy } from './engine-cluster.ts';
+import { decideIn, NOW, node, OPTIONS, pod, policy } from './engine-cluster.ts';
 
 const dra = new URL('../../../../shared/fixtures/real-world/dra/', import.meta.url);
 
@@ -95,5 +99,58 @@ describe('gpu rule over ResourceSlices', () => {
     const decision = decideIn([policy('two', { gpu: gpu(['NVIDIA-H200*']) })], two, 'default', cluster());
     assert.deepEqual(decision.patch, []);
     assert.ok(decision.warnings.some((w) => w.includes('unsatisfiable')));
+  });
+});
+
+/** The devices map, with each node whose devices are read named in `read` ('*': the whole map). */
+function countingDevices(devices: TopologySnapshot['devices']): {
+  devices: TopologySnapshot['devices'];
+  read: string[];
+} {
+  const read: string[] = [];
+  const counted: ReadonlyMap<string, readonly Device[]> = {
+    get size() {
+      return devices.size;
+    },
+    get: (name) => (read.push(name), devices.get(name)),
+    has: (name) => devices.has(name),
+    forEach: (each) => devices.forEach(each),
+    entries: () => (read.push('*'), devices.entries()),
+    keys: () => devices.keys(),
+    values: () => (read.push('*'), devices.values()),
+    [Symbol.iterator]: () => (read.push('*'), devices.entries()),
+  };
+  return { devices: counted, read };
+}
+
+describe('gpu rule over ResourceSlices at scale', () => {
+  test("a compile reads the devices of nodes with a matching product, and none again for a Node's change", () => {
+    const objects = [
+      ...cluster(),
+      node('dra-h200-b', {}),
+      ...slices('dra-h200-b'),
+      node('dra-nic', {}),
+      ...slices('dra-nic').filter((slice) => JSON.stringify(slice).includes('dra.net')),
+    ];
+    const rule = policy('h200', { gpu: gpu(['NVIDIA-H200*']) });
+    const snapshot = buildSnapshot(objects, { now: NOW });
+    const { devices, read } = countingDevices(snapshot.devices);
+    assert.equal(
+      decide(podRequest(pod(), 'default'), compile([rule], { ...snapshot, devices }), OPTIONS).allowed,
+      true,
+    );
+    // One pass indexes the devices map by product; then only the H200 nodes' devices are read, not the NIC node's.
+    assert.deepEqual(read.sort(), ['*', 'dra-h200', 'dra-h200-b']);
+    read.length = 0;
+
+    // A Node's labels changed: a new snapshot with the same devices map reads no device again.
+    const relabelled = objects.map((object) =>
+      object.kind === 'Node' && object.metadata?.name === 'plain'
+        ? { ...object, metadata: { ...object.metadata, labels: { team: 'b' } } }
+        : object,
+    );
+    const next = { ...buildSnapshot(relabelled, { now: NOW }), devices };
+    assert.equal(decide(podRequest(pod(), 'default'), compile([rule], next), OPTIONS).allowed, true);
+    assert.deepEqual(read, []);
   });
 });

@@ -62,3 +62,18 @@ test('a policy compiled lazily decides as one compiled at once did', () => {
   for (const compiled of warmed.policies) assert.ok(compiled.rules.length > 0);
   assert.deepEqual(decide(podRequest(pod(), 'default'), warmed, OPTIONS), lazily);
 });
+
+test('a set compiled against the next snapshot carries on which Pods were seen, not their decisions', () => {
+  const policies = [
+    policy('spread', { spread: [{ topologyKey: ZONE, maxSkew: 1, whenUnsatisfiable: 'DoNotSchedule' }] }),
+  ];
+  const request = podRequest(pod(), 'default');
+  const first = compile(policies, buildSnapshot(clusterObjects(), { now: NOW }));
+  const before = decide(request, first, OPTIONS);
+  const next = compile(policies, buildSnapshot(clusterObjects(), { now: NOW + 1 }), first);
+  // Its labels were seen: the first sight on the new snapshot is remembered, and the second kept.
+  const [one, two, three] = [1, 2, 3].map(() => decide(request, next, OPTIONS));
+  assert.notEqual(one, before, "the old snapshot's decision is not reused");
+  assert.notEqual(two, one);
+  assert.equal(three, two, 'kept from the second decision on the new snapshot');
+});
