@@ -27,6 +27,10 @@ function bestPeer(results: FabricResults): { name: string; arm: ArmSummary } | n
   return peers[0] ?? null;
 }
 
+/** A reduction as a change: −40 % when it fell, +18 % when it rose. */
+const change = (reduction: number | null) =>
+  reduction === null ? '–' : reduction >= 0 ? `−${pct(reduction)}` : `+${pct(-reduction)}`;
+
 export function goals(results: FabricResults): Goal[] {
   const { default: before, topogate: after } = results.arms;
   if (before === null || after === null)
@@ -39,12 +43,12 @@ export function goals(results: FabricResults): Goal[] {
   return [
     {
       goal: 'call-weighted mean RTT at least 60 % lower',
-      figure: rtt === null ? '–' : `−${pct(rtt)}`,
+      figure: change(rtt),
       met: rtt === null ? null : rtt >= 0.6,
     },
     {
       goal: 'cross-zone bytes at least 80 % lower, with every 2+-replica workload across 2+ zones',
-      figure: `${bytes === null ? '–' : `−${pct(bytes)}`}, haKept ${after.haKept === null ? '–' : after.haKept.toFixed(2)}`,
+      figure: `${change(bytes)}, haKept ${after.haKept === null ? '–' : after.haKept.toFixed(2)}`,
       met: bytes === null ? null : bytes >= 0.8 && after.haKept === 1,
     },
     {
