@@ -3,6 +3,7 @@
 // nodes, ResourceSlices on GPU nodes, NodeResourceTopology on a tenth of the
 // nodes. Built on bench/cluster.ts's seeded cluster, with racks and blocks.
 
+import { SCHEDULING_POLICY } from '../../src/api/v1alpha1/schedulingpolicy.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { node, nodeName, nodeResourceTopology, zoneOf } from '../cluster.ts';
 
@@ -187,8 +188,8 @@ export function largePod(index: number, nodes: number, resourceVersion: number, 
 /** The canary policy: a GPU Pod in namespace `canary` needs a node whose product is the canary's, or is refused. */
 export function canaryPolicy(): KubeObject {
   return {
-    apiVersion: 'topogate.dev/v1alpha1',
-    kind: 'SchedulingPolicy',
+    apiVersion: SCHEDULING_POLICY.apiVersion,
+    kind: SCHEDULING_POLICY.kind,
     metadata: { name: 'bench-canary' },
     spec: {
       priority: 1000,

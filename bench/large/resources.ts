@@ -2,6 +2,10 @@
 // server serves each, and the file the generator writes it to. The replay
 // server (replay.ts) serves exactly these paths.
 
+import { ETCD_CLUSTER } from '../../src/api/v1alpha1/etcdcluster.ts';
+import { NETWORK_TOPOLOGY } from '../../src/api/v1alpha1/networktopology.ts';
+import { SCHEDULING_POLICY } from '../../src/api/v1alpha1/schedulingpolicy.ts';
+
 export interface RecordedResource {
   /** The stream file's name, without `.jsonl`. */
   readonly name: string;
@@ -34,22 +38,22 @@ export const RESOURCES: readonly RecordedResource[] = [
     listKind: 'NodeResourceTopologyList',
   },
   {
-    name: 'networktopologies',
-    path: '/apis/topogate.dev/v1alpha1/networktopologies',
-    apiVersion: 'topogate.dev/v1alpha1',
-    listKind: 'NetworkTopologyList',
+    name: NETWORK_TOPOLOGY.plural,
+    path: `/apis/${NETWORK_TOPOLOGY.apiVersion}/${NETWORK_TOPOLOGY.plural}`,
+    apiVersion: NETWORK_TOPOLOGY.apiVersion,
+    listKind: `${NETWORK_TOPOLOGY.kind}List`,
   },
   {
-    name: 'etcdclusters',
-    path: '/apis/topogate.dev/v1alpha1/etcdclusters',
-    apiVersion: 'topogate.dev/v1alpha1',
-    listKind: 'EtcdClusterList',
+    name: ETCD_CLUSTER.plural,
+    path: `/apis/${ETCD_CLUSTER.apiVersion}/${ETCD_CLUSTER.plural}`,
+    apiVersion: ETCD_CLUSTER.apiVersion,
+    listKind: `${ETCD_CLUSTER.kind}List`,
   },
   {
-    name: 'schedulingpolicies',
-    path: '/apis/topogate.dev/v1alpha1/schedulingpolicies',
-    apiVersion: 'topogate.dev/v1alpha1',
-    listKind: 'SchedulingPolicyList',
+    name: SCHEDULING_POLICY.plural,
+    path: `/apis/${SCHEDULING_POLICY.apiVersion}/${SCHEDULING_POLICY.plural}`,
+    apiVersion: SCHEDULING_POLICY.apiVersion,
+    listKind: `${SCHEDULING_POLICY.kind}List`,
   },
 ];
 

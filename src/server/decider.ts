@@ -44,21 +44,7 @@ export interface Decider {
 }
 
 export function createDecider({ policies, topology, maxSourceAgeMs, log, now = Date.now }: DeciderOptions): Decider {
-  let memo: { policyVersion: number; snapshotVersion: number; compiled: CompiledPolicySet } | undefined;
-
-  function compiled(): CompiledPolicySet {
-    const policySet = policies.current();
-    const snapshot = topology.current();
-    if (memo?.policyVersion !== policySet.version || memo.snapshotVersion !== snapshot.version) {
-      memo = {
-        policyVersion: policySet.version,
-        snapshotVersion: snapshot.version,
-        compiled: compile(policySet.policies, snapshot, memo?.compiled),
-      };
-    }
-    return memo.compiled;
-  }
-
+  const compiled = compiledSet(policies, topology);
   // Failing here is only logged: the next request meets the same error and gets the safe answer.
   function warm(): void {
     try {
@@ -67,18 +53,10 @@ export function createDecider({ policies, topology, maxSourceAgeMs, log, now = D
       log.error({ err: error }, 'compiling the policies against the topology failed');
     }
   }
-
   const unsubscribe = [topology.subscribe(warm), policies.onChange(warm)];
   warm();
-  /** Why a decision on the current model would not be a good one for these policies, if it would not. */
-  function notNow(request: PodRequest, options: { now: number; maxSourceAgeMs: number }) {
-    const unready = [topology.readiness(), policies.readiness()].find((readiness) => !readiness.ready);
-    if (unready) return { reason: `model not ready: ${unready.reason ?? 'starting'}` };
-    const set = compiled();
-    const matching = matchingPolicies(request, set, options);
-    const stale = [...new Set(matching.matched.flatMap(({ policy }) => staleSources(policy, set.snapshot, options)))];
-    return { matching, ...(stale.length > 0 && { reason: `stale: ${stale.join(', ')}` }) };
-  }
+  const notNow = (request: PodRequest, options: FreshnessOptions) =>
+    notNowReason(request, options, { policies, topology, compiled });
 
   return {
     decide: (request) =>
@@ -97,11 +75,8 @@ export function createDecider({ policies, topology, maxSourceAgeMs, log, now = D
       const found = notNow(request, options);
       const reason = always ? 'always' : overrun !== undefined ? 'budget' : found.reason;
       if (reason === undefined) return undefined;
-      return deferredDecision(
-        request,
-        'matching' in found ? found.matching : matchingPolicies(request, compiled(), options),
-        reason,
-      );
+      const matching = 'matching' in found ? found.matching : matchingPolicies(request, compiled(), options);
+      return deferredDecision(request, matching, reason);
     },
     place(request, created) {
       const options = { now: now(), maxSourceAgeMs, occupancy: topology.occupancy(), created };
@@ -113,6 +88,40 @@ export function createDecider({ policies, topology, maxSourceAgeMs, log, now = D
       decide(request, compiled(), { now: now(), maxSourceAgeMs, occupancy: topology.occupancy(), explain: true }),
     stop: () => unsubscribe.forEach((stop) => stop()),
   };
+}
+
+type FreshnessOptions = { readonly now: number; readonly maxSourceAgeMs: number };
+
+/** The compiled set of the current policies and snapshot, compiled again only when either has changed. */
+function compiledSet(policies: PolicyProvider, topology: TopologyProvider): () => CompiledPolicySet {
+  let memo: { policyVersion: number; snapshotVersion: number; compiled: CompiledPolicySet } | undefined;
+  return () => {
+    const policySet = policies.current();
+    const snapshot = topology.current();
+    if (memo?.policyVersion !== policySet.version || memo.snapshotVersion !== snapshot.version) {
+      memo = {
+        policyVersion: policySet.version,
+        snapshotVersion: snapshot.version,
+        compiled: compile(policySet.policies, snapshot, memo?.compiled),
+      };
+    }
+    return memo.compiled;
+  };
+}
+
+/** Why a decision on the current model would not be a good one for these policies, if it would not. */
+function notNowReason(
+  request: PodRequest,
+  options: FreshnessOptions,
+  sources: { policies: PolicyProvider; topology: TopologyProvider; compiled: () => CompiledPolicySet },
+) {
+  const { policies, topology, compiled } = sources;
+  const unready = [topology.readiness(), policies.readiness()].find((readiness) => !readiness.ready);
+  if (unready) return { reason: `model not ready: ${unready.reason ?? 'starting'}` };
+  const set = compiled();
+  const matching = matchingPolicies(request, set, options);
+  const stale = [...new Set(matching.matched.flatMap(({ policy }) => staleSources(policy, set.snapshot, options)))];
+  return { matching, ...(stale.length > 0 && { reason: `stale: ${stale.join(', ')}` }) };
 }
 
 const unchanged: Decision = { allowed: true, patch: [], warnings: [], auditAnnotations: {}, applied: [], matched: [] };

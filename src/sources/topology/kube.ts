@@ -67,15 +67,14 @@ function listLast(model: LiveModel, start: () => void): () => void {
   return unsubscribe;
 }
 
-export function createKubeTopology(options: KubeTopologyOptions): KubeTopology {
-  const config = loadKubeConfig(options.kubeconfig);
-  const server = config.getCurrentCluster()?.server;
-  if (!server) throw new Error(`no cluster in ${options.kubeconfig ?? 'the default kubeconfig'}`);
-
-  const log = options.log.child({ component: 'topology' });
-  const metrics = createTopologyMetrics(options.registry);
-  // SchedulingPolicy objects have a watch of their own (src/sources/policies/objects.ts).
-  const model = new LiveModel(TOPOLOGY_SOURCES, metrics, log);
+/** Each source's watch on the API server, and the etcd scraper in place of EtcdClusters when URLs are given. */
+function sourcesOf(
+  options: KubeTopologyOptions,
+  config: ReturnType<typeof loadKubeConfig>,
+  model: LiveModel,
+  metrics: ReturnType<typeof createTopologyMetrics>,
+  log: Logger,
+): { watches: Map<SourceName, SourceWatch>; scraper: EtcdScraper | undefined } {
   const timing = { ...DEFAULT_TIMING, ...options.timing };
   const scrapeEtcd = options.etcdMetrics.length > 0;
   const watches = new Map(
@@ -94,6 +93,36 @@ export function createKubeTopology(options: KubeTopologyOptions): KubeTopology {
         { ...DEFAULT_ETCD_SCRAPE, ...options.etcdScrape },
       )
     : undefined;
+  return { watches, scraper };
+}
+
+/** Resolves once `readiness` holds (checked on each new snapshot); rejects with its reason after timeoutMs. */
+function untilReady(model: LiveModel, readiness: () => Readiness, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (readiness().ready) return resolve();
+    const timer = setTimeout(() => {
+      unsubscribe();
+      reject(new Error(readiness().reason ?? 'topology not ready'));
+    }, timeoutMs);
+    const unsubscribe = model.subscribe(() => {
+      if (!readiness().ready) return;
+      clearTimeout(timer);
+      unsubscribe();
+      resolve();
+    });
+  });
+}
+
+export function createKubeTopology(options: KubeTopologyOptions): KubeTopology {
+  const config = loadKubeConfig(options.kubeconfig);
+  const server = config.getCurrentCluster()?.server;
+  if (!server) throw new Error(`no cluster in ${options.kubeconfig ?? 'the default kubeconfig'}`);
+
+  const log = options.log.child({ component: 'topology' });
+  const metrics = createTopologyMetrics(options.registry);
+  // SchedulingPolicy objects have a watch of their own (src/sources/policies/objects.ts).
+  const model = new LiveModel(TOPOLOGY_SOURCES, metrics, log);
+  const { watches, scraper } = sourcesOf(options, config, model, metrics, log);
   const maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
   const readiness = (): Readiness => sourceReadiness(model.current, Date.now(), maxAgeMs);
 
@@ -112,21 +141,7 @@ export function createKubeTopology(options: KubeTopologyOptions): KubeTopology {
     assume: (usage) => model.assume(usage),
     readiness,
     subscribe: (listener) => model.subscribe(listener),
-    ready(timeoutMs) {
-      return new Promise((resolve, reject) => {
-        if (readiness().ready) return resolve();
-        const timer = setTimeout(() => {
-          unsubscribe();
-          reject(new Error(readiness().reason ?? 'topology not ready'));
-        }, timeoutMs);
-        const unsubscribe = model.subscribe(() => {
-          if (!readiness().ready) return;
-          clearTimeout(timer);
-          unsubscribe();
-          resolve();
-        });
-      });
-    },
+    ready: (timeoutMs) => untilReady(model, readiness, timeoutMs),
     objects() {
       const bySource = new Map<SourceName, readonly KubeObject[]>();
       // A Pod is kept as its usage: given back as a Pod that reads the same (pod-record.ts).

@@ -13,13 +13,8 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 const SPELLED_ONCE =
   /(['"`])(topology\.kubernetes\.io\/(?:zone|region)|kubernetes\.io\/hostname|failure-domain\.beta\.kubernetes\.io\/zone|topogate\.dev\/v1alpha1)\1/g;
 
-/** Where the strings are defined, and the files another branch is reworking (bench/large/). */
-const ALLOWED = new Set([
-  'src/kube/labels.ts',
-  // bench/large/ is being reworked on another branch; its apiVersion strings go once that has merged.
-  'bench/large/objects.ts',
-  'bench/large/resources.ts',
-]);
+/** Where the strings are defined. */
+const ALLOWED = new Set(['src/kube/labels.ts']);
 
 /** `file:line: string` of every quoted copy in `text`. */
 function copies(file: string, text: string): string[] {
