@@ -29,6 +29,8 @@ export interface InformerOptions<T extends KubernetesObject> {
   readonly fieldSelector?: string;
   /** Slimmed as this watched source's objects are (slim.ts); undefined keeps objects whole. */
   readonly slimAs?: string;
+  /** `list` answers its items slimmed already (as each page is parsed): only watch events are slimmed here. */
+  readonly listSlimmed?: boolean;
   readonly backoff?: BackoffOptions;
   /** Names the informer in log lines. */
   readonly title: string;
@@ -140,12 +142,14 @@ export class Informer<T extends KubernetesObject> {
 
   async #list(watch: ListWatch<T>): Promise<KubernetesListObject<T>> {
     const list = await this.#options.list();
-    const { slimAs } = this.#options;
+    const { slimAs, listSlimmed } = this.#options;
     // The cache keys objects by metadata: every item has one.
-    const items = list.items.map((item) => {
-      const whole = { ...item, metadata: item.metadata ?? {} };
-      return (slimAs === undefined ? whole : slim(slimAs, whole as unknown as KubeObject)) as T;
-    });
+    const items = listSlimmed
+      ? list.items
+      : list.items.map((item) => {
+          const whole = { ...item, metadata: item.metadata ?? {} };
+          return (slimAs === undefined ? whole : slim(slimAs, whole as unknown as KubeObject)) as T;
+        });
     if (watch !== this.#watch) return { ...list, items };
     if (this.#lastError !== undefined) this.#options.log.info({ objects: items.length }, `${this.#title} is back`);
     this.#lastError = undefined;

@@ -87,6 +87,7 @@ export class SourceWatch {
       list: async () => (await spec.list(config)) as KubernetesListObject<KubernetesObject>,
       ...(spec.labelSelector !== undefined && { labelSelector: spec.labelSelector }),
       slimAs: source,
+      listSlimmed: true,
       backoff: { initialMs: timing.backoffMs, maxMs: timing.maxBackoffMs },
       title: this.#title,
       log: this.#log,

@@ -1,11 +1,13 @@
 // What each watched source lists and watches. Lists come page by page as
 // plain JSON (list.ts); their items come without apiVersion and kind and are
-// given both, the shape watch events and files have; the informer slims them
-// as it slims watch events.
+// given both, the shape watch events and files have, and are slimmed as each
+// page is parsed, as the informer slims watch events: a whole list of Pods
+// kept as parsed until its last page was 3 GB at 500,000 Pods.
 
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { SourceName } from '../../topology/model.ts';
 import { listPaged, type ObjectList } from './list.ts';
+import { slim } from '../../kube-client/slim.ts';
 import { ETCD_CLUSTER } from '../../api/v1alpha1/etcdcluster.ts';
 import { NETWORK_TOPOLOGY } from '../../api/v1alpha1/networktopology.ts';
 import { SCHEDULING_POLICY } from '../../api/v1alpha1/schedulingpolicy.ts';
@@ -79,7 +81,11 @@ function builtin<Source extends WatchedSource>(
     kind,
     path,
     ...(labelSelector !== undefined && { labelSelector }),
-    list: (config) => listPaged(config, path, labelSelector, (item) => ({ apiVersion, kind, ...item })),
+    // The informer's cache keys objects by metadata: every item has one.
+    list: (config) =>
+      listPaged(config, path, labelSelector, (item) =>
+        slim(source, { apiVersion, kind, ...item, metadata: item.metadata ?? {} }),
+      ),
   };
 }
 

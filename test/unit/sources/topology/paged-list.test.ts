@@ -85,3 +85,35 @@ test('the list is taken page by page, slimmed, and each object reaches the model
     server.close();
   }
 });
+
+test("each page's items are slimmed as the page is parsed, not once the whole list is in", async () => {
+  const pod = (name: string) => ({
+    metadata: { name, namespace: 'a', resourceVersion: '1', managedFields: [{ manager: 'kubelet' }] },
+    spec: { nodeName: 'n1', containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }] },
+    status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
+  });
+  const server = createServer((request, response) => {
+    const page = new URL(request.url ?? '/', 'http://x').searchParams.get('continue');
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(
+      JSON.stringify({
+        kind: 'PodList',
+        apiVersion: 'v1',
+        metadata: { resourceVersion: '7', ...(page === null && { continue: 'next' }) },
+        items: page === null ? [pod('p1')] : [pod('p2')],
+      }),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const list = await WATCHES.find((watch) => watch.source === 'pods')!.list(loopbackKubeConfig(server));
+    // A Pod is kept as its record: name, namespace and resourceVersion, its usage under a symbol.
+    assert.deepEqual(
+      list.items.map((item) => [Object.keys(item), item.metadata]),
+      ['p1', 'p2'].map((name) => [['metadata'], { name, namespace: 'a', resourceVersion: '1' }]),
+    );
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
