@@ -54,6 +54,8 @@ export const snapshot: Command = {
       topology = createKubeTopology({
         ...(values.kubeconfig !== undefined && { kubeconfig: values.kubeconfig }),
         etcdMetrics: values['etcd-metrics'] ?? [],
+        // It writes them all out.
+        keepObjects: true,
         log: stderrLog('snapshot', io.stderr),
         registry: new Registry(),
       });

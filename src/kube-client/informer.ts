@@ -3,7 +3,9 @@
 // - any other failure (a broken watch, a failed list) drops that ListWatch and starts a fresh one, so a fresh
 //   list, after a bounded backoff with jitter (backoff.ts); a list that succeeds resets the backoff;
 // - meanwhile list() answers the objects of the last whole list, so a blip loses nothing;
-// - objects may be slimmed as they arrive (slim.ts): a Node's image list alone is most of its bytes.
+// - objects may be slimmed as they arrive (slim.ts): a Node's image list alone is most of its bytes;
+// - or not kept at all (cache: false): the lists and events go to onList and onEvent, for a model that keeps its
+//   own facts of them (uncached-list-watch.ts).
 
 import {
   type KubeConfig,
@@ -17,6 +19,7 @@ import type { KubeObject } from '../kube/types.ts';
 import { Backoff, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.ts';
 import { describeKubeError } from './errors.ts';
 import { slim } from './slim.ts';
+import { type ListWatchLike, UncachedListWatch } from './uncached-list-watch.ts';
 
 export type InformerEvent = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -31,6 +34,8 @@ export interface InformerOptions<T extends KubernetesObject> {
   readonly slimAs?: string;
   /** `list` answers its items slimmed already (as each page is parsed): only watch events are slimmed here. */
   readonly listSlimmed?: boolean;
+  /** False: no object is kept (list() and get() answer none); each list reaches onList whole, with no add events. */
+  readonly cache?: boolean;
   readonly backoff?: BackoffOptions;
   /** Names the informer in log lines. */
   readonly title: string;
@@ -68,7 +73,7 @@ export class SlimWatch extends Watch {
 export class Informer<T extends KubernetesObject> {
   readonly #options: InformerOptions<T>;
   readonly #backoff: Backoff;
-  #watch: ListWatch<T> | undefined;
+  #watch: ListWatchLike<T> | undefined;
   #timer: NodeJS.Timeout | undefined;
   #stopped = true;
   /** The current ListWatch has listed, so its cache is whole. */
@@ -121,14 +126,12 @@ export class Informer<T extends KubernetesObject> {
   #run(): void {
     if (this.#stopped) return;
     const { config, path, slimAs, labelSelector, fieldSelector, onEvent } = this.#options;
-    const watch: ListWatch<T> = new ListWatch<T>(
-      path,
-      slimAs === undefined ? new Watch(config) : new SlimWatch(config, slimAs),
-      (): Promise<KubernetesListObject<T>> => this.#list(watch),
-      false,
-      labelSelector,
-      fieldSelector,
-    );
+    const client = slimAs === undefined ? new Watch(config) : new SlimWatch(config, slimAs);
+    const list = (): Promise<KubernetesListObject<T>> => this.#list(watch);
+    const watch: ListWatchLike<T> =
+      this.#options.cache === false
+        ? new UncachedListWatch<T>(path, client, list, labelSelector, fieldSelector)
+        : new ListWatch<T>(path, client, list, false, labelSelector, fieldSelector);
     if (onEvent !== undefined) {
       watch.on('add', (object) => onEvent('ADDED', object));
       watch.on('update', (object) => onEvent('MODIFIED', object));
@@ -140,7 +143,7 @@ export class Informer<T extends KubernetesObject> {
     watch.start().catch((error: unknown) => this.#failed(watch, error));
   }
 
-  async #list(watch: ListWatch<T>): Promise<KubernetesListObject<T>> {
+  async #list(watch: ListWatchLike<T>): Promise<KubernetesListObject<T>> {
     const list = await this.#options.list();
     const { slimAs, listSlimmed } = this.#options;
     // The cache keys objects by metadata: every item has one.
@@ -160,7 +163,7 @@ export class Informer<T extends KubernetesObject> {
     return { ...list, items };
   }
 
-  #failed(watch: ListWatch<T>, error: unknown): void {
+  #failed(watch: ListWatchLike<T>, error: unknown): void {
     // A late error from a ListWatch already replaced (or stopped) is old news.
     if (this.#stopped || watch !== this.#watch) return;
     this.#drop();

@@ -65,6 +65,7 @@ describe('the live topology model', { timeout: 300_000 }, () => {
     topology = createKubeTopology({
       kubeconfig: cluster.kubeconfig,
       etcdMetrics: cluster.etcdMetricsUrls,
+      keepObjects: true,
       log: pino({ level: 'info' }, logs),
       registry,
       timing: { backoffMs: 200, maxBackoffMs: 2000, absentRecheckMs: 1000 },

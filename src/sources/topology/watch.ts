@@ -55,6 +55,7 @@ export class SourceWatch {
   readonly #log: Logger;
   readonly #timing: WatchTiming;
   readonly #informer: Informer<KubernetesObject>;
+  readonly #keepObjects: boolean;
   #stopped = false;
   #lists = 0;
   #absent = false;
@@ -72,6 +73,8 @@ export class SourceWatch {
     metrics: Pick<TopologyMetrics, 'relists'>,
     log: Logger,
     timing: WatchTiming,
+    /** False: the informer keeps none of the objects (objects() answers none); the sink's own facts are all. */
+    keepObjects = true,
   ) {
     this.#spec = spec;
     this.#config = config;
@@ -79,6 +82,7 @@ export class SourceWatch {
     this.#metrics = metrics;
     this.#log = log.child({ source: spec.source });
     this.#timing = timing;
+    this.#keepObjects = keepObjects;
     const source = spec.source;
     this.#informer = new Informer<KubernetesObject>({
       config,
@@ -88,6 +92,7 @@ export class SourceWatch {
       ...(spec.labelSelector !== undefined && { labelSelector: spec.labelSelector }),
       slimAs: source,
       listSlimmed: true,
+      cache: keepObjects,
       backoff: { initialMs: timing.backoffMs, maxMs: timing.maxBackoffMs },
       title: this.#title,
       log: this.#log,
@@ -109,7 +114,10 @@ export class SourceWatch {
     await this.#informer.stop();
   }
 
-  /** The objects the source holds now, as the API server sent them (after a failure, the last ones listed). */
+  /**
+   * The objects the source holds now, as the API server sent them (after a failure, the last ones listed); none
+   * when it keeps none.
+   */
   objects(): KubeObject[] {
     return this.#informer.list() as KubeObject[];
   }
@@ -117,9 +125,12 @@ export class SourceWatch {
   #listed(items: readonly KubeObject[]): void {
     if (this.#lists++ > 0) this.#metrics.relists.inc({ source: this.#spec.source });
     this.#model.replace(this.#spec.source, items);
-    // The informer takes the list in the turn it gets it: by the next, its reports are watch events.
-    this.#fromList = new Set(items);
-    setImmediate(() => (this.#fromList = undefined));
+    // A caching informer reports each listed object as added, in the turn it gets the list: by the next, its
+    // reports are watch events. One that keeps nothing reports none.
+    if (this.#keepObjects) {
+      this.#fromList = new Set(items);
+      setImmediate(() => (this.#fromList = undefined));
+    }
     if (this.#absent) this.#log.info({ objects: items.length }, `${this.#title} is back`);
     this.#absent = false;
     this.#stopWatchingCrd();
