@@ -90,11 +90,7 @@ export class UncachedListWatch<T extends KubernetesObject> implements ListWatchL
     else if (error) return this.#emit('error', error);
     if (this.#stopped) return;
     try {
-      if (!this.#resourceVersion) {
-        const list = await this.#list();
-        this.#resourceVersion = list.metadata?.resourceVersion ?? '';
-        this.#resumeDelayMs = 0;
-      }
+      if (!this.#resourceVersion) await this.#takeList();
       if (this.#stopped) return;
       const request = await this.#watch.watch(
         this.#path,
@@ -107,6 +103,13 @@ export class UncachedListWatch<T extends KubernetesObject> implements ListWatchL
     } catch (failure) {
       this.#emit('error', failure);
     }
+  }
+
+  /** Apart from #next, whose frame lives on while its watch is awaited: the list would live on with it. */
+  async #takeList(): Promise<void> {
+    const list = await this.#list();
+    this.#resourceVersion = list.metadata?.resourceVersion ?? '';
+    this.#resumeDelayMs = 0;
   }
 
   #ended(attempt: number, error: unknown): void {
