@@ -23,6 +23,11 @@ const REMEMBERED_VERSIONS = 256;
  * out to N nodes costs O(N), not O(N²), in all.
  */
 const SMALL_WORKLOAD = 64;
+/**
+ * Workloads remembered for sharing (see #shared); past that the memory is started afresh, which costs only
+ * sharing, never a count.
+ */
+const ALIKE_WORKLOADS = 65_536;
 
 interface Change {
   readonly version: number;
@@ -50,6 +55,11 @@ export class PodUsageTable {
   #last: Occupancy | undefined;
   /** The occupancies this table froze: only between two of them is the log of changes meaningful. */
   readonly #made = new WeakSet<Occupancy>();
+  /**
+   * Per workload, one of its Pods' usage: the Pods of a workload request alike, and share that one's requests
+   * and workload key rather than each keeping its own (500,000 Pods: two objects and a string fewer each).
+   */
+  readonly #alike = new Map<string, PodUsage>();
 
   /** Sets (or with undefined, clears) one Pod's usage; false when nothing changed. */
   set(key: string, usage: PodUsage | undefined): boolean {
@@ -62,10 +72,22 @@ export class PodUsageTable {
     }
     if (before) this.#account(before, -1);
     if (usage) {
-      this.#pods.set(key, usage);
+      this.#pods.set(key, this.#shared(usage));
       this.#account(usage, 1);
     } else this.#pods.delete(key);
     return true;
+  }
+
+  /** `usage`, with the requests and workload key of an alike Pod of its workload where there is one. */
+  #shared(usage: PodUsage): PodUsage {
+    const alike = this.#alike.get(usage.workload);
+    if (alike === undefined) {
+      if (this.#alike.size >= ALIKE_WORKLOADS) this.#alike.clear();
+      this.#alike.set(usage.workload, usage);
+      return usage;
+    }
+    if (alike.requests === usage.requests || !sameRecord(alike.requests, usage.requests)) return usage;
+    return { ...usage, requests: alike.requests, workload: alike.workload };
   }
 
   /** Counts a Pod topogate admitted held as `usage` until its watch event arrives, or until `expiresAt`. */

@@ -65,3 +65,37 @@ test('any sequence of binds and deletes gives the counts a fresh table of the su
     { numRuns: 200 },
   );
 });
+
+test("Pods of a workload share an alike Pod's requests only where theirs are the same: every sum stays its own", () => {
+  fc.assert(
+    fc.property(
+      fc.array(
+        fc.tuple(fc.integer({ min: 0, max: 60 }), fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 3 })),
+        { maxLength: 300 },
+      ),
+      (steps) => {
+        const table = new PodUsageTable();
+        const live = new Map<string, { node: string; cpu: number }>();
+        for (const [pod, node, size] of steps) {
+          const key = `p${pod}`;
+          // size 0 deletes; the others request 1, 2 or 3 CPUs, so alike and unlike Pods of one workload mix.
+          const bound = size === 0 ? undefined : { node: `n${node}`, cpu: size * 1000 };
+          table.set(
+            key,
+            bound && { node: bound.node, workload: 'apps/Deployment/ml/trainer', requests: { cpu: bound.cpu } },
+          );
+          if (bound) live.set(key, bound);
+          else live.delete(key);
+        }
+        const occupancy = table.freeze();
+        for (let node = 0; node <= 5; node++) {
+          const cpu = [...live.values()]
+            .filter((pod) => pod.node === `n${node}`)
+            .reduce((sum, pod) => sum + pod.cpu, 0);
+          assert.deepEqual(occupancy.requested(`n${node}`), cpu > 0 ? { cpu } : undefined, `n${node}`);
+        }
+      },
+    ),
+    { numRuns: 200 },
+  );
+});
