@@ -6,18 +6,23 @@
 import type { Labels, Taint } from '../kube/types.ts';
 import { CowMap } from './cow/map.ts';
 import { SlotSets } from './cow/slot-sets.ts';
+import { CowSlots, type Slots } from './cow/slots.ts';
 import type { NodeIndex, NodeInfo, TaintGroup } from './model.ts';
 import { NodeSet } from './nodeset.ts';
 import type { NodeFacts } from './read/node.ts';
 import { sameRecord } from './sameRecord.ts';
 
 const ALL = 'all';
+/** A node's update copies one bucket of the names: about 64 nodes at 65,000, not 1,000. */
+const NAME_BUCKETS = 1024;
 const SCHEDULABLE = 'schedulable';
 
 export class NodeTable {
-  readonly #byName = new CowMap<NodeInfo>();
-  #bySlot: (NodeInfo | undefined)[] = [];
+  readonly #byName = new CowMap<NodeInfo>(NAME_BUCKETS);
+  readonly #bySlot = new CowSlots<NodeInfo>();
   #slotsChanged = false;
+  /** Slots ever used: the next new node's, when none is free. */
+  #slots = 0;
   readonly #free: number[] = [];
   readonly #base = new SlotSets();
   readonly #keys = new SlotSets();
@@ -40,7 +45,7 @@ export class NodeTable {
   upsert(facts: NodeFacts): boolean {
     const old = this.#byName.get(facts.name);
     if (old && sameNode(old, facts)) return false;
-    const slot = old?.slot ?? this.#free.pop() ?? this.#bySlot.length;
+    const slot = old?.slot ?? this.#free.pop() ?? this.#slots++;
     const node: NodeInfo = { ...facts, slot };
     this.#reindex(old, node);
     this.#byName.set(node.name, node);
@@ -80,7 +85,7 @@ export class NodeTable {
     const base = this.#base.freeze();
     this.#frozen = new FrozenNodes({
       byName: this.#byName.freeze(),
-      bySlot: this.#bySlot,
+      bySlot: this.#bySlot.freeze(),
       all: base.get(ALL) ?? NodeSet.EMPTY,
       schedulable: base.get(SCHEDULABLE) ?? NodeSet.EMPTY,
       keys: this.#keys.freeze(),
@@ -93,9 +98,7 @@ export class NodeTable {
   }
 
   #setSlot(slot: number, node: NodeInfo | undefined): void {
-    // Copy on the first change after a freeze: the frozen index reads the old array.
-    if (!this.#slotsChanged) this.#bySlot = this.#bySlot.slice();
-    this.#bySlot[slot] = node;
+    this.#bySlot.set(slot, node);
     this.#slotsChanged = true;
   }
 
@@ -143,7 +146,7 @@ export class NodeTable {
 
 interface FrozenParts {
   readonly byName: ReadonlyMap<string, NodeInfo>;
-  readonly bySlot: readonly (NodeInfo | undefined)[];
+  readonly bySlot: Slots<NodeInfo>;
   readonly all: NodeSet;
   readonly schedulable: NodeSet;
   readonly keys: ReadonlyMap<string, NodeSet>;
@@ -180,7 +183,7 @@ class FrozenNodes implements NodeIndex {
   }
 
   bySlot(slot: number): NodeInfo | undefined {
-    return this.#parts.bySlot[slot];
+    return this.#parts.bySlot.get(slot);
   }
 
   all(): NodeSet {
