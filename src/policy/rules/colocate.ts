@@ -46,7 +46,8 @@ export function compileColocate(rule: ColocateRule, snapshot: TopologySnapshot):
     name: 'colocate',
     hard: rule.mode === 'Required',
     evaluate({ pod }: RuleInput): RuleResult {
-      const callers = boundIn(colocation, callerKeys(rule, pod.facts.workload.namespace), pod.occupancy);
+      const keys = callerKeys(rule, pod.facts.workload.namespace);
+      const callers = boundIn(colocation, keys, pod.occupancy);
       const callerZones = [...callers.get(rule.topologyKey)!].sort();
       if (callerZones.length === 0)
         return {
@@ -60,7 +61,7 @@ export function compileColocate(rule: ColocateRule, snapshot: TopologySnapshot):
       ];
       const within = withinTerms(rule, callers);
       return rule.mode === 'Required'
-        ? requiredZone(colocation, callerZones, missing, within, notes)
+        ? requiredZone(colocation, callerZones, byCallers(colocation, keys, pod.occupancy, missing), within, notes)
         : preferredZones(colocation, callerZones, missing, within, notes);
     },
   };
@@ -85,6 +86,26 @@ function boundIn({ snapshot, levels }: Colocation, workloads: readonly string[],
   return values;
 }
 
+/**
+ * The zones given, the one holding the most caller Pods first (ties by name): a callee with fewer replicas than
+ * its callers have zones leaves the fewest calls to cross zones where most callers run.
+ */
+function byCallers(
+  { snapshot, rule }: Colocation,
+  workloads: readonly string[],
+  occupancy: Occupancy,
+  zones: readonly string[],
+): string[] {
+  const callerPods = new Map<string, number>(zones.map((zone) => [zone, 0]));
+  for (const workload of workloads)
+    for (const [nodeName, count] of occupancy.workloadNodes(workload) ?? []) {
+      const zone = snapshot.nodes.get(nodeName)?.labels[rule.topologyKey];
+      const held = zone === undefined ? undefined : callerPods.get(zone);
+      if (held !== undefined && count > 0) callerPods.set(zone!, held + count);
+    }
+  return [...zones].sort((a, b) => callerPods.get(b)! - callerPods.get(a)! || (a < b ? -1 : a > b ? 1 : 0));
+}
+
 /** The zones holding the callee: its bound Pods, and those held to one zone but not bound yet. */
 function calleeZones(colocation: Colocation, workload: string, occupancy: Occupancy): Set<string> {
   const { topologyKey } = colocation.rule;
@@ -99,8 +120,9 @@ function inZones(rule: ColocateRule, zones: string[]): NodeSelectorRequirement {
 }
 
 /**
- * Required: one missing zone at a time. The Pod is then held there, so the next replica of a burst, admitted
- * before this one binds, sees that zone taken and goes to the next (two would otherwise share one).
+ * Required: one missing zone at a time, the one with the most caller Pods first. The Pod is then held there, so
+ * the next replica of a burst, admitted before this one binds, sees that zone taken and goes to the next (two
+ * would otherwise share one).
  */
 function requiredZone(
   { rule, snapshot, avoid }: Colocation,

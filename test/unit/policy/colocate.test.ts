@@ -129,6 +129,17 @@ test('Required keeps the Pod in the callers’ zones that lack it', () => {
   });
 });
 
+test('Required sends a replica to the missing zone where most callers run, not the first by name', () => {
+  const { decideFor } = setUp({ ...RULE, within: undefined, mode: 'Required' }, [
+    boundOf('f1', 'a1', 'frontend'),
+    boundOf('f2', 'b1', 'frontend'),
+    boundOf('f3', 'b2', 'frontend'),
+  ]);
+  assert.deepEqual(affinity(decideFor('cache')).required, {
+    nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE, operator: 'In', values: ['zb'] }] }],
+  });
+});
+
 test('Required holds a burst’s replicas to one missing zone each: the second, not bound yet, sees the first', () => {
   const { builder, decideFor } = setUp({ ...RULE, within: undefined, mode: 'Required' }, [
     boundOf('f1', 'a1', 'frontend'),
