@@ -1,6 +1,8 @@
 // A kubeconfig for a fake API server on loopback (plain HTTP, no credentials).
 
+import { writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 
@@ -15,4 +17,21 @@ export function loopbackKubeConfig(server: Server): KubeConfig {
     currentContext: 'fake',
   });
   return config;
+}
+
+/** The same, as a kubeconfig file in `dir` (for createKubeTopology, which reads one): its path. */
+export function loopbackKubeConfigFile(server: string, dir: string): string {
+  const path = join(dir, 'kubeconfig');
+  writeFileSync(
+    path,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'fake', cluster: { server, 'insecure-skip-tls-verify': true } }],
+      users: [{ name: 'fake', user: {} }],
+      contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'fake' } }],
+      'current-context': 'fake',
+    }),
+  );
+  return path;
 }

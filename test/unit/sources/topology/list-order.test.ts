@@ -2,7 +2,7 @@
 // with the Nodes', and the first snapshot of every node comes after the Nodes' bytes alone.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { createKubeTopology } from '../../../../src/sources/topology/kube.ts';
+import { loopbackKubeConfigFile } from '../loopback-kubeconfig.ts';
 
 const emptyList = '{"kind":"List","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[]}';
 
@@ -34,19 +35,8 @@ test('the Pods are listed after the Nodes', async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const dir = mkdtempSync(join(tmpdir(), 'list-order-'));
-  const kubeconfig = join(dir, 'kubeconfig');
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  writeFileSync(
-    kubeconfig,
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'fake', cluster: { server: url, 'insecure-skip-tls-verify': true } }],
-      users: [{ name: 'fake', user: {} }],
-      contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'fake' } }],
-      'current-context': 'fake',
-    }),
-  );
+  const kubeconfig = loopbackKubeConfigFile(url, dir);
   const topology = createKubeTopology({
     kubeconfig,
     etcdMetrics: [],

@@ -3,7 +3,7 @@
 // `topogate snapshot` keeps them (keepObjects on), since it writes them out.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -12,6 +12,7 @@ import { Registry } from 'prom-client';
 import { createKubeTopology } from '../../../../src/sources/topology/kube.ts';
 import type { TopologySnapshot } from '../../../../src/topology/model.ts';
 import { type Answer, fakeApi, until } from '../../kube-client/fake-api.ts';
+import { loopbackKubeConfigFile } from '../loopback-kubeconfig.ts';
 
 const list = (resourceVersion: string, items: unknown[] = []) => ({
   status: 200,
@@ -45,19 +46,7 @@ async function withTopology(
   }
   const api = await fakeApi(answers);
   const dir = mkdtempSync(join(tmpdir(), 'uncached-'));
-  const kubeconfig = join(dir, 'kubeconfig');
-  const cluster = api.config.getCurrentCluster()!;
-  writeFileSync(
-    kubeconfig,
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'fake', cluster: { server: cluster.server, 'insecure-skip-tls-verify': true } }],
-      users: [{ name: 'fake', user: {} }],
-      contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'fake' } }],
-      'current-context': 'fake',
-    }),
-  );
+  const kubeconfig = loopbackKubeConfigFile(api.config.getCurrentCluster()!.server, dir);
   const topology = createKubeTopology({
     kubeconfig,
     etcdMetrics: [],
