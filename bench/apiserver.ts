@@ -6,7 +6,8 @@
 // fell outside its first bucket (5 ms), for topogate and, registered in its
 // place for the same bursts, the no-op webhook (bench/noop-webhook.ts): the
 // floor this cluster on this machine allows. Writes bench/results/apiserver.md
-// and puts it in BENCHMARKS.md (where `npm run bench` keeps it).
+// and puts it in BENCHMARKS.md; `npm run bench` runs it too (its `apiserver`
+// section), with the target's verdict in the Targets table.
 //   node bench/apiserver.ts [--pods 100] [--replicas 100] [--rounds 2]
 
 import { readFile, writeFile } from 'node:fs/promises';
@@ -25,13 +26,22 @@ import {
   registerWebhook,
   startTopogate,
   type Manifest,
-  type Topogate,
 } from '../test/e2e/harness/topogate.ts';
 import { httpsGet } from '../test/e2e/harness/wait.ts';
 import { LATENCY_HISTOGRAM } from './http.ts';
-import { startServer, waitReady, type Server } from './processes.ts';
+import { startServer, waitReady } from './processes.ts';
 import { withSection } from './sections.ts';
 import { histogram, type Bucket } from './metrics.ts';
+import {
+  API_SERVER_HEADING,
+  burstOf,
+  renderApiServerSection,
+  type ApiServerReport,
+  type Buckets,
+  type Burst,
+  type Run,
+  type SideName,
+} from './apiserver-report.ts';
 
 const POLICIES = fileURLToPath(new URL('../test/e2e/fixtures/policies/', import.meta.url));
 const RESULT = fileURLToPath(new URL('./results/apiserver.md', import.meta.url));
@@ -43,29 +53,9 @@ const NOOP_WEBHOOK = 'pods.noop.bench';
 /** Pod creations in flight at once in the burst of new Pods. */
 const IN_FLIGHT = 20;
 
-export interface Buckets {
-  /** Upper bound (s) → cumulative count, for topogate's webhook, summed over operation, type and rejected. */
-  readonly cumulative: ReadonlyMap<number, number>;
-  readonly count: number;
-}
-
-export interface Burst {
-  readonly what: string;
-  readonly calls: number;
-  /** Calls the API server timed over its first bucket. */
-  readonly outside: number;
-  /** Upper bound of the first bucket, s. */
-  readonly firstBucket: number;
-  /** Calls per bucket upper bound (s), this burst only. */
-  readonly perBucket: readonly { readonly le: number; readonly calls: number }[];
-  readonly seconds: number;
-  /** By topogate's own clock (arrival to answer): its answers in the burst, and those over the first bucket. */
-  readonly topogate?: { readonly answers: number; readonly outside: number };
-}
-
 /** The webhook behind the registration during a burst. */
 interface Side {
-  readonly name: 'topogate' | 'no-op';
+  readonly name: SideName;
   /** Its name in the registration, and so in the API server's histogram. */
   readonly webhook: string;
   readonly registration: Manifest;
@@ -84,30 +74,6 @@ export function webhookBuckets(metrics: string, webhook = WEBHOOK): Buckets {
     .filter((sample) => sample.labels.name === webhook)
     .reduce((sum, sample) => sum + sample.value, 0);
   return { cumulative, count };
-}
-
-/** What one burst added to the histogram. */
-export function burstOf(
-  what: string,
-  before: Buckets,
-  after: Buckets,
-  seconds: number,
-  own?: { readonly before: readonly Bucket[]; readonly after: readonly Bucket[] },
-): Burst {
-  const bounds = [...after.cumulative.keys()].sort((a, b) => a - b);
-  const delta = (le: number) => (after.cumulative.get(le) ?? 0) - (before.cumulative.get(le) ?? 0);
-  const firstBucket = bounds[0] ?? Number.NaN;
-  const calls = after.count - before.count;
-  const perBucket = bounds.map((le, index) => ({
-    le,
-    calls: delta(le) - (index === 0 ? 0 : delta(bounds[index - 1]!)),
-  }));
-  const burst = { what, calls, outside: calls - delta(firstBucket), firstBucket, perBucket, seconds };
-  if (!own) return burst;
-  const ownCount = (buckets: readonly Bucket[], le: number) => buckets.find((bucket) => bucket.le === le)?.count ?? 0;
-  const ownDelta = (le: number) => ownCount(own.after, le) - ownCount(own.before, le);
-  const answers = ownDelta(Number.POSITIVE_INFINITY);
-  return { ...burst, topogate: { answers, outside: answers - ownDelta(firstBucket) } };
 }
 
 function webPod(name: string, app: string): V1Pod {
@@ -166,70 +132,6 @@ async function replicas(cluster: Cluster, namespace: string, count: number): Pro
   }
 }
 
-interface Run {
-  readonly side: Side['name'];
-  readonly round: number;
-  readonly bursts: readonly Burst[];
-}
-
-const bucketCell = (burst: Burst) =>
-  burst.perBucket
-    .filter((bucket) => bucket.calls > 0)
-    .map((bucket) => `≤ ${bucket.le === Number.POSITIVE_INFINITY ? '∞' : `${bucket.le * 1000} ms`}: ${bucket.calls}`)
-    .join(', ');
-
-/** Per burst kind and side, every round summed: calls outside the first bucket, of all calls. */
-function totals(runs: readonly Run[], side: Side['name'], index: number): { outside: number; calls: number } {
-  const bursts = runs.filter((run) => run.side === side).map((run) => run.bursts[index]!);
-  return {
-    outside: bursts.reduce((sum, burst) => sum + burst.outside, 0),
-    calls: bursts.reduce((sum, burst) => sum + burst.calls, 0),
-  };
-}
-
-const HEADING = "## 10. The API server's view";
-
-function render(runs: readonly Run[], budgetMs: number): string {
-  const first = runs[0]?.bursts[0]?.firstBucket ?? 0.005;
-  const kinds = runs[0]?.bursts.map((burst) => burst.what) ?? [];
-  const summary = kinds.map((what, index) => {
-    const [topogate, noop] = [totals(runs, 'topogate', index), totals(runs, 'no-op', index)];
-    return `| ${what} | **${topogate.outside} of ${topogate.calls}** | ${noop.outside} of ${noop.calls} |`;
-  });
-  const rows = runs.flatMap((run) =>
-    run.bursts.map(
-      (burst) =>
-        `| ${run.round + 1} | ${burst.what} | ${run.side} | ${burst.calls} | ${burst.outside} | ${burst.topogate ? `${burst.topogate.outside} of ${burst.topogate.answers}` : '—'} | ${bucketCell(burst)} | ${burst.seconds.toFixed(1)} |`,
-    ),
-  );
-  return [
-    HEADING,
-    '',
-    `\`node bench/apiserver.ts\`, ${new Date().toISOString()}: the e2e control plane (test/e2e/harness, Kubernetes`,
-    `v1.37.2 built from source) with topogate registered as its mutating webhook (\`serve --topology kube\`,`,
-    `\`--budget-ms ${budgetMs}\`, the e2e suite's policies over its fleet of ${fleet.length} nodes), then the no-op webhook`,
-    '(`bench/noop-webhook.ts`, same certificate, same rules) registered in its place for the same bursts, in',
-    `turns (A B A B). The API server's own histogram \`${HISTOGRAM}\` for the webhook, read from its /metrics`,
-    `before and after each burst: calls outside its first bucket (${first * 1000} ms), which the target wants at zero.`,
-    "The API server's clock includes its own side of the call (encoding the review, TLS, applying the patch), on",
-    'the same 2 cores as etcd, the scheduler, the controller manager and the webhook, so the no-op row is the floor',
-    `this cluster allows on this machine. Load average when it ended: ${loadavg()
-      .map((load) => load.toFixed(1))
-      .join(', ')}.`,
-    '',
-    '| burst | topogate: outside the first bucket | no-op: outside the first bucket |',
-    '| --- | --- | --- |',
-    ...summary,
-    '',
-    `Each burst, with topogate's own \`${LATENCY_HISTOGRAM}\` (arrival to answer) beside the API server's:`,
-    '',
-    "| round | burst | webhook | calls | outside the first bucket | topogate's own clock: over 5 ms | calls per bucket (API server) | seconds |",
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
-    ...rows,
-    '',
-  ].join('\n');
-}
-
 /** The pods webhook of topogate's registration, under another name and URL. */
 function noopRegistration(topogate: Manifest, url: string): Manifest {
   const webhooks = (topogate['webhooks'] as Manifest[]).filter((webhook) => webhook['name'] === WEBHOOK);
@@ -267,6 +169,84 @@ async function activate(cluster: Cluster, side: Side, other: Side): Promise<void
   }
 }
 
+export interface ApiServerConfig {
+  readonly pods: number;
+  readonly replicas: number;
+  readonly rounds: number;
+}
+
+/** topogate and the no-op, each behind a registration of its own, on a started cluster with the e2e fleet. */
+async function startSides(cluster: Cluster, budgetMs: number) {
+  await installTopogateCrds(cluster);
+  await createNodes(coreApi(cluster), fleet);
+  await applyAll(cluster, [networkTopology]);
+  // The default budget, as installed: the harness's own 500 ms suits tests that must never be skipped.
+  const topogate = await startTopogate({ cluster, policies: POLICIES, serveArgs: ['--budget-ms', String(budgetMs)] });
+  const registration = await registerWebhook(cluster, topogate);
+  const noopPort = await freePort();
+  const noop = startServer('no-op webhook', noopPort, [NOOP, topogate.certDir, String(noopPort)]);
+  await waitReady(noop, '/healthz', 20_000);
+  const readOwn = async () =>
+    histogram((await httpsGet(`${topogate.url}/metrics`, { ca: topogate.caPem })).body, LATENCY_HISTOGRAM);
+  const sides: readonly Side[] = [
+    { name: 'topogate', webhook: WEBHOOK, registration, ownBuckets: readOwn },
+    {
+      name: 'no-op',
+      webhook: NOOP_WEBHOOK,
+      registration: noopRegistration(registration, `https://127.0.0.1:${noopPort}`),
+    },
+  ];
+  return { sides, stop: async () => Promise.all([noop.stop(), topogate.stop()]) };
+}
+
+/** Both bursts through one side, in a namespace of its own. */
+async function bursts(cluster: Cluster, side: Side, round: number, config: ApiServerConfig): Promise<Burst[]> {
+  const namespace = `burst-${round}-${side.name}`;
+  await applyAll(cluster, [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }]);
+  return [
+    await measure(cluster, side, `${config.pods} new Pods, ${IN_FLIGHT} creations in flight`, () =>
+      newPods(cluster, namespace, config.pods),
+    ),
+    await measure(cluster, side, `a Deployment of ${config.replicas} replicas`, () =>
+      replicas(cluster, namespace, config.replicas),
+    ),
+  ];
+}
+
+/** Starts the e2e control plane, runs the rounds (topogate, then the no-op, each round), and stops it all. */
+export async function measureApiServer(config: ApiServerConfig, log: (line: string) => void): Promise<ApiServerReport> {
+  const budgetMs = 5;
+  const cluster = await startCluster({ progress: process.stderr });
+  try {
+    const { sides, stop } = await startSides(cluster, budgetMs);
+    try {
+      const runs: Run[] = [];
+      for (let round = 0; round < config.rounds; round++)
+        for (const [index, side] of sides.entries()) {
+          await activate(cluster, side, sides[1 - index]!);
+          const measured = await bursts(cluster, side, round, config);
+          for (const burst of measured)
+            log(
+              `round ${round + 1}, ${side.name}: ${burst.what}: ${burst.calls} calls, ${burst.outside} outside ${burst.firstBucket} s${burst.topogate ? `; topogate's own: ${burst.topogate.outside} of ${burst.topogate.answers}` : ''}`,
+            );
+          runs.push({ side: side.name, round, bursts: measured });
+        }
+      return {
+        at: new Date().toISOString(),
+        budgetMs,
+        nodes: fleet.length,
+        histogram: HISTOGRAM,
+        runs,
+        load: loadavg(),
+      };
+    } finally {
+      await stop();
+    }
+  } finally {
+    await cluster.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -275,64 +255,11 @@ async function main(): Promise<void> {
       rounds: { type: 'string', default: '2' },
     },
   });
-  const budgetMs = 5;
-  const cluster = await startCluster({ progress: process.stderr });
-  let running: Topogate | undefined;
-  let noopServer: Server | undefined;
-  try {
-    await installTopogateCrds(cluster);
-    await createNodes(coreApi(cluster), fleet);
-    await applyAll(cluster, [networkTopology]);
-    // The default budget, as installed: the harness's own 500 ms suits tests that must never be skipped.
-    const topogate = await startTopogate({
-      cluster,
-      policies: POLICIES,
-      serveArgs: ['--budget-ms', String(budgetMs)],
-    });
-    running = topogate;
-    const registration = await registerWebhook(cluster, topogate);
-    const noopPort = await freePort();
-    noopServer = startServer('no-op webhook', noopPort, [NOOP, topogate.certDir, String(noopPort)]);
-    await waitReady(noopServer, '/healthz', 20_000);
-    const readOwn = async () =>
-      histogram((await httpsGet(`${topogate.url}/metrics`, { ca: topogate.caPem })).body, LATENCY_HISTOGRAM);
-    const sides: readonly Side[] = [
-      { name: 'topogate', webhook: WEBHOOK, registration, ownBuckets: readOwn },
-      {
-        name: 'no-op',
-        webhook: NOOP_WEBHOOK,
-        registration: noopRegistration(registration, `https://127.0.0.1:${noopPort}`),
-      },
-    ];
-    const runs: Run[] = [];
-    for (let round = 0; round < Number(values.rounds); round++)
-      for (const [index, side] of sides.entries()) {
-        await activate(cluster, side, sides[1 - index]!);
-        const namespace = `burst-${round}-${side.name}`;
-        await applyAll(cluster, [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }]);
-        const bursts = [
-          await measure(cluster, side, `${values.pods} new Pods, ${IN_FLIGHT} creations in flight`, () =>
-            newPods(cluster, namespace, Number(values.pods)),
-          ),
-          await measure(cluster, side, `a Deployment of ${values.replicas} replicas`, () =>
-            replicas(cluster, namespace, Number(values.replicas)),
-          ),
-        ];
-        for (const burst of bursts)
-          process.stderr.write(
-            `round ${round + 1}, ${side.name}: ${burst.what}: ${burst.calls} calls, ${burst.outside} outside ${burst.firstBucket} s${burst.topogate ? `; topogate's own: ${burst.topogate.outside} of ${burst.topogate.answers}` : ''}\n`,
-          );
-        runs.push({ side: side.name, round, bursts });
-      }
-    const section = render(runs, budgetMs);
-    await writeFile(RESULT, section);
-    await writeFile(BENCHMARKS, withSection(await readFile(BENCHMARKS, 'utf8'), HEADING, section));
-    process.stderr.write(`wrote ${RESULT} and its section of ${BENCHMARKS}\n`);
-  } finally {
-    await noopServer?.stop();
-    await running?.stop();
-    await cluster.stop();
-  }
+  const config = { pods: Number(values.pods), replicas: Number(values.replicas), rounds: Number(values.rounds) };
+  const section = renderApiServerSection(await measureApiServer(config, (line) => process.stderr.write(`${line}\n`)));
+  await writeFile(RESULT, section);
+  await writeFile(BENCHMARKS, withSection(await readFile(BENCHMARKS, 'utf8'), API_SERVER_HEADING, section));
+  process.stderr.write(`wrote ${RESULT} and its section of ${BENCHMARKS}\n`);
 }
 
 if (import.meta.main) await main();

@@ -2,6 +2,7 @@
 // targets met or missed (and by how much), and the profiles of what is in the
 // way of a missed one.
 
+import { apiServerVerdict, renderApiServerSection, type ApiServerReport } from './apiserver-report.ts';
 import type { DecisionReport } from './decisions.ts';
 import { LARGE_HEADING, largeVerdicts, renderLargeSection } from './large/report.ts';
 import type { LargeReport } from './large/run.ts';
@@ -42,6 +43,8 @@ export interface BenchResults {
   readonly large?: readonly LargeReport[] | undefined;
   /** 256 against 16 connections, with and without CPU-bound neighbours (bench/overload.ts). */
   readonly overload?: OverloadReport | undefined;
+  /** The e2e control plane's own histogram of the webhook's calls (bench/apiserver.ts). */
+  readonly apiserver?: ApiServerReport | undefined;
   readonly profiles: readonly Profile[];
   readonly failures: readonly Failure[];
   readonly seconds: number;
@@ -250,6 +253,8 @@ function verdicts(results: BenchResults): Verdict[] {
     for (const overload of overloadVerdicts(results.overload))
       list.push({ ...overload, by: overload.met ? 'met' : 'missed' });
   for (const large of largeVerdicts(results.large ?? [])) list.push({ ...large, by: large.met ? 'met' : 'missed' });
+  const apiserver = results.apiserver && apiServerVerdict(results.apiserver);
+  if (apiserver) list.push({ ...apiserver, by: apiserver.met ? 'met' : 'missed' });
   return list;
 }
 
@@ -702,6 +707,7 @@ export function renderReport(
   if (results.rules?.length) parts.push('', RULES_HEADING, renderRulesSection(results.rules));
   if (results.large?.length) parts.push('', LARGE_HEADING, renderLargeSection(results.large));
   if (results.overload) parts.push('', OVERLOAD_HEADING, renderOverloadSection(results.overload));
+  if (results.apiserver) parts.push('', renderApiServerSection(results.apiserver));
   if (results.profiles.length > 0) {
     parts.push(
       '',

@@ -1,7 +1,8 @@
 // `npm run bench`: every benchmark in one bounded run, then BENCHMARKS.md
 // and its plot. `--quick` runs tiny versions of each (for development on a
 // shared machine) and writes to bench/out/ instead.
-//   node bench/run.ts [--quick] [--only core,rules,updates,http]
+//   node bench/run.ts [--quick] [--only core,rules,updates,http,large,apiserver]
+// The apiserver section starts the e2e control plane: hold the cluster lock.
 
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -21,9 +22,11 @@ import { measureRules, RULES_ROUNDS, type RulesReport } from './rules-report.ts'
 import type { UpdateJob, UpdateReport } from './updates.ts';
 import { measureLarge, type LargeConfig } from './large/run.ts';
 import { benchOverload } from './overload.ts';
+import { measureApiServer } from './apiserver.ts';
+import { renderApiServerSection } from './apiserver-report.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SECTIONS = ['core', 'rules', 'updates', 'http', 'large'] as const;
+const SECTIONS = ['core', 'rules', 'updates', 'http', 'large', 'apiserver'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** The per-request budget given to `serve` in every HTTP run, ms: its default. */
@@ -40,6 +43,7 @@ const FULL = {
   http: { nodes: 1_000, policies: 100, seconds: 3, rounds: 5, fractions: [0.25, 0.5, 0.8] },
   serveMemory: { nodes: [1_000, 10_000], policies: 100, requests: 300 },
   large: { sizes: [100, 10_000, 65_000], samples: 20_000, canaryEvents: 100, churnSeconds: 5, serveRequests: 100 },
+  apiserver: { pods: 100, replicas: 100, rounds: 2 },
 };
 
 const QUICK: typeof FULL = {
@@ -53,6 +57,7 @@ const QUICK: typeof FULL = {
   http: { nodes: 200, policies: 10, seconds: 1, rounds: 1, fractions: [0.5] },
   serveMemory: { nodes: [100, 1_000], policies: 100, requests: 50 },
   large: { sizes: [100, 1_000], samples: 2_000, canaryEvents: 10, churnSeconds: 1, serveRequests: 10 },
+  apiserver: { pods: 20, replicas: 20, rounds: 1 },
 };
 
 function log(line: string): void {
@@ -202,6 +207,9 @@ async function main(): Promise<void> {
       return benchWorkers(setupForWorkers, config.http);
     }));
 
+  // The e2e control plane (test/e2e/harness): its binaries built once, `npm run cluster -- build`.
+  const apiserver = await attempt('apiserver', () => measureApiServer(config.apiserver, log));
+
   const profiles: Profile[] = [];
   const profileDir = join(out, 'profiles');
   await rm(profileDir, { recursive: true, force: true });
@@ -218,6 +226,7 @@ async function main(): Promise<void> {
     workers,
     large,
     overload,
+    apiserver,
     profiles,
     failures,
     seconds: 0,
@@ -242,13 +251,19 @@ async function main(): Promise<void> {
   if (chart) await writeFile(join(resultsDir, 'decision-latency.svg'), chart);
   await writeFile(join(resultsDir, 'results.json'), `${JSON.stringify(final, null, 2)}\n`);
   const reportFile = quick ? join(out, 'BENCHMARKS.md') : join(ROOT, 'BENCHMARKS.md');
+  if (apiserver) await writeFile(join(resultsDir, 'apiserver.md'), renderApiServerSection(apiserver));
   // Sections measured by scripts of their own (bench/probe.ts, bench/probe-fleet.ts, bench/soak.ts, bench/placement/,
-  // bench/apiserver.ts, bench/discover.ts) stay as their last run wrote them.
+  // bench/discover.ts, and bench/apiserver.ts when this run did not measure it) stay as their last run wrote them.
   const kept = (
     await Promise.all(
-      ['probe.md', 'probe-fleet.md', 'soak.md', 'placement.md', 'apiserver.md', 'discover.md'].map((file) =>
-        readFile(join(ROOT, 'bench', 'results', file), 'utf8').catch(() => ''),
-      ),
+      [
+        'probe.md',
+        'probe-fleet.md',
+        'soak.md',
+        'placement.md',
+        ...(apiserver ? [] : ['apiserver.md']),
+        'discover.md',
+      ].map((file) => readFile(join(ROOT, 'bench', 'results', file), 'utf8').catch(() => '')),
     )
   )
     .filter(Boolean)

@@ -29,6 +29,8 @@ export interface FabricMetrics {
   readonly meanRttMs: number | null;
   readonly p99RttMs: number | null;
   readonly crossZoneBytesPerSecond: number;
+  /** The least any placement that keeps every 2+-replica workload across 2+ zones sends across zones. */
+  readonly crossZoneBytesFloor: number;
   readonly crossZoneCallShare: number | null;
   /** Workloads (gangs aside) of 2+ bound replicas whose replicas really sit in 2+ zones. */
   readonly haKept: number | null;
@@ -78,6 +80,22 @@ function callsOf(edge: Edge, podsOf: ReadonlyMap<string, readonly Bound[]>) {
       });
   }
   return calls;
+}
+
+/**
+ * What crosses zones whatever the placement, once every workload of 2+ replicas runs in 2+ zones: a callee of
+ * one replica sits in one zone, so at least one of its 2+ callers' replicas is in another, and PreferSameZone
+ * sends that replica's share of the calls (one over the caller's replicas) across. A callee of 2+ replicas can
+ * run in each of its callers' two zones, so its calls need not cross.
+ */
+export function crossZoneFloor(workloads: readonly TraceWorkload[], edges: readonly Edge[]): number {
+  const replicas = new Map(workloads.map((w) => [workloadId(w.namespace, w.name), w.replicas]));
+  let bytesPerSecond = 0;
+  for (const edge of edges) {
+    const [callers, callees] = [replicas.get(edge.from) ?? 0, replicas.get(edge.to) ?? 0];
+    if (callees === 1 && callers >= 2) bytesPerSecond += (edge.callsPerSecond / callers) * edge.bytesPerCall;
+  }
+  return bytesPerSecond;
 }
 
 export function fabricMetrics(
@@ -135,6 +153,7 @@ export function fabricMetrics(
     meanRttMs: served === 0 ? null : weighted / served,
     p99RttMs: weightedQuantile(rtts, 0.99),
     crossZoneBytesPerSecond,
+    crossZoneBytesFloor: crossZoneFloor(workloads, edges),
     crossZoneCallShare: served === 0 ? null : crossZoneCalls / served,
     haKept:
       spanning.length === 0

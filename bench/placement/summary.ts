@@ -145,6 +145,8 @@ export interface PlacementWithPeers extends PlacementResults {
     /** On the fabric, topogate against the default scheduler. */
     readonly fabricRttReduction: number | null;
     readonly fabricCrossZoneBytesReduction: number | null;
+    /** The most any placement keeping every 2+-replica workload across 2+ zones could cut from the default's. */
+    readonly fabricCrossZoneBytesReductionBound: number | null;
     readonly notes: readonly string[];
   };
   readonly peers: FabricResults;
@@ -165,6 +167,10 @@ export function withPeers(results: PlacementResults, peers: FabricResults): Plac
       fabricCrossZoneBytesReduction: reduction(
         before?.crossZoneBytesPerSecond ?? null,
         after?.crossZoneBytesPerSecond ?? null,
+      ),
+      fabricCrossZoneBytesReductionBound: reduction(
+        before?.crossZoneBytesPerSecond ?? null,
+        after?.crossZoneBytesFloor ?? null,
       ),
       notes: peers.notes,
     },

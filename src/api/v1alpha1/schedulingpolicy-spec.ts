@@ -447,6 +447,14 @@ export const colocate = refine(
         'Preferred',
         "Required: only the callers' zones lacking a replica (else all the callers' zones); Preferred: those weigh most.",
       ),
+      minDomains: Type.Optional(
+        Type.Integer({
+          description:
+            "Keep the replicas in at least this many zones: while they run in fewer and every callers' zone holds one, the other zones count as lacking one (HA while the callers are, for the moment, in fewer zones).",
+          minimum: 1,
+          maximum: 16,
+        }),
+      ),
       avoidDegradedNodes: Type.Optional(
         Type.Boolean({
           description:

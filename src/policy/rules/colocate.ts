@@ -46,21 +46,23 @@ export function compileColocate(rule: ColocateRule, snapshot: TopologySnapshot):
     name: 'colocate',
     hard: rule.mode === 'Required',
     evaluate({ pod }: RuleInput): RuleResult {
-      const callers = boundIn(colocation, callerKeys(rule, pod.facts.workload.namespace), pod.occupancy);
+      const keys = callerKeys(rule, pod.facts.workload.namespace);
+      const callers = boundIn(colocation, keys, pod.occupancy);
       const callerZones = [...callers.get(rule.topologyKey)!].sort();
       if (callerZones.length === 0)
         return {
           dropped: `no Pod of the callers [${rule.callers.join(', ')}] is bound on a node with a ${rule.topologyKey} label`,
         };
       const own = calleeZones(colocation, workloadKey(pod.facts.workload), pod.occupancy);
-      const missing = callerZones.filter((zone) => !own.has(zone));
+      const lacking = callerZones.filter((zone) => !own.has(zone));
       const notes = [
         `callers run in ${rule.topologyKey} [${callerZones.join(', ')}]; ` +
-          (missing.length > 0 ? `no replica yet in [${missing.join(', ')}]` : 'every one holds a replica'),
+          (lacking.length > 0 ? `no replica yet in [${lacking.join(', ')}]` : 'every one holds a replica'),
       ];
+      const missing = lacking.length > 0 ? lacking : fewerThanMinDomains(colocation, own, notes);
       const within = withinTerms(rule, callers);
       return rule.mode === 'Required'
-        ? requiredZone(colocation, callerZones, missing, within, notes)
+        ? requiredZone(colocation, callerZones, byCallers(colocation, keys, pod.occupancy, missing), within, notes)
         : preferredZones(colocation, callerZones, missing, within, notes);
     },
   };
@@ -85,6 +87,42 @@ function boundIn({ snapshot, levels }: Colocation, workloads: readonly string[],
   return values;
 }
 
+/**
+ * The zones given, the one holding the most caller Pods first (ties by name): a callee with fewer replicas than
+ * its callers have zones leaves the fewest calls to cross zones where most callers run.
+ */
+function byCallers(
+  { snapshot, rule }: Colocation,
+  workloads: readonly string[],
+  occupancy: Occupancy,
+  zones: readonly string[],
+): string[] {
+  const callerPods = new Map<string, number>(zones.map((zone) => [zone, 0]));
+  for (const workload of workloads)
+    for (const [nodeName, count] of occupancy.workloadNodes(workload) ?? []) {
+      const zone = snapshot.nodes.get(nodeName)?.labels[rule.topologyKey];
+      const held = zone === undefined ? undefined : callerPods.get(zone);
+      if (held !== undefined && count > 0) callerPods.set(zone!, held + count);
+    }
+  return [...zones].sort((a, b) => callerPods.get(b)! - callerPods.get(a)! || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * With every callers' zone holding a replica but the replicas in fewer zones than `minDomains`: the zones that
+ * hold none and have a node the rule may use, by name. The callers may be in one zone for the moment (their
+ * other replicas not bound yet, or not seen bound): the callee still keeps a replica elsewhere.
+ */
+function fewerThanMinDomains({ rule, snapshot, avoid }: Colocation, own: ReadonlySet<string>, notes: string[]) {
+  if (own.size >= (rule.minDomains ?? 1)) return [];
+  const others = [...snapshot.nodes.labelValues(rule.topologyKey)]
+    .filter(([zone, nodes]) => !own.has(zone) && (avoid ? nodes.andNot(avoid.nodes) : nodes).size > 0)
+    .map(([zone]) => zone)
+    .sort();
+  if (others.length > 0)
+    notes.push(`replicas in ${own.size} of minDomains ${rule.minDomains} zones: [${others.join(', ')}] lack one too`);
+  return others;
+}
+
 /** The zones holding the callee: its bound Pods, and those held to one zone but not bound yet. */
 function calleeZones(colocation: Colocation, workload: string, occupancy: Occupancy): Set<string> {
   const { topologyKey } = colocation.rule;
@@ -99,8 +137,9 @@ function inZones(rule: ColocateRule, zones: string[]): NodeSelectorRequirement {
 }
 
 /**
- * Required: one missing zone at a time. The Pod is then held there, so the next replica of a burst, admitted
- * before this one binds, sees that zone taken and goes to the next (two would otherwise share one).
+ * Required: one missing zone at a time, the one with the most caller Pods first. The Pod is then held there, so
+ * the next replica of a burst, admitted before this one binds, sees that zone taken and goes to the next (two
+ * would otherwise share one).
  */
 function requiredZone(
   { rule, snapshot, avoid }: Colocation,
@@ -131,7 +170,7 @@ function preferredZones(
   if (avoid) preferred.push({ weight: MISSING_WEIGHT, preference: { matchExpressions: [avoid.requirement] } });
   if (missing.length > 0)
     preferred.push({ weight: MISSING_WEIGHT, preference: { matchExpressions: [inZones(rule, missing)] } });
-  if (missing.length < callerZones.length)
+  if (callerZones.some((zone) => !missing.includes(zone)))
     preferred.push({ weight: CALLER_ZONE_WEIGHT, preference: { matchExpressions: [inZones(rule, callerZones)] } });
   return output({ preferred: [...preferred, ...within], notes });
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { burstOf, webhookBuckets } from '../../../bench/apiserver.ts';
+import { burstOf } from '../../../bench/apiserver-report.ts';
+import { webhookBuckets } from '../../../bench/apiserver.ts';
 
 const HISTOGRAM = 'apiserver_admission_webhook_admission_duration_seconds';
 const BOUNDS = ['0.005', '0.025', '+Inf'] as const;

@@ -129,6 +129,32 @@ test('Required keeps the Pod in the callers’ zones that lack it', () => {
   });
 });
 
+test('Required sends a replica to the missing zone where most callers run, not the first by name', () => {
+  const { decideFor } = setUp({ ...RULE, within: undefined, mode: 'Required' }, [
+    boundOf('f1', 'a1', 'frontend'),
+    boundOf('f2', 'b1', 'frontend'),
+    boundOf('f3', 'b2', 'frontend'),
+  ]);
+  assert.deepEqual(affinity(decideFor('cache')).required, {
+    nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE, operator: 'In', values: ['zb'] }] }],
+  });
+});
+
+test('minDomains: with its callers in one zone for now, the second replica still goes to another zone', () => {
+  const pods = [boundOf('f1', 'a1', 'frontend'), boundOf('c1', 'a2', 'cart')];
+  const zoneIn = (values: string[]) => ({
+    nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE, operator: 'In', values }] }],
+  });
+  const required = { ...RULE, within: undefined, mode: 'Required' as const };
+  assert.deepEqual(affinity(setUp(required, pods).decideFor('cart', 1)).required, zoneIn(['za']), 'no minDomains');
+  const held = setUp({ ...required, minDomains: 2 }, pods).decideFor('cart', 1);
+  assert.deepEqual(affinity(held).required, zoneIn(['zb']));
+  const preferred = affinity(setUp({ ...RULE, minDomains: 2 }, pods).decideFor('cart', 1)).preferred;
+  assert.deepEqual((preferred as unknown[]).slice(0, 2), [term(100, ZONE, ['zb']), term(50, ZONE, ['za'])]);
+  const two = setUp({ ...required, minDomains: 2 }, [...pods, boundOf('c2', 'b1', 'cart')]).decideFor('cart', 2);
+  assert.deepEqual(affinity(two).required, zoneIn(['za']), 'two zones held: back to the callers’ zones');
+});
+
 test('Required holds a burst’s replicas to one missing zone each: the second, not bound yet, sees the first', () => {
   const { builder, decideFor } = setUp({ ...RULE, within: undefined, mode: 'Required' }, [
     boundOf('f1', 'a1', 'frontend'),

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import type { FabricNode, Place } from '../../../../bench/placement/fabric.ts';
 import { buildFabric, FABRIC_RTT_MS, MISLABELLED } from '../../../../bench/placement/fabric.ts';
 import type { FabricPod } from '../../../../bench/placement/fabric-metrics.ts';
-import { fabricMetrics, fabricPod } from '../../../../bench/placement/fabric-metrics.ts';
+import { crossZoneFloor, fabricMetrics, fabricPod } from '../../../../bench/placement/fabric-metrics.ts';
 import { RACK, ZONE } from '../../../../bench/placement/fleet.ts';
 import { parseServiceGraph } from '../../../../bench/placement/graph.ts';
 import { callDepths, GANG_SIZES, planTrace, TRAIN_NAMESPACE } from '../../../../bench/placement/trace.ts';
@@ -158,6 +158,29 @@ test('a node whose zone label is wrong: routed as in-zone, really across zones',
   assert.equal(metrics.meanRttMs, FABRIC_RTT_MS.crossZone);
   assert.equal(metrics.podsOnMislabelledNodes, 1);
   assert.equal(metrics.haKept, 0, 'both replicas are really in zone b');
+});
+
+test('the floor: a one-replica callee of a caller across 2 zones takes one caller replica’s share across', () => {
+  const toCache = { from: 's/cart', to: 's/cache', callsPerSecond: 90, bytesPerCall: 1000 };
+  const workloads = [W('front', 1), W('cart', 3), W('cache', 1)];
+  assert.equal(crossZoneFloor(workloads, [EDGE, toCache]), (90 / 3) * 1000, 'front is one replica; cart calls 1 of 3');
+  // The best placement: two cart replicas beside the cache, one in the other zone; the metric agrees.
+  const best = fabricMetrics(
+    [
+      pod('f1', 's/front', 'a1'),
+      pod('c1', 's/cart', 'a1'),
+      pod('c2', 's/cart', 'a2'),
+      pod('c3', 's/cart', 'b1'),
+      pod('k1', 's/cache', 'a1'),
+    ],
+    workloads,
+    [EDGE, toCache],
+    NODES,
+    new Map(),
+  );
+  assert.equal(best.haKept, 1);
+  assert.equal(best.crossZoneBytesPerSecond, best.crossZoneBytesFloor);
+  assert.equal(crossZoneFloor([W('cart', 3), W('cache', 2)], [toCache]), 0, 'two replicas can cover both zones');
 });
 
 test('gangs in one rack, GPU racks left whole, and Pending Pods that had room', () => {
