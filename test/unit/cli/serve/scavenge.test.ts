@@ -9,14 +9,16 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 const SCAVENGE = new URL('../../../../src/cli/serve/scavenge.ts', import.meta.url).href;
 /** The churn's last scavenges: loading the module (type stripping) may scavenge before the call. */
-const LAST = 8;
+const LAST = 12;
+/** What a thread books for a scavenge it does not copy in. */
+const BOOKKEEPING_MS = 0.05;
 
 // Keeps the last 20,000 objects made alive, so that every scavenge has something to copy.
 const churn = `
 const { scavengeOnMainThread } = await import(${JSON.stringify(SCAVENGE)});
 scavengeOnMainThread();
 const ring = new Array(20_000);
-for (let i = 0; i < 400_000; i++) ring[i % ring.length] = { i, text: 'x'.repeat(i % 64), list: [i, i + 1] };
+for (let i = 0; i < 800_000; i++) ring[i % ring.length] = { i, text: 'x'.repeat(i % 64), list: [i, i + 1] };
 `;
 
 const field = (line: string, name: string) => Number(new RegExp(`"${name}":([\\d.]+)`).exec(line)?.[1]);
@@ -27,12 +29,14 @@ test('after scavengeOnMainThread() no scavenge is split between threads', async 
   });
   const scavenges = stdout.split('\n').filter((line) => line.includes('"gc":"s"'));
   assert.ok(scavenges.length >= LAST + 3, `the churn made ${scavenges.length} scavenges`);
-  // Its copying, in ms, by the main thread and by helpers: one of the two, never both.
+  // Its copying, in ms, by the main thread and by helpers: one of the two. A main thread that hands the one task to
+  // a helper and waits still books a few µs; split, both usually take a share (without the call, every run had
+  // several such scavenges, the smaller share 0.07-12 ms).
   const split = scavenges
     .slice(-LAST)
     .map((line) => [field(line, 'scavenge.parallel'), field(line, 'background.scavenge.parallel')] as const);
   assert.ok(
-    split.every(([main, helpers]) => main === 0 || helpers === 0),
+    split.every(([main, helpers]) => Math.min(main, helpers) < BOOKKEEPING_MS),
     `main thread / helpers, scavenge by scavenge: ${split.map((pair) => pair.join(' / ')).join(', ')}`,
   );
 });
