@@ -7,6 +7,6 @@
 
 import { setFlagsFromString } from 'node:v8';
 
-export function scavengeOnMainThread(): void {
+export function scavengeOnOneThread(): void {
   setFlagsFromString('--no-parallel-scavenge');
 }

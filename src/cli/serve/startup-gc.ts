@@ -6,7 +6,7 @@
 
 import type { TopologyProvider } from '../../ports/topology.ts';
 import { collectFully, loadMallocTrim } from '../../server/trim.ts';
-import { scavengeOnMainThread } from './scavenge.ts';
+import { scavengeOnOneThread } from './scavenge.ts';
 
 /** Returns whether glibc's heap was trimmed too (false where node:ffi or malloc_trim is missing). */
 export function releaseStartUpGarbage(): boolean {
@@ -19,14 +19,14 @@ export function releaseStartUpGarbage(): boolean {
 /**
  * Once more when a live topology is first ready: its lists come after start-up (1.9 GB of JSON at 65,000 nodes,
  * parsed page by page), and left several times the heap resident. One memory-reducing collection, once. From then
- * on (at once for a topology from files) scavenges run on the main thread (scavenge.ts).
+ * on (at once for a topology from files) each scavenge runs on one thread (scavenge.ts).
  */
 export function releaseWhenFirstReady(topology: TopologyProvider): void {
-  if (topology.readiness().ready) return scavengeOnMainThread();
+  if (topology.readiness().ready) return scavengeOnOneThread();
   const unsubscribe = topology.subscribe(() => {
     if (!topology.readiness().ready) return;
     unsubscribe();
     releaseStartUpGarbage();
-    scavengeOnMainThread();
+    scavengeOnOneThread();
   });
 }

@@ -15,15 +15,15 @@ const BOOKKEEPING_MS = 0.05;
 
 // Keeps the last 20,000 objects made alive, so that every scavenge has something to copy.
 const churn = `
-const { scavengeOnMainThread } = await import(${JSON.stringify(SCAVENGE)});
-scavengeOnMainThread();
+const { scavengeOnOneThread } = await import(${JSON.stringify(SCAVENGE)});
+scavengeOnOneThread();
 const ring = new Array(20_000);
 for (let i = 0; i < 800_000; i++) ring[i % ring.length] = { i, text: 'x'.repeat(i % 64), list: [i, i + 1] };
 `;
 
 const field = (line: string, name: string) => Number(new RegExp(`"${name}":([\\d.]+)`).exec(line)?.[1]);
 
-test('after scavengeOnMainThread() no scavenge is split between threads', async () => {
+test('after scavengeOnOneThread() no scavenge is split between threads', async () => {
   const { stdout } = await run(process.execPath, ['--trace-gc-nvp', '--input-type=module', '-e', churn], {
     maxBuffer: 64 * 1024 * 1024,
   });
