@@ -5,7 +5,9 @@
 // zones with enough bandwidth to its Service; ResourceSlices published as the
 // NVIDIA DRA driver publishes them make a gpu rule select their node; a
 // ResourceClaimTemplate and a ResourceClaim created through the API server
-// carry the alignment constraint, which the API server accepts.
+// carry the alignment constraint, which the API server accepts; colocate keeps
+// a callee's replicas in 2 zones while its callers run in one (minDomains), and
+// puts a one-replica callee where most of its callers run.
 
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -50,6 +52,30 @@ spec:
   rules:
     gpu: {products: ["NVIDIA-H200*"], mode: Required}
     dra: {alignBy: resource.kubernetes.io/pcieRoot}
+---
+apiVersion: topogate.dev/v1alpha1
+kind: SchedulingPolicy
+metadata: {name: cart-near-web}
+spec:
+  match: {namespaces: [shop], podSelector: {matchLabels: {app: cart}}}
+  rules:
+    colocate: {callers: [web], mode: Required, minDomains: 2}
+---
+apiVersion: topogate.dev/v1alpha1
+kind: SchedulingPolicy
+metadata: {name: store-near-cart}
+spec:
+  match: {namespaces: [shop], podSelector: {matchLabels: {app: store}}}
+  rules:
+    colocate: {callers: [cart], mode: Required}
+---
+apiVersion: topogate.dev/v1alpha1
+kind: SchedulingPolicy
+metadata: {name: where-cart-runs}
+spec:
+  match: {namespaces: [shop], podSelector: {matchLabels: {app: cart-seen}}}
+  rules:
+    colocate: {callers: [cart]}
 `;
 
 /** Racks r1 and r2 (two nodes each, block b1) and r3 (one node, block b2) in zone-a; one node each in zone-b, zone-c; two GPU hosts in zone-c. */
@@ -102,7 +128,7 @@ describe('rules from the measured data, and DRA', { timeout: 600_000 }, () => {
     cluster = await startCluster();
     await installTopogateCrds(cluster);
     await createNodes(coreApi(cluster), nodes);
-    await applyAll(cluster, ['gang', 'data', 'gpu'].map(namespace));
+    await applyAll(cluster, ['gang', 'data', 'gpu', 'shop'].map(namespace));
     // Rack r1 is mostly taken: a Pod bound to r1-1 (as a kubelet's static Pod is) leaves it 2 of 8 cpu.
     await applyAll(cluster, [
       {
@@ -339,6 +365,57 @@ describe('rules from the measured data, and DRA', { timeout: 600_000 }, () => {
     );
     assert.deepEqual(requiredOf(created), [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['gpu-1'] }]);
     assert.equal(await boundNode(coreApi(cluster), 'gpu', 'trainer'), 'gpu-1');
+  });
+
+  test('colocate: replicas in 2 zones though the callers run in one (minDomains); a one-replica callee where most callers run', async () => {
+    const shop = (name: string, replicas: number, spec: object = {}) => ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name, namespace: 'shop' },
+      spec: {
+        replicas,
+        selector: { matchLabels: { app: name } },
+        template: { metadata: { labels: { app: name } }, spec: { containers: pause('50m'), ...spec } },
+      },
+    });
+    const probe = (app: string) =>
+      dryRun('shop', {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: `probe-${app}`, labels: { app } },
+        spec: { containers: pause('50m') },
+      });
+    const zoneIn = (zones: string[]) => [{ key: ZONE, operator: 'In', values: zones }];
+    const zoneOf = (name: string) => nodes.find((node) => node.name === name)!.labels[ZONE]!;
+    const bound = async (app: string, count: number) => {
+      const list = async () =>
+        (await coreApi(cluster).listNamespacedPod({ namespace: 'shop', labelSelector: `app=${app}` })).items;
+      await waitFor(async () => (await list()).filter((pod) => pod.spec?.nodeName).length === count, {
+        what: `${count} Pods of ${app} bound`,
+        timeoutMs: 90_000,
+      });
+      return (await list()).map((pod) => zoneOf(pod.spec!.nodeName!)).sort();
+    };
+    // The caller, in zone-b only; topogate's Pod watch has it once a cart Pod is sent there.
+    await applyAll(cluster, [shop('web', 1, { nodeSelector: { [ZONE]: 'zone-b' } })]);
+    assert.deepEqual(await bound('web', 1), ['zone-b']);
+    await waitFor(async () => JSON.stringify(requiredOf(await probe('cart'))) === JSON.stringify(zoneIn(['zone-b'])), {
+      what: 'topogate to see the caller bound in zone-b',
+      timeoutMs: 30_000,
+    });
+    // A burst of 3: zone-b (the callers'), then zone-a (minDomains 2: the first other zone by name), then zone-b.
+    await applyAll(cluster, [shop('cart', 3)]);
+    assert.deepEqual(await bound('cart', 3), ['zone-a', 'zone-b', 'zone-b']);
+    // Once topogate sees cart in both zones, the one-replica store goes where 2 of its 3 callers run.
+    await waitFor(
+      async () =>
+        JSON.stringify(
+          (await probe('cart-seen')).spec?.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.[0]
+            ?.preference?.matchExpressions,
+        ) === JSON.stringify(zoneIn(['zone-a', 'zone-b'])),
+      { what: 'topogate to see cart bound in zone-a and zone-b', timeoutMs: 30_000 },
+    );
+    assert.deepEqual(requiredOf(await probe('store')), zoneIn(['zone-b']));
   });
 
   test('dra: a ResourceClaimTemplate and a ResourceClaim created through the API server carry the alignment constraint', async () => {
