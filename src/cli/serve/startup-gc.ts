@@ -6,6 +6,7 @@
 
 import type { TopologyProvider } from '../../ports/topology.ts';
 import { collectFully, loadMallocTrim } from '../../server/trim.ts';
+import { scavengeOnOneThread } from './scavenge.ts';
 
 /** Returns whether glibc's heap was trimmed too (false where node:ffi or malloc_trim is missing). */
 export function releaseStartUpGarbage(): boolean {
@@ -17,13 +18,15 @@ export function releaseStartUpGarbage(): boolean {
 
 /**
  * Once more when a live topology is first ready: its lists come after start-up (1.9 GB of JSON at 65,000 nodes,
- * parsed page by page), and left several times the heap resident. One memory-reducing collection, once.
+ * parsed page by page), and left several times the heap resident. One memory-reducing collection, once. From then
+ * on (at once for a topology from files) each scavenge runs on one thread (scavenge.ts).
  */
 export function releaseWhenFirstReady(topology: TopologyProvider): void {
-  if (topology.readiness().ready) return;
+  if (topology.readiness().ready) return scavengeOnOneThread();
   const unsubscribe = topology.subscribe(() => {
     if (!topology.readiness().ready) return;
     unsubscribe();
     releaseStartUpGarbage();
+    scavengeOnOneThread();
   });
 }
