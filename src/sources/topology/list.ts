@@ -41,11 +41,17 @@ interface Page {
 
 const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
 
-/** Lists `path` (with the label selector, if any); `each` turns a parsed item into what is kept. */
+/** What a list and its watch select, as the API server's query parameters of those names. */
+export interface Selectors {
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+}
+
+/** Lists `path` (with the selectors, if any); `each` turns a parsed item into what is kept. */
 export async function listPaged(
   config: KubeConfig,
   path: string,
-  labelSelector: string | undefined,
+  selectors: Selectors,
   each: (item: KubeObject) => KubeObject,
 ): Promise<ObjectList> {
   const server = config.getCurrentCluster()?.server;
@@ -58,7 +64,7 @@ export async function listPaged(
   for (let page = 0; page < MAX_PAGES; page++) {
     const url = new URL(server.replace(/\/$/, '') + path);
     url.searchParams.set('limit', String(PAGE_LIMIT));
-    if (labelSelector) url.searchParams.set('labelSelector', labelSelector);
+    for (const [name, value] of Object.entries(selectors)) if (value) url.searchParams.set(name, value);
     if (next) url.searchParams.set('continue', next);
     const body = JSON.parse(await get(url, options)) as Page;
     if (Array.isArray(body.items)) for (const item of body.items as KubeObject[]) items.push(each(item));

@@ -90,6 +90,7 @@ export class SourceWatch {
       // The spec's list slims its items; the watch slims what it sees.
       list: async () => (await spec.list(config)) as KubernetesListObject<KubernetesObject>,
       ...(spec.labelSelector !== undefined && { labelSelector: spec.labelSelector }),
+      ...(spec.fieldSelector !== undefined && { fieldSelector: spec.fieldSelector }),
       slimAs: source,
       listSlimmed: true,
       cache: keepObjects,

@@ -6,7 +6,7 @@
 
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { SourceName } from '../../topology/model.ts';
-import { listPaged, type ObjectList } from './list.ts';
+import { listPaged, type ObjectList, type Selectors } from './list.ts';
 import { slim } from '../../kube-client/slim.ts';
 import { ETCD_CLUSTER } from '../../api/v1alpha1/etcdcluster.ts';
 import { NETWORK_TOPOLOGY } from '../../api/v1alpha1/networktopology.ts';
@@ -25,7 +25,7 @@ export type { ObjectList };
 /** The topology's sources, and the SchedulingPolicy objects the policy store watches on its own. */
 export type WatchedSource = SourceName | 'schedulingPolicies';
 
-export interface WatchSpec {
+export interface WatchSpec extends Selectors {
   readonly source: WatchedSource;
   /** How logs name the watch (default: topology source <source>). */
   readonly title?: string;
@@ -33,20 +33,27 @@ export interface WatchSpec {
   readonly kind: string;
   /** The collection's path, for the watch. */
   readonly path: string;
-  readonly labelSelector?: string;
   /** Set for a CustomResourceDefinition's resource: when it is not served, the source is disabled. */
   readonly crd?: string;
   list(config: KubeConfig): Promise<ObjectList>;
 }
 
 const CONTROL_PLANE_SELECTOR = 'tier=control-plane';
+/**
+ * Pods that have finished hold no resources (the occupancy counts none of them), so they are not asked for, as
+ * the scheduler does not ask for them either: in a batch cluster most Pods in etcd may be finished ones. A Pod
+ * that finishes leaves the selection, and its watch sends it as deleted.
+ */
+export const UNFINISHED_PODS = 'status.phase!=Succeeded,status.phase!=Failed';
 
 export const WATCHES: readonly (WatchSpec & { readonly source: SourceName })[] = [
   builtin('nodes', 'v1', 'Node', '/api/v1/nodes'),
   builtin('namespaces', 'v1', 'Namespace', '/api/v1/namespaces'),
   builtin('endpointSlices', 'discovery.k8s.io/v1', 'EndpointSlice', '/apis/discovery.k8s.io/v1/endpointslices'),
-  builtin('controlPlanePods', 'v1', 'Pod', '/api/v1/namespaces/kube-system/pods', CONTROL_PLANE_SELECTOR),
-  builtin('pods', 'v1', 'Pod', '/api/v1/pods'),
+  builtin('controlPlanePods', 'v1', 'Pod', '/api/v1/namespaces/kube-system/pods', {
+    labelSelector: CONTROL_PLANE_SELECTOR,
+  }),
+  builtin('pods', 'v1', 'Pod', '/api/v1/pods', { fieldSelector: UNFINISHED_PODS }),
   {
     ...builtin('resourceSlices', 'resource.k8s.io/v1', 'ResourceSlice', '/apis/resource.k8s.io/v1/resourceslices'),
     // Served by default since Kubernetes 1.34; an older API server leaves the source disabled.
@@ -73,17 +80,17 @@ function builtin<Source extends WatchedSource>(
   apiVersion: string,
   kind: string,
   path: string,
-  labelSelector?: string,
+  selectors: Selectors = {},
 ): WatchSpec & { readonly source: Source } {
   return {
     source,
     apiVersion,
     kind,
     path,
-    ...(labelSelector !== undefined && { labelSelector }),
+    ...selectors,
     // The informer's cache keys objects by metadata: every item has one.
     list: (config) =>
-      listPaged(config, path, labelSelector, (item) =>
+      listPaged(config, path, selectors, (item) =>
         slim(source, { apiVersion, kind, ...item, metadata: item.metadata ?? {} }),
       ),
   };

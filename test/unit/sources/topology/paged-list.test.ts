@@ -1,5 +1,5 @@
 // A source's list follows the API server's pages (limit and continue) and hands the model each object once:
-// the informer's own add events for the listed objects are not applied again.
+// the informer's own add events for the listed objects are not applied again; the Pods without the finished ones.
 
 import assert from 'node:assert/strict';
 import { createServer, type ServerResponse } from 'node:http';
@@ -113,6 +113,49 @@ test("each page's items are slimmed as the page is parsed, not once the whole li
       ['p1', 'p2'].map((name) => [['metadata'], { name, namespace: 'a', resourceVersion: '1' }]),
     );
   } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
+test('the Pods are listed and watched without the finished ones, as the scheduler asks for them', async () => {
+  const asked: { watch: boolean; fieldSelector: string | null }[] = [];
+  const watches: ServerResponse[] = [];
+  const server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://x');
+    const watching = url.searchParams.get('watch') === 'true';
+    asked.push({ watch: watching, fieldSelector: url.searchParams.get('fieldSelector') });
+    response.writeHead(200, { 'content-type': 'application/json' });
+    if (watching) {
+      response.write('');
+      watches.push(response);
+      return;
+    }
+    response.end(JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '7' }, items: [] }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const sink: WatchSink = { apply: () => {}, replace: () => {}, disable: () => {}, fail: (_, e) => assert.fail(e) };
+  const spec = WATCHES.find((watch) => watch.source === 'pods')!;
+  const metrics = createTopologyMetrics(new Registry());
+  const watch = new SourceWatch(
+    spec,
+    loopbackKubeConfig(server),
+    sink,
+    metrics,
+    pino({ level: 'silent' }),
+    DEFAULT_TIMING,
+  );
+  try {
+    watch.start();
+    const deadline = Date.now() + 10_000;
+    while (watches.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(asked, [
+      { watch: false, fieldSelector: 'status.phase!=Succeeded,status.phase!=Failed' },
+      { watch: true, fieldSelector: 'status.phase!=Succeeded,status.phase!=Failed' },
+    ]);
+  } finally {
+    await watch.stop();
+    for (const response of watches) response.destroy();
     server.closeAllConnections();
     server.close();
   }
