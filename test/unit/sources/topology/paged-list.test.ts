@@ -2,7 +2,7 @@
 // the informer's own add events for the listed objects are not applied again; the Pods without the finished ones.
 
 import assert from 'node:assert/strict';
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import { test } from 'node:test';
 import pino from 'pino';
 import { Registry } from 'prom-client';
@@ -16,6 +16,29 @@ const node = (name: string, resourceVersion: string) => ({
   metadata: { name, resourceVersion, managedFields: [{ manager: 'kubelet' }] },
   status: { images: [{ names: ['big'] }], allocatable: { cpu: '4' } },
 });
+
+/** A source's watch against the loopback server, started. */
+function startWatch(source: string, server: Server, sink: WatchSink): SourceWatch {
+  const spec = WATCHES.find((watch) => watch.source === source)!;
+  const metrics = createTopologyMetrics(new Registry());
+  const watch = new SourceWatch(
+    spec,
+    loopbackKubeConfig(server),
+    sink,
+    metrics,
+    pino({ level: 'silent' }),
+    DEFAULT_TIMING,
+  );
+  watch.start();
+  return watch;
+}
+
+/** Until the server holds a watch open (10 s at most); the deadline it waited to. */
+async function untilWatching(watches: readonly ServerResponse[]): Promise<number> {
+  const deadline = Date.now() + 10_000;
+  while (watches.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  return deadline;
+}
 
 test('the list is taken page by page, slimmed, and each object reaches the model once', async () => {
   const asked: string[] = [];
@@ -49,19 +72,9 @@ test('the list is taken page by page, slimmed, and each object reaches the model
     disable: () => {},
     fail: (_, error) => assert.fail(error),
   };
-  const spec = WATCHES.find((watch) => watch.source === 'nodes')!;
-  const watch = new SourceWatch(
-    spec,
-    loopbackKubeConfig(server),
-    sink,
-    createTopologyMetrics(new Registry()),
-    pino({ level: 'silent' }),
-    DEFAULT_TIMING,
-  );
+  const watch = startWatch('nodes', server, sink);
   try {
-    watch.start();
-    const deadline = Date.now() + 10_000;
-    while (watches.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    const deadline = await untilWatching(watches);
     assert.equal(watches.length, 1, 'the watch started after the list');
     assert.deepEqual(asked, [`?limit=${PAGE_LIMIT}`, `?limit=${PAGE_LIMIT}&continue=next`]);
     assert.equal(replaced.length, 1);
@@ -135,20 +148,9 @@ test('the Pods are listed and watched without the finished ones, as the schedule
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const sink: WatchSink = { apply: () => {}, replace: () => {}, disable: () => {}, fail: (_, e) => assert.fail(e) };
-  const spec = WATCHES.find((watch) => watch.source === 'pods')!;
-  const metrics = createTopologyMetrics(new Registry());
-  const watch = new SourceWatch(
-    spec,
-    loopbackKubeConfig(server),
-    sink,
-    metrics,
-    pino({ level: 'silent' }),
-    DEFAULT_TIMING,
-  );
+  const watch = startWatch('pods', server, sink);
   try {
-    watch.start();
-    const deadline = Date.now() + 10_000;
-    while (watches.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await untilWatching(watches);
     assert.deepEqual(asked, [
       { watch: false, fieldSelector: 'status.phase!=Succeeded,status.phase!=Failed' },
       { watch: true, fieldSelector: 'status.phase!=Succeeded,status.phase!=Failed' },
