@@ -46,9 +46,8 @@ export function compileColocate(rule: ColocateRule, snapshot: TopologySnapshot):
     name: 'colocate',
     hard: rule.mode === 'Required',
     evaluate({ pod }: RuleInput): RuleResult {
-      const keys = callerKeys(rule, pod.facts.workload.namespace);
-      const callers = boundIn(colocation, keys, pod.occupancy);
-      const callerZones = [...callers.get(rule.topologyKey)!].sort();
+      const callers = boundIn(colocation, callerKeys(rule, pod.facts.workload.namespace), pod.occupancy);
+      const callerZones = [...callers.values.get(rule.topologyKey)!].sort();
       if (callerZones.length === 0)
         return {
           dropped: `no Pod of the callers [${rule.callers.join(', ')}] is bound on a node with a ${rule.topologyKey} label`,
@@ -60,9 +59,9 @@ export function compileColocate(rule: ColocateRule, snapshot: TopologySnapshot):
           (lacking.length > 0 ? `no replica yet in [${lacking.join(', ')}]` : 'every one holds a replica'),
       ];
       const missing = lacking.length > 0 ? lacking : fewerThanMinDomains(colocation, own, notes);
-      const within = withinTerms(rule, callers);
+      const within = withinTerms(rule, callers.values);
       return rule.mode === 'Required'
-        ? requiredZone(colocation, callerZones, byCallers(colocation, keys, pod.occupancy, missing), within, notes)
+        ? requiredZone(colocation, callerZones, byCallers(missing, callers.podsIn), within, notes)
         : preferredZones(colocation, callerZones, missing, within, notes);
     },
   };
@@ -72,9 +71,17 @@ function callerKeys(rule: ColocateRule, namespace: string): string[] {
   return rule.callers.flatMap((name) => CALLER_KINDS.map((kind) => workloadKey({ namespace, kind, name })));
 }
 
-/** Each level's values on the nodes holding the workloads' bound Pods; empty when none is bound. */
-function boundIn({ snapshot, levels }: Colocation, workloads: readonly string[], occupancy: Occupancy): Domains {
+/**
+ * Each level's values on the nodes holding the workloads' bound Pods (empty when none is bound), and how many of
+ * those Pods each value of the topologyKey holds.
+ */
+function boundIn(
+  { snapshot, levels }: Colocation,
+  workloads: readonly string[],
+  occupancy: Occupancy,
+): { values: Domains; podsIn: ReadonlyMap<string, number> } {
   const values = new Map<string, Set<string>>(levels.map((level) => [level, new Set()]));
+  const podsIn = new Map<string, number>();
   for (const workload of workloads)
     for (const [nodeName, count] of occupancy.workloadNodes(workload) ?? []) {
       const node = count > 0 ? snapshot.nodes.get(nodeName) : undefined;
@@ -83,28 +90,19 @@ function boundIn({ snapshot, levels }: Colocation, workloads: readonly string[],
         const value = node.labels[level];
         if (value !== undefined) values.get(level)!.add(value);
       }
+      const zone = node.labels[levels[0]!];
+      if (zone !== undefined) podsIn.set(zone, (podsIn.get(zone) ?? 0) + count);
     }
-  return values;
+  return { values, podsIn };
 }
 
 /**
  * The zones given, the one holding the most caller Pods first (ties by name): a callee with fewer replicas than
  * its callers have zones leaves the fewest calls to cross zones where most callers run.
  */
-function byCallers(
-  { snapshot, rule }: Colocation,
-  workloads: readonly string[],
-  occupancy: Occupancy,
-  zones: readonly string[],
-): string[] {
-  const callerPods = new Map<string, number>(zones.map((zone) => [zone, 0]));
-  for (const workload of workloads)
-    for (const [nodeName, count] of occupancy.workloadNodes(workload) ?? []) {
-      const zone = snapshot.nodes.get(nodeName)?.labels[rule.topologyKey];
-      const held = zone === undefined ? undefined : callerPods.get(zone);
-      if (held !== undefined && count > 0) callerPods.set(zone!, held + count);
-    }
-  return [...zones].sort((a, b) => callerPods.get(b)! - callerPods.get(a)! || (a < b ? -1 : a > b ? 1 : 0));
+function byCallers(zones: readonly string[], callerPods: ReadonlyMap<string, number>): string[] {
+  const pods = (zone: string) => callerPods.get(zone) ?? 0;
+  return [...zones].sort((a, b) => pods(b) - pods(a) || (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /**
@@ -126,7 +124,7 @@ function fewerThanMinDomains({ rule, snapshot, avoid }: Colocation, own: Readonl
 /** The zones holding the callee: its bound Pods, and those held to one zone but not bound yet. */
 function calleeZones(colocation: Colocation, workload: string, occupancy: Occupancy): Set<string> {
   const { topologyKey } = colocation.rule;
-  const zones = new Set(boundIn(colocation, [workload], occupancy).get(topologyKey));
+  const zones = new Set(boundIn(colocation, [workload], occupancy).values.get(topologyKey));
   for (const [zone, held] of occupancy.pendingUnder(topologyKey) ?? [])
     if ((held.workloads.get(workload) ?? 0) > 0) zones.add(zone);
   return zones;
