@@ -23,13 +23,22 @@ export interface FloorTimes {
   readonly floor: Float64Array;
 }
 
-/** Each call of `work` timed, and after it spin() for its kind, so that both see the same minute of the machine. */
-export function timeWithFloor(count: number, work: (i: number) => unknown, iterations: Int32Array): FloorTimes {
+/**
+ * Each call of `work` timed, and after it spin() for its kind, so that both see the same minute of the machine.
+ * `prepare`, untimed, makes each call's input.
+ */
+export function timeWithFloor<Input = undefined>(
+  count: number,
+  work: (i: number, input: Input) => unknown,
+  iterations: Int32Array,
+  prepare: (i: number) => Input = () => undefined as Input,
+): FloorTimes {
   const workMicros = new Float64Array(count);
   const floorMicros = new Float64Array(count);
   for (let i = 0; i < count; i++) {
+    const input = prepare(i);
     let start = process.hrtime.bigint();
-    work(i);
+    work(i, input);
     workMicros[i] = Number(process.hrtime.bigint() - start) / 1000;
     start = process.hrtime.bigint();
     spin(iterations[i % iterations.length]!);
@@ -60,9 +69,14 @@ export function retune(iterations: Int32Array, timed: FloorTimes): boolean {
  * measures (the JIT treats spin() by call site). After ten pilots on a busy machine the last estimate stands:
  * the measurement is checked with retune() and the report shows both medians side by side.
  */
-export function tuneFloor(kinds: number, work: (i: number) => unknown): Int32Array {
+export function tuneFloor<Input = undefined>(
+  kinds: number,
+  work: (i: number, input: Input) => unknown,
+  prepare?: (i: number) => Input,
+): Int32Array {
   const iterations = new Int32Array(kinds).fill(1_000);
-  for (let pilot = 0; pilot < 10; pilot++) if (retune(iterations, timeWithFloor(kinds * 500, work, iterations))) break;
+  for (let pilot = 0; pilot < 10; pilot++)
+    if (retune(iterations, timeWithFloor(kinds * 500, work, iterations, prepare))) break;
   return iterations;
 }
 

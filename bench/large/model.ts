@@ -9,11 +9,13 @@ import { Registry } from 'prom-client';
 import { stringify } from 'yaml';
 import { podRequest } from '../../src/kube/podFacts.ts';
 import type { Pod } from '../../src/kube/types.ts';
+import type { PodRequest } from '../../src/policy/types.ts';
 import { parsePolicies } from '../../src/policy/parse.ts';
 import type { PolicyProvider } from '../../src/ports/policies.ts';
 import { createDecider, type Decider } from '../../src/server/decider.ts';
 import { createKubeTopology } from '../../src/sources/topology/kube.ts';
 import { collectGarbage } from '../gc.ts';
+import { tuneFloor, timeWithFloor } from '../floor.ts';
 import { percentiles, type Percentiles } from '../stats.ts';
 import { decisionPods, policies } from '../workload.ts';
 import { canaryPolicy } from './objects.ts';
@@ -43,6 +45,8 @@ export interface ModelReport {
   readonly heapBytes: number;
   /** Each decision timed alone, µs: every Pod the first of its kind (the engine in full). */
   readonly decisionUs: Percentiles;
+  /** The machine's floor beside them: fixed arithmetic as long as each kind's median decision, µs. */
+  readonly floorUs: Percentiles;
   /** From the replay server writing a canary event to the first decision that shows it, ms. */
   readonly updateMs: Percentiles;
   readonly updatesSeen: number;
@@ -88,19 +92,19 @@ async function post(url: string): Promise<unknown> {
 /** Now, on the clock every process of the machine shares: ms since the epoch, µs precision. */
 const wallNow = () => performance.timeOrigin + performance.now();
 
-function timeDecisions(decider: Decider, samples: number): Percentiles {
+/**
+ * Each decision timed alone, and after each the machine's floor (bench/floor.ts): fixed arithmetic as long as its
+ * kind's median decision, so that a p99 the host's interruptions set can be told from one the decisions set.
+ */
+function timeDecisions(decider: Decider, samples: number): Pick<ModelReport, 'decisionUs' | 'floorUs'> {
   const pods = decisionPods();
-  const times = new Float64Array(samples);
-  for (let i = 0; i < samples + 1_000; i++) {
-    const { pod, namespace } = pods[i % pods.length]!;
-    const request = firstOfItsKind(pod, namespace);
-    const start = process.hrtime.bigint();
-    decider.decide(request);
-    const took = Number(process.hrtime.bigint() - start) / 1000;
-    // The first thousand warm the engine up.
-    if (i >= 1_000) times[i - 1_000] = took;
-  }
-  return percentiles(times);
+  const prepare = (i: number) => firstOfItsKind(pods[i % pods.length]!.pod, pods[i % pods.length]!.namespace);
+  const decide = (_: number, request: PodRequest) => decider.decide(request);
+  // The first thousand warm the engine up; the floor's iterations are tuned on the decisions' medians.
+  for (let i = 0; i < 1_000; i++) decide(i, prepare(i));
+  const iterations = tuneFloor(pods.length, decide, prepare);
+  const timed = timeWithFloor(samples, decide, iterations, prepare);
+  return { decisionUs: percentiles(timed.work), floorUs: percentiles(timed.floor) };
 }
 
 /**
@@ -153,7 +157,7 @@ export async function measure(job: ModelJob): Promise<ModelReport> {
   const compileMs = performance.now() - compileStarted;
   collectGarbage();
   const memory = process.memoryUsage();
-  const decisionUs = timeDecisions(decider, job.samples);
+  const decisions = timeDecisions(decider, job.samples);
   const updates = await timeUpdates(job, decider, (listener) => topology.subscribe(listener));
   let churn: Pick<ModelReport, 'churnCpuShare' | 'churnSeconds'> = {};
   if (job.churnSeconds > 0) {
@@ -179,7 +183,7 @@ export async function measure(job: ModelJob): Promise<ModelReport> {
     compileMs,
     rssBytes: memory.rss,
     heapBytes: memory.heapUsed,
-    decisionUs,
+    ...decisions,
     ...updates,
     ...churn,
   };

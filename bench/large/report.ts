@@ -58,7 +58,7 @@ export function largeVerdicts(reports: readonly LargeReport[]): LargeVerdict[] {
     },
     {
       target: `decision p99 ≤ ${LARGE_TARGETS.decisionP99Us} µs ${at}`,
-      measured: `${us(model.decisionUs.p99)} µs (p50 ${us(model.decisionUs.p50)} µs)`,
+      measured: `${us(model.decisionUs.p99)} µs (p50 ${us(model.decisionUs.p50)} µs; the machine's floor, fixed work as long: p99 ${us(model.floorUs.p99)} µs)`,
       met: model.decisionUs.p99 <= LARGE_TARGETS.decisionP99Us,
     },
   ];
@@ -81,6 +81,7 @@ function sizesTable(reports: readonly LargeReport[]): string {
       'all listed ms',
       'compile ms',
       'decision p50 / p99 / max µs',
+      "the machine's floor p50 / p99 µs",
       'update → decision p50 / p99 / max ms',
       'model process RSS / heap MB',
       '`serve`: ready ms, RSS / peak MB',
@@ -93,6 +94,7 @@ function sizesTable(reports: readonly LargeReport[]): string {
       ms(model.readyMs),
       ms(model.compileMs),
       `${us(model.decisionUs.p50)} / ${us(model.decisionUs.p99)} / ${us(model.decisionUs.max)}`,
+      `${us(model.floorUs.p50)} / ${us(model.floorUs.p99)}`,
       `${ms(model.updateMs.p50)} / ${ms(model.updateMs.p99)} / ${ms(model.updateMs.max)}`,
       `${mb(model.rssBytes)} / ${mb(model.heapBytes)}`,
       serve

@@ -9,6 +9,17 @@ import { podRecord } from '../topology/read/pod-record.ts';
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
+/**
+ * Of `source`'s objects, the keys of arrays slim() drops and nothing else reads: a list page loses them before it
+ * is parsed (src/sources/topology/skim.ts). A Node's images are the one such array outside metadata.
+ */
+export function unreadArrays(source: string): readonly string[] {
+  return source === 'nodes' ? NODE_UNREAD : UNREAD;
+}
+
+const UNREAD = ['managedFields'] as const;
+const NODE_UNREAD = ['managedFields', 'images'] as const;
+
 /** `source` names a watch (watches.ts); any other source keeps its objects but for metadata bulk. */
 export function slim(source: string, object: KubeObject): KubeObject {
   // Every Pod of the cluster is kept: only its usage, read here once (pod-record.ts).

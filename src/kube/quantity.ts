@@ -13,10 +13,32 @@ const QUANTITY = /^([+-]?)(\d*)(?:\.(\d*))?(?:(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])|[e
  */
 export type ResourceList = Readonly<Record<string, number>>;
 
+/** A whole number with at most one suffix: most quantities a cluster holds ("500m", "110", "32861396Ki"). */
+const WHOLE = /^(\d{1,15})(Ki|Mi|Gi|Ti|[mkMGT])?$/;
+/** Milli-units per unit of each suffix WHOLE allows (none: 1000). */
+const MILLI_PER: Readonly<Record<string, number>> = {
+  '': 1_000,
+  m: 1,
+  k: 1e6,
+  M: 1e9,
+  G: 1e12,
+  T: 1e15,
+  Ki: 1_024_000,
+  Mi: 1_048_576_000,
+  Gi: 1_073_741_824_000,
+  Ti: 1_099_511_627_776_000,
+};
+
 /** Milli-units of a quantity, or undefined when it is not a valid quantity. */
 export function parseQuantity(value: unknown): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? parseQuantity(String(value)) : undefined;
   if (typeof value !== 'string' || value.length > 64) return undefined;
+  // Two integers whose exact product is a safe integer multiply exactly in floats: no BigInt needed.
+  const plain = WHOLE.exec(value);
+  if (plain) {
+    const milli = Number(plain[1]) * MILLI_PER[plain[2] ?? '']!;
+    if (milli <= Number.MAX_SAFE_INTEGER) return milli;
+  }
   const match = QUANTITY.exec(value.trim());
   if (!match) return undefined;
   const [, sign = '', whole = '', fraction = '', suffix, exponent] = match;

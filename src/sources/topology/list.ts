@@ -9,6 +9,8 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject } from '../../kube/types.ts';
+import { MAX_PAGE_BYTES, PageBuffer } from './page-buffer.ts';
+import { skimArrays } from './skim.ts';
 
 /** Objects per page: a page of Pods is ~15 MB of JSON, parsed in one turn of the event loop. */
 export const PAGE_LIMIT = 5_000;
@@ -47,18 +49,24 @@ export interface Selectors {
   readonly fieldSelector?: string;
 }
 
-/** Lists `path` (with the selectors, if any); `each` turns a parsed item into what is kept. */
+/**
+ * Lists `path` (with the selectors, if any); `each` turns a parsed item into what is kept. Arrays under the keys
+ * `unread` are cut from each page before it is parsed (skim.ts): what `each` drops need not be built first.
+ */
 export async function listPaged(
   config: KubeConfig,
   path: string,
   selectors: Selectors,
   each: (item: KubeObject) => KubeObject,
+  unread: readonly string[] = [],
 ): Promise<ObjectList> {
   const server = config.getCurrentCluster()?.server;
   if (!server) throw new Error('no cluster in the kubeconfig');
   const options: RequestOptions = {};
   await config.applyToHTTPSOptions(options);
   const items: KubeObject[] = [];
+  // The page as received, and as parsed (without the unread arrays): reused from page to page.
+  const [received, parsed] = [new PageBuffer(), new PageBuffer()];
   let resourceVersion: string | undefined;
   let next: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
@@ -66,7 +74,10 @@ export async function listPaged(
     url.searchParams.set('limit', String(PAGE_LIMIT));
     for (const [name, value] of Object.entries(selectors)) if (value) url.searchParams.set(name, value);
     if (next) url.searchParams.set('continue', next);
-    const body = JSON.parse(await get(url, options)) as Page;
+    await get(url, options, received);
+    parsed.reset();
+    for (const piece of skimArrays(received.view(), unread)) parsed.append(piece);
+    const body = JSON.parse(parsed.text()) as Page;
     if (Array.isArray(body.items)) for (const item of body.items as KubeObject[]) items.push(each(item));
     // Every page carries the list's resourceVersion; the watch starts from it.
     if (typeof body.metadata?.resourceVersion === 'string') resourceVersion = body.metadata.resourceVersion;
@@ -76,7 +87,8 @@ export async function listPaged(
   throw new Error(`${path}: still paging after ${MAX_PAGES} pages of ${PAGE_LIMIT}`);
 }
 
-function get(url: URL, options: RequestOptions): Promise<string> {
+/** Receives the page at `url` into `page`. */
+function get(url: URL, options: RequestOptions, page: PageBuffer): Promise<void> {
   const https = url.protocol === 'https:';
   const send = https ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
@@ -89,13 +101,14 @@ function get(url: URL, options: RequestOptions): Promise<string> {
         timeout: PAGE_TIMEOUT_MS,
       },
       (response: IncomingMessage) => {
-        response.setEncoding('utf8');
-        const chunks: string[] = [];
-        response.on('data', (chunk: string) => chunks.push(chunk));
+        page.reset();
+        response.on('data', (chunk: Buffer) => {
+          if (!page.append(chunk))
+            request.destroy(new Error(`${url.pathname}: a list page over ${MAX_PAGE_BYTES / 1024 / 1024} MB`));
+        });
         response.on('end', () => {
-          const text = chunks.join('');
-          if (response.statusCode === 200) resolve(text);
-          else reject(new ListError(response.statusCode ?? 0, text));
+          if (response.statusCode === 200) resolve();
+          else reject(new ListError(response.statusCode ?? 0, page.text()));
         });
         response.on('error', reject);
       },

@@ -7,7 +7,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { SourceName } from '../../topology/model.ts';
 import { listPaged, type ObjectList, type Selectors } from './list.ts';
-import { slim } from '../../kube-client/slim.ts';
+import { slim, unreadArrays } from '../../kube-client/slim.ts';
 import { ETCD_CLUSTER } from '../../api/v1alpha1/etcdcluster.ts';
 import { NETWORK_TOPOLOGY } from '../../api/v1alpha1/networktopology.ts';
 import { SCHEDULING_POLICY } from '../../api/v1alpha1/schedulingpolicy.ts';
@@ -90,8 +90,12 @@ function builtin<Source extends WatchedSource>(
     ...selectors,
     // The informer's cache keys objects by metadata: every item has one.
     list: (config) =>
-      listPaged(config, path, selectors, (item) =>
-        slim(source, { apiVersion, kind, ...item, metadata: item.metadata ?? {} }),
+      listPaged(
+        config,
+        path,
+        selectors,
+        (item) => slim(source, { apiVersion, kind, ...item, metadata: item.metadata ?? {} }),
+        unreadArrays(source),
       ),
   };
 }

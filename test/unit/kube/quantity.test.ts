@@ -31,3 +31,31 @@ test('formats milli-units back to a quantity', () => {
   assert.equal(formatQuantity(1500), '1500m');
   assert.equal(parseQuantity(formatQuantity(123456)), 123456);
 });
+
+test('a whole number with a suffix parses as exactly as the general path, up to the largest safe integer', () => {
+  const milliPer: Record<string, bigint> = {
+    '': 1000n,
+    m: 1n,
+    k: 10n ** 6n,
+    M: 10n ** 9n,
+    G: 10n ** 12n,
+    T: 10n ** 15n,
+    Ki: 1024n * 1000n,
+    Mi: 1024n ** 2n * 1000n,
+    Gi: 1024n ** 3n * 1000n,
+    Ti: 1024n ** 4n * 1000n,
+  };
+  let seed = 7;
+  const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31);
+  for (let i = 0; i < 5_000; i++) {
+    const digits = String(next())
+      .repeat(1 + (i % 3))
+      .slice(0, 1 + (i % 15));
+    for (const [suffix, factor] of Object.entries(milliPer)) {
+      const exact = BigInt(digits) * factor;
+      assert.equal(parseQuantity(`${digits}${suffix}`), Number(exact), `${digits}${suffix}`);
+    }
+  }
+  // Past 2^53 the general path answers, as before: the nearest number to the exact amount.
+  assert.equal(parseQuantity('999999999999999T'), Number(999_999_999_999_999n * 10n ** 15n));
+});
