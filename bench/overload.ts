@@ -16,7 +16,6 @@ import { BUDGET_EXCEEDED, startTopogate, type HttpSetup } from './http.ts';
 import { wrk, type Capacity } from './load.ts';
 import { metricSum } from './metrics.ts';
 import { fetchLocal, startServer, waitReady, type Server } from './processes.ts';
-import { median } from '../src/stats/order.ts';
 
 const NOOP = fileURLToPath(new URL('./noop-webhook.ts', import.meta.url));
 const TOPOGATE_PORT = 18_643;
@@ -237,9 +236,4 @@ export async function benchOverload(
     await stopAll(spinning);
     await Promise.all([topogate.stop(), noop.stop()]);
   }
-}
-
-/** Throughput (2xx answers per second, median over the rounds) at `connections` with or without neighbours. */
-export function medianAnswered(cell: OverloadCell, side: 'topogate' | 'noop'): number {
-  return median(cell[side].map((run) => run.answeredPerSecond));
 }
