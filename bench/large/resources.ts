@@ -58,4 +58,4 @@ export const RESOURCES: readonly RecordedResource[] = [
 ];
 
 /** Items per recorded List page: the replay server serves these pages as they are (`limit` at least this). */
-export const PAGE_ITEMS = 5_000;
+export const PAGE_ITEMS = 500;

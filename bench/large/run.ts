@@ -21,7 +21,7 @@ import { startReplay, type Replay, type Traffic } from './replay.ts';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TOPOGATE = join(ROOT, 'bin', 'topogate.ts');
 /** Bump when the generator's output changes: a stream on disk from another version is made again. */
-const STREAM_VERSION = 1;
+const STREAM_VERSION = 2;
 
 /** Events per second in a busy 65,000-node cluster (docs/benchmarks.md says where each comes from). */
 export const CHURN_RATES = { pods: 1_600, nodes: 220, noderesourcetopologies: 110 } as const;

@@ -12,10 +12,14 @@ import type { KubeObject } from '../../kube/types.ts';
 import { MAX_PAGE_BYTES, PageBuffer } from './page-buffer.ts';
 import { skimArrays } from './skim.ts';
 
-/** Objects per page: a page of Pods is ~15 MB of JSON, parsed in one turn of the event loop. */
-export const PAGE_LIMIT = 5_000;
+/**
+ * Objects per page, client-go's default: a page is parsed in one turn of the event loop, which admission requests
+ * wait behind (a page of 5,000 Pods was ~15 MB and 150-200 ms), and a page's objects then die young. At 65,000
+ * nodes and 500,000 Pods, pages of 500 took the full collections while listing from 36 to 15.
+ */
+export const PAGE_LIMIT = 500;
 /** Pages at most (50 million objects): a server that never stops paging is not followed further. */
-const MAX_PAGES = 10_000;
+const MAX_PAGES = 100_000;
 /** A page's request is given up when its connection is silent this long (a page of Pods may take longer whole). */
 const PAGE_TIMEOUT_MS = 60_000;
 
@@ -66,7 +70,7 @@ export async function listPaged(
   await config.applyToHTTPSOptions(options);
   const items: KubeObject[] = [];
   // The page as received, and as parsed (without the unread arrays): reused from page to page.
-  const [received, parsed] = [new PageBuffer(), new PageBuffer()];
+  const [received, skimmed] = [new PageBuffer(), new PageBuffer()];
   let resourceVersion: string | undefined;
   let next: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
@@ -75,10 +79,15 @@ export async function listPaged(
     for (const [name, value] of Object.entries(selectors)) if (value) url.searchParams.set(name, value);
     if (next) url.searchParams.set('continue', next);
     await get(url, options, received);
-    parsed.reset();
-    for (const piece of skimArrays(received.view(), unread)) parsed.append(piece);
-    const body = JSON.parse(parsed.text()) as Page;
-    if (Array.isArray(body.items)) for (const item of body.items as KubeObject[]) items.push(each(item));
+    skimmed.reset();
+    for (const piece of skimArrays(received.view(), unread)) skimmed.append(piece);
+    const body = JSON.parse(skimmed.text()) as Page;
+    // Each parsed item is let go once slimmed, so that a collection in the middle of a page keeps only the rest.
+    const pageItems = Array.isArray(body.items) ? (body.items as (KubeObject | undefined)[]) : [];
+    for (let i = 0; i < pageItems.length; i++) {
+      items.push(each(pageItems[i]!));
+      pageItems[i] = undefined;
+    }
     // Every page carries the list's resourceVersion; the watch starts from it.
     if (typeof body.metadata?.resourceVersion === 'string') resourceVersion = body.metadata.resourceVersion;
     next = typeof body.metadata?.continue === 'string' && body.metadata.continue !== '' ? body.metadata.continue : '';
