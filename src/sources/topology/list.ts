@@ -82,12 +82,7 @@ export async function listPaged(
     skimmed.reset();
     for (const piece of skimArrays(received.view(), unread)) skimmed.append(piece);
     const body = JSON.parse(skimmed.text()) as Page;
-    // Each parsed item is let go once slimmed, so that a collection in the middle of a page keeps only the rest.
-    const pageItems = Array.isArray(body.items) ? (body.items as (KubeObject | undefined)[]) : [];
-    for (let i = 0; i < pageItems.length; i++) {
-      items.push(each(pageItems[i]!));
-      pageItems[i] = undefined;
-    }
+    if (Array.isArray(body.items)) for (const item of body.items as KubeObject[]) items.push(each(item));
     // Every page carries the list's resourceVersion; the watch starts from it.
     if (typeof body.metadata?.resourceVersion === 'string') resourceVersion = body.metadata.resourceVersion;
     next = typeof body.metadata?.continue === 'string' && body.metadata.continue !== '' ? body.metadata.continue : '';
