@@ -5,7 +5,7 @@
 
 import type { PodFacts } from '../kube/podFacts.ts';
 import type { PatchOperation } from '../kube/types.ts';
-import type { SourceName, TopologySnapshot } from '../topology/model.ts';
+import type { SourceName, SourceStatus, TopologySnapshot } from '../topology/model.ts';
 import type { CompiledPolicy, CompiledPolicySet } from './compiler.ts';
 import { PodContext } from './context.ts';
 import { buildPatch, patchedPod, PodChanges } from './merge.ts';
@@ -19,24 +19,30 @@ import type { Decision, DecisionOptions, PodRequest, SchedulingPolicy } from './
 export const PLACEMENT_GATE = 'topogate.dev/placement';
 export const DEFERRED_ANNOTATION = 'topogate.dev/deferred';
 
+type Freshness = Pick<DecisionOptions, 'now' | 'maxSourceAgeMs'>;
+
 /**
- * The sources the policy's rules read whose data is older than maxSourceAgeMs: out of contact that long, or not
- * updated that long. A source failing for a moment (a watch being re-established) is not stale yet.
+ * Whether a source's data is older than maxSourceAgeMs: out of contact that long, or not updated that long. A
+ * source failing for a moment (a watch being re-established) is not stale yet; a disabled one never is.
  */
-export function staleSources(
-  policy: SchedulingPolicy,
-  snapshot: TopologySnapshot,
-  options: Pick<DecisionOptions, 'now' | 'maxSourceAgeMs'>,
-): SourceName[] {
+function isStale(status: SourceStatus | undefined, options: Freshness): boolean {
+  if (status === undefined || status.disabled !== undefined) return false;
+  const since = status.staleSince ?? status.updatedAt;
+  return since !== undefined && options.now - since > options.maxSourceAgeMs;
+}
+
+/** The sources the policy's rules read that are stale (isStale). */
+export function staleSources(policy: SchedulingPolicy, snapshot: TopologySnapshot, options: Freshness): SourceName[] {
   // In the order the policy writes its rules, as the reason has always named them.
   const written = (Object.keys(policy.rules) as RuleKey[]).filter((rule) => policy.rules[rule] !== undefined);
   const read = new Set(written.flatMap((rule) => RULES[rule].sources));
-  return [...read].filter((source) => {
-    const status = snapshot.sources.get(source);
-    if (status === undefined || status.disabled !== undefined) return false;
-    const since = status.staleSince ?? status.updatedAt;
-    return since !== undefined && options.now - since > options.maxSourceAgeMs;
-  });
+  return [...read].filter((source) => isStale(snapshot.sources.get(source), options));
+}
+
+/** Whether any source of the snapshot is stale: while none is, no policy's is, whatever Pod it matches. */
+export function anySourceStale(snapshot: TopologySnapshot, options: Freshness): boolean {
+  for (const status of snapshot.sources.values()) if (isStale(status, options)) return true;
+  return false;
 }
 
 /** The compiled policies that would write onto the Pod, in priority order. */

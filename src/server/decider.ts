@@ -8,6 +8,7 @@ import type { ClaimDecider, PodDecider } from '../admission/handler.ts';
 import { decideClaim } from '../policy/claims.ts';
 import { compile, type CompiledPolicySet } from '../policy/compiler.ts';
 import {
+  anySourceStale,
   DEFERRED_ANNOTATION,
   deferredDecision,
   liftingGate,
@@ -119,6 +120,8 @@ function notNowReason(
   const unready = [topology.readiness(), policies.readiness()].find((readiness) => !readiness.ready);
   if (unready) return { reason: `model not ready: ${unready.reason ?? 'starting'}` };
   const set = compiled();
+  // The usual case, and every replica's: nothing is stale, so the Pod need not be matched to know it.
+  if (!anySourceStale(set.snapshot, options)) return {};
   const matching = matchingPolicies(request, set, options);
   const stale = [...new Set(matching.matched.flatMap(({ policy }) => staleSources(policy, set.snapshot, options)))];
   return { matching, ...(stale.length > 0 && { reason: `stale: ${stale.join(', ')}` }) };

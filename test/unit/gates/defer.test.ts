@@ -6,7 +6,8 @@ import pino from 'pino';
 import { parseServeArgs } from '../../../src/cli/serve/args.ts';
 import { podRequest } from '../../../src/kube/podFacts.ts';
 import type { Pod } from '../../../src/kube/types.ts';
-import { DEFERRED_ANNOTATION, PLACEMENT_GATE } from '../../../src/policy/deferral.ts';
+import { anySourceStale, DEFERRED_ANNOTATION, PLACEMENT_GATE, staleSources } from '../../../src/policy/deferral.ts';
+import { RULES } from '../../../src/policy/rules/table.ts';
 import type { PolicyProvider } from '../../../src/ports/policies.ts';
 import type { SchedulingPolicy } from '../../../src/policy/types.ts';
 import { createDecider } from '../../../src/server/decider.ts';
@@ -60,6 +61,8 @@ const withSource = (name: SourceName, status: Partial<SourceStatus>): TopologySn
   sources: new Map([...fresh.sources, [name, { name, synced: true, objects: 1, ...status }]]),
 });
 const request = (annotations?: Record<string, string>) => podRequest(pod(annotations), 'default');
+/** Rules of every kind: staleSources reads which rules a policy writes, not what they say. */
+const everyRule = Object.fromEntries(Object.keys(RULES).map((key) => [key, {}])) as SchedulingPolicy['rules'];
 
 describe('the decider defers', () => {
   test('nothing when the model is fit and the budget holds (overrun)', () => {
@@ -85,6 +88,23 @@ describe('the decider defers', () => {
     assert.equal(deciderOn(blip).defer(request(), undefined, false), undefined);
     const unread = withSource('networkTopologies', { updatedAt: NOW - 3_600_000 });
     assert.equal(deciderOn(unread).defer(request(), undefined, false), undefined);
+  });
+
+  test('only after a look at the Pod when some source is stale: none stale, no policy can be', () => {
+    const options = { now: NOW, maxSourceAgeMs: 60_000 };
+    const cases: [TopologySnapshot, boolean][] = [
+      [fresh, false],
+      [withSource('nodes', { updatedAt: NOW - 61_000 }), true],
+      [withSource('nodes', { updatedAt: NOW, staleSince: NOW - 61_000, error: 'HTTP 500' }), true],
+      [withSource('nodes', { updatedAt: NOW, staleSince: NOW - 2_000, error: 'HTTP 500' }), false],
+      [withSource('networkTopologies', { updatedAt: NOW - 3_600_000 }), true],
+      [withSource('networkTopologies', { updatedAt: NOW - 3_600_000, disabled: 'CRD not installed' }), false],
+    ];
+    for (const [snapshot, stale] of cases) {
+      assert.equal(anySourceStale(snapshot, options), stale);
+      // What the shortcut stands for: a policy of every rule finds a stale source exactly then.
+      assert.equal(staleSources({ ...policy, rules: everyRule }, snapshot, options).length > 0, stale);
+    }
   });
 
   test('never a Pod the engine leaves alone: bound, or annotated topogate.dev/skip', () => {
