@@ -207,8 +207,12 @@ describe('what topogate says it did, it did', { timeout: 600_000 }, () => {
       assert.equal(decided.added.spread, undefined, `${name}: the record claims no spread it does not carry`);
       assert.deepEqual(decided.added.required, [{ key: ZONE, operator: 'In', values: [zoneOf(pod.spec!.nodeName!)] }]);
     }
-    const placed = await api.listNamespacedEvent({ namespace: 'spread', fieldSelector: 'reason=Placed' });
-    assert.equal(placed.items.length, 6);
+    // Events are written after each release, apart from it: the last may land after the Pods are seen bound.
+    const placed = await until('a Placed Event for each replica', 30_000, async () => {
+      const { items } = await api.listNamespacedEvent({ namespace: 'spread', fieldSelector: 'reason=Placed' });
+      return items.length >= 6 ? items : undefined;
+    });
+    assert.equal(placed.length, 6);
 
     // The Reject Pod: no node has an H200, so it waits behind the gate, then (--defer-max 15s) is released with
     // the policy's required term, and stays Pending at the scheduler.
