@@ -1,7 +1,7 @@
-// The bytes of one list page, in memory kept from page to page of one list: a
-// page of 5,000 Nodes is about 30 MB, and a fresh buffer for each (then a
-// second for the page without its skimmed arrays) cost more in allocation and
-// first-touch page faults than the copies themselves.
+// The bytes of one list page, in memory kept from page to page of one list.
+// With pages of 5,000 Nodes (about 30 MB each) a fresh buffer for each page,
+// then a second for the page without its skimmed arrays, cost more in
+// allocation and first-touch page faults than the copies themselves.
 
 /** A page larger than this is refused: more than a JavaScript string can be made from once decoded. */
 export const MAX_PAGE_BYTES = 256 * 1024 * 1024;
