@@ -1,10 +1,29 @@
-// A request body, from its bytes to a checked AdmissionReview: UTF-8, JSON
-// (bounded in depth, no "__proto__"), then the review's own fields.
+// A request body, from its bytes to a checked AdmissionReview: without the
+// arrays topogate never reads, UTF-8, JSON (bounded in depth, no "__proto__"),
+// then the review's own fields.
 
+import { ArraySkim } from '../kube/skim.ts';
+import { unreadArrays } from '../kube/unread-arrays.ts';
 import { decodeReview, type DecodeResult } from './decode.ts';
 import { parseJson } from './json.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A Pod's arrays that nothing reads or writes (kube/unread-arrays.ts: managedFields, volumes, mounts,
+ * environments, statuses). A ResourceClaim, the other kind decided, has none it reads under those keys either.
+ */
+const unread = new ArraySkim(unreadArrays('pods'));
+
+/**
+ * `body` without those arrays, cut unparsed (kube/skim.ts): half of a typical Pod's JSON, and of its parse. Their
+ * brackets and strings are matched, nothing else of them is checked: the API server sends valid JSON, and what
+ * another client puts there is never read. The patch never writes under them, so it applies to the whole Pod.
+ */
+export function withoutUnreadArrays(body: Buffer): Buffer {
+  const pieces = unread.cut(body);
+  return pieces.length === 1 ? body : Buffer.concat(pieces);
+}
 
 export function decodeBytes(bytes: Uint8Array): DecodeResult {
   let text: string;

@@ -6,26 +6,26 @@
 // volumeMounts, from one second to the next managedFields' time, and the Pod's
 // name where one is sent: the API server of this writing names a generateName
 // Pod only after admission, but a name drawn before (generateName and five
-// letters or digits, in request.name and metadata.name) is a span too. Parsing such a body again (UTF-8, JSON.parse
-// and the depth check: ~35 µs of a 10 KB Pod's ~110) was the largest part of a
-// replica's cost; this memo gives back the review decoded before, with the new
-// values put in. Only the parse is remembered: the budget, the decision and
-// everything else still run for every request.
+// letters or digits, in request.name and metadata.name) is a span too.
+// The token volume and managedFields are in arrays topogate never reads, cut
+// from every body before anything else (bytes.ts): what is left differs only in
+// the uid and the names. Parsing such a body again (UTF-8, JSON.parse and the
+// depth check) was the largest part of a replica's cost; this memo gives back
+// the review decoded before, with the new values put in. Only the parse is
+// remembered: the budget, the decision and everything else still run for every
+// request.
 //
 // The values are found in the bytes (spans): the characters between the first
 // `"uid":"` and the next quote (the API server writes request.uid first), and
-// after it every timestamp between `"time":"` and `","fieldsType"` (the API
-// server's managedFields), every whole string "kube-api-access-" + five
-// letters or digits, and every whole string of the first generateName's value
-// + five letters or digits. A body is kept only once each span is shown to be the
-// whole of one value where the API server puts it: parsed again with each span
-// changed to a text of its own, which no other span's new text contains, each
-// of those values is its span's new text. Only a token whose content is
-// exactly the span can give that, and a value token changes no other value,
-// so a body with the same bytes around the spans parses to the same review but
-// for those values (a span in a key, in a longer string or in a value a later
-// duplicate key overrides fails the check). The spans hold no character JSON
-// escapes.
+// every whole string of the first generateName's value + five letters or
+// digits. A body is kept only once each span is shown to be the whole of one
+// value where the API server puts it: parsed again with each span changed to a
+// text of its own, which no other span's new text contains, each of those
+// values is its span's new text. Only a token whose content is exactly the
+// span can give that, and a value token changes no other value, so a body with
+// the same bytes around the spans parses to the same review but for those
+// values (a span in a key, in a longer string or in a value a later duplicate
+// key overrides fails the check). The spans hold no character JSON escapes.
 //
 // As the decision memo does, a body is kept only from its second sight (its
 // hash in a SeenTable at the first): most Pods are the only one of their kind,
@@ -35,7 +35,7 @@ import { LRUCache } from 'lru-cache';
 import { isRecord } from '../kube/json.ts';
 import { SeenTable } from '../memo/seenTable.ts';
 import { bytesHash } from '../memo/textHash.ts';
-import { decodeBytes } from './bytes.ts';
+import { decodeBytes, withoutUnreadArrays } from './bytes.ts';
 import type { DecodeResult } from './decode.ts';
 import type { AdmissionRequest, AdmissionReviewRequest } from './review.ts';
 
@@ -45,23 +45,12 @@ export const REVIEW_MEMO_LIMIT = 64;
 export const LARGEST_KEPT_BODY = 32 * 1024;
 /** A UUID is 36 characters; the API server sends nothing longer. */
 const LONGEST_UID = 128;
-/** Spans in one body: a token volume and its mount in each of 30 containers is far past any Pod. */
+/** Spans in one body: the uid and the two names the API server writes, with room for what a hostile body repeats. */
 const MOST_SPANS = 64;
 /** 2^14 slots of first sights, 64 KB. */
 const SEEN_SLOT_BITS = 14;
 
 const UID_KEY = Buffer.from('"uid":"');
-const TIME_KEY = Buffer.from('"time":"');
-/** What follows managedFields' time in the API server's JSON. */
-const TIME_END = Buffer.from('Z","fieldsType":"');
-/** As the API server writes managedFields' time: RFC 3339 to the second, in UTC. */
-const TIME = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$/;
-const TIME_LENGTH = '2026-12-05T00:36:20Z'.length;
-/** The ServiceAccount plugin's volume: "kube-api-access-" and five of utilrand's letters and digits. */
-const TOKEN_VOLUME_PREFIX = 'kube-api-access-';
-const TOKEN_VOLUME = Buffer.from(TOKEN_VOLUME_PREFIX);
-const TOKEN_VOLUME_NAME = /^kube-api-access-[a-z0-9]{5}$/;
-const TOKEN_VOLUME_NAME_LENGTH = 'kube-api-access-xxxxx'.length;
 /** Without its opening quote, as the other needles (the commonest byte of JSON makes the slowest search). */
 const GENERATE_NAME_KEY = Buffer.from('generateName":"');
 /** A name is at most 63 characters, and the API server adds five to generateName. */
@@ -101,8 +90,12 @@ export class ReviewMemo {
     this.#onRemembered = onRemembered;
   }
 
-  /** decodeBytes' result for `body`; from the memo when the same body but for its spans was met twice before. */
-  decode(body: Buffer): DecodeResult {
+  /**
+   * decodeBytes' result for `body` without its unread arrays (bytes.ts); from the memo when the same body but for
+   * its spans was met twice before.
+   */
+  decode(whole: Buffer): DecodeResult {
+    const body = withoutUnreadArrays(whole);
     const count = body.byteLength <= LARGEST_KEPT_BODY ? this.#findSpans(body) : 0;
     if (count === 0) return decodeBytes(body);
     const length = this.#gatherRest(body, count);
@@ -137,47 +130,22 @@ export class ReviewMemo {
     spans[0] = uidAt;
     spans[1] = uidEnd;
     let count = 1;
-    // Each kind is searched by its rarest neighbourhood: a needle that starts with a byte as common as '"' took four
-    // to twenty times as long (for the time, whatever follows it; for the token volume's name, itself without its
-    // opening quote; for a generated name, generateName's value).
-    let time = body.indexOf(TIME_END, uidEnd);
-    let token = body.indexOf(TOKEN_VOLUME, uidEnd);
     // A generated name is where the API server writes one, before generateName (request.name, then metadata.name
-    // first in the metadata): only that part of the body is searched.
+    // first in the metadata): only that part of the body is searched, for generateName's value (a needle that
+    // starts with a byte as common as '"' took four to twenty times as long).
     const generateNameAt = body.indexOf(GENERATE_NAME_KEY, uidEnd);
     const prefix = generateNameAt === -1 ? undefined : generateNameIn(body, generateNameAt);
-    const named = prefix === undefined ? undefined : body.subarray(0, generateNameAt);
-    let name = named === undefined ? -1 : named.indexOf(prefix!, uidEnd);
+    if (prefix === undefined) return count;
+    const named = body.subarray(0, generateNameAt);
     let lastEnd = uidEnd;
     let nameCandidates = 0;
-    while (time !== -1 || token !== -1 || name !== -1) {
-      const timeStart = time === -1 ? Infinity : time + 1 - TIME_LENGTH;
-      let start: number;
-      let end: number;
-      if (name !== -1 && name < timeStart && (token === -1 || name < token)) {
-        // A generateName of one letter would otherwise let a hostile body make a search of each of its bytes.
-        if (++nameCandidates > MOST_SPANS) return 0;
-        start = name;
-        end = name + prefix!.byteLength + GENERATED_LENGTH;
-        name = named!.indexOf(prefix!, name + 1);
-        if (!isWholeName(body, start, end)) continue;
-      } else if (token === -1 || (time !== -1 && timeStart < token)) {
-        end = time + 1;
-        start = timeStart;
-        time = body.indexOf(TIME_END, time + 1);
-        const keyAt = start - TIME_KEY.length;
-        if (keyAt < uidEnd || body.compare(TIME_KEY, 0, TIME_KEY.length, keyAt, start) !== 0) continue;
-        if (!allOf(body, start, end, isTimeByte)) continue;
-      } else {
-        start = token;
-        end = token + TOKEN_VOLUME_NAME_LENGTH;
-        token = body.indexOf(TOKEN_VOLUME, token + 1);
-        if (!isWholeName(body, start, end)) continue;
-      }
-      // A generated name that is also a token volume's name, say, is one span.
-      if (start < lastEnd) continue;
+    for (let name = named.indexOf(prefix, uidEnd); name !== -1; name = named.indexOf(prefix, name + 1)) {
+      // A generateName of one letter would otherwise let a hostile body make a search of each of its bytes.
+      if (++nameCandidates > MOST_SPANS) return 0;
+      const end = name + prefix.byteLength + GENERATED_LENGTH;
+      if (name < lastEnd || !isWholeName(body, name, end)) continue;
       if (count === MOST_SPANS) return 0;
-      spans[3 * count] = start;
+      spans[3 * count] = name;
       spans[3 * count + 1] = end;
       lastEnd = end;
       count++;
@@ -287,43 +255,12 @@ function isGenerated(name: unknown, generateName: unknown): boolean {
 
 const GENERATED = /^[a-z0-9]{5}$/;
 
-/** Digits, '-', ':', 'T' and 'Z'. */
-const isTimeByte = (byte: number): boolean =>
-  (byte >= 0x30 && byte <= 0x3a) || byte === 0x2d || byte === 0x54 || byte === 0x5a;
-
-/** request.uid, then where the API server puts the other spans: managedFields' times, the token volume, its mounts. */
+/** request.uid, then the names drawn from generateName, where the API server puts them. */
 function spanPaths(request: AdmissionRequest): Path[] {
   const paths: Path[] = [['request', 'uid']];
-  const pod = isRecord(request.object) ? request.object : {};
-  const generateName = isRecord(pod.metadata) ? pod.metadata.generateName : undefined;
-  if (isGenerated(request.name, generateName)) paths.push(['request', 'name']);
-  if (isRecord(pod.metadata) && isGenerated(pod.metadata.name, generateName))
-    paths.push(['request', 'object', 'metadata', 'name']);
-  const withText = (list: unknown, path: Path, field: string, pattern: RegExp) => {
-    if (!Array.isArray(list)) return;
-    list.forEach((item: unknown, index) => {
-      if (isRecord(item) && typeof item[field] === 'string' && pattern.test(item[field]))
-        paths.push([...path, index, field]);
-    });
-  };
-  if (isRecord(pod.metadata))
-    withText(pod.metadata.managedFields, ['request', 'object', 'metadata', 'managedFields'], 'time', TIME);
-  if (!isRecord(pod.spec)) return paths;
-  const spec = pod.spec;
-  withText(spec.volumes, ['request', 'object', 'spec', 'volumes'], 'name', TOKEN_VOLUME_NAME);
-  for (const field of ['initContainers', 'containers', 'ephemeralContainers']) {
-    const containers = spec[field];
-    if (!Array.isArray(containers)) continue;
-    containers.forEach((container: unknown, index) => {
-      if (isRecord(container))
-        withText(
-          container.volumeMounts,
-          ['request', 'object', 'spec', field, index, 'volumeMounts'],
-          'name',
-          TOKEN_VOLUME_NAME,
-        );
-    });
-  }
+  const metadata = isRecord(request.object) && isRecord(request.object.metadata) ? request.object.metadata : {};
+  if (isGenerated(request.name, metadata.generateName)) paths.push(['request', 'name']);
+  if (isGenerated(metadata.name, metadata.generateName)) paths.push(['request', 'object', 'metadata', 'name']);
   return paths;
 }
 
@@ -360,17 +297,11 @@ function rebuilt(value: unknown, plan: Plan, texts: readonly string[]): unknown 
 
 /**
  * A text for span `span` to be parsed with in place of `text`, of its length and unlike it, that holds no other
- * span's (the uid's only 'x' and 'y', the others none; the others numbered by span: a time's has '-' after four
- * digits, a token volume's letters and five digits, a generated name's six digits or more and nothing else).
+ * span's (the uid's only 'x' and 'y'; a generated name's its span's number in six digits or more, nothing else).
  */
 function probeFor(span: number, text: string): string {
   if (span === 0) return text.replace(/./g, (character) => (character === 'x' ? 'y' : 'x'));
-  const numbered = (number: number) =>
-    TOKEN_VOLUME_NAME.test(text)
-      ? `${TOKEN_VOLUME_PREFIX}${String(number).padStart(5, '0')}`
-      : TIME.test(text)
-        ? `${String(number).padStart(4, '0')}-00-00T00:00:00Z`
-        : String(number).padStart(text.length, '0');
+  const numbered = (number: number) => String(number).padStart(text.length, '0');
   const probe = numbered(span);
   return probe === text ? numbered(span + MOST_SPANS) : probe;
 }

@@ -9,31 +9,6 @@ import { podRecord } from '../topology/read/pod-record.ts';
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
-/**
- * Of `source`'s objects, the keys of arrays slim() drops and nothing else reads: a list page loses them before it
- * is parsed (src/sources/topology/skim.ts). A Node's images; of a Pod, all but its resources, placement and owners
- * (pod-record.ts reads those and the phase): its statuses, conditions, volumes and each container's environment.
- */
-export function unreadArrays(source: string): readonly string[] {
-  return UNREAD[source] ?? METADATA_UNREAD;
-}
-
-const METADATA_UNREAD = ['managedFields'] as const;
-const UNREAD: Readonly<Record<string, readonly string[]>> = {
-  nodes: [...METADATA_UNREAD, 'images'],
-  pods: [
-    ...METADATA_UNREAD,
-    'conditions',
-    'containerStatuses',
-    'initContainerStatuses',
-    'ephemeralContainerStatuses',
-    'volumes',
-    'volumeMounts',
-    'env',
-    'envFrom',
-  ],
-};
-
 /** `source` names a watch (watches.ts); any other source keeps its objects but for metadata bulk. */
 export function slim(source: string, object: KubeObject): KubeObject {
   // Every Pod of the cluster is kept: only its usage, read here once (pod-record.ts).

@@ -100,7 +100,7 @@ function registerMetrics(registry: Registry): Omit<WebhookMetrics, 'answered'> {
     }),
     reviewsRemembered: new Counter({
       name: 'topogate_admission_reviews_remembered_total',
-      help: "AdmissionReviews not parsed again: the same body as one met before but for the uid, token volume name, managedFields time and a name drawn from generateName (a workload's replicas).",
+      help: "AdmissionReviews not parsed again: once the arrays never read are cut (managedFields, volumes and mounts, environments), the same body as one met before but for the uid and a name drawn from generateName (a workload's replicas).",
       registers,
     }),
   };

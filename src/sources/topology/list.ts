@@ -10,7 +10,7 @@ import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } fro
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject } from '../../kube/types.ts';
 import { MAX_PAGE_BYTES, PageBuffer } from './page-buffer.ts';
-import { skimArrays } from './skim.ts';
+import { ArraySkim } from '../../kube/skim.ts';
 
 /**
  * Objects per page, client-go's default: a page is parsed in one turn of the event loop, which admission requests
@@ -55,7 +55,7 @@ export interface Selectors {
 
 /**
  * Lists `path` (with the selectors, if any); `each` turns a parsed item into what is kept. Arrays under the keys
- * `unread` are cut from each page before it is parsed (skim.ts): what `each` drops need not be built first.
+ * `unread` are cut from each page before it is parsed (kube/skim.ts): what `each` drops need not be built first.
  */
 export async function listPaged(
   config: KubeConfig,
@@ -69,6 +69,7 @@ export async function listPaged(
   const options: RequestOptions = {};
   await config.applyToHTTPSOptions(options);
   const items: KubeObject[] = [];
+  const skim = new ArraySkim(unread);
   // The page as received, and as parsed (without the unread arrays): reused from page to page.
   const [received, skimmed] = [new PageBuffer(), new PageBuffer()];
   let resourceVersion: string | undefined;
@@ -80,7 +81,7 @@ export async function listPaged(
     if (next) url.searchParams.set('continue', next);
     await get(url, options, received);
     skimmed.reset();
-    for (const piece of skimArrays(received.view(), unread)) skimmed.append(piece);
+    for (const piece of skim.cut(received.view())) skimmed.append(piece);
     const body = JSON.parse(skimmed.text()) as Page;
     if (Array.isArray(body.items)) for (const item of body.items as KubeObject[]) items.push(each(item));
     // Every page carries the list's resourceVersion; the watch starts from it.

@@ -7,7 +7,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { SourceName } from '../../topology/model.ts';
 import { listPaged, type ObjectList, type Selectors } from './list.ts';
-import { slim, unreadArrays } from '../../kube-client/slim.ts';
+import { slim } from '../../kube-client/slim.ts';
+import { unreadArrays } from '../../kube/unread-arrays.ts';
 import { ETCD_CLUSTER } from '../../api/v1alpha1/etcdcluster.ts';
 import { NETWORK_TOPOLOGY } from '../../api/v1alpha1/networktopology.ts';
 import { SCHEDULING_POLICY } from '../../api/v1alpha1/schedulingpolicy.ts';

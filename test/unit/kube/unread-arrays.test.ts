@@ -4,9 +4,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { slim, unreadArrays } from '../../../src/kube-client/slim.ts';
+import { slim } from '../../../src/kube-client/slim.ts';
+import { unreadArrays } from '../../../src/kube/unread-arrays.ts';
 import type { KubeObject } from '../../../src/kube/types.ts';
-import { skimArrays } from '../../../src/sources/topology/skim.ts';
+import { ArraySkim } from '../../../src/kube/skim.ts';
 import { usageOf } from '../../../src/topology/read/pod-record.ts';
 import { readNode } from '../../../src/topology/read/node.ts';
 import { parse } from 'yaml';
@@ -16,7 +17,7 @@ const fixture = (path: string) => readFileSync(new URL(path, fixtures), 'utf8');
 
 function skimmed(source: string, text: string): KubeObject {
   const bytes = Buffer.from(JSON.stringify(JSON.parse(text)));
-  return JSON.parse(Buffer.concat(skimArrays(bytes, unreadArrays(source))).toString('utf8')) as KubeObject;
+  return JSON.parse(Buffer.concat(new ArraySkim(unreadArrays(source)).cut(bytes)).toString('utf8')) as KubeObject;
 }
 
 test("a Pod's usage reads the same from the page without its unread arrays", () => {

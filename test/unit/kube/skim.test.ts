@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { skimArrays } from '../../../../src/sources/topology/skim.ts';
+import { ArraySkim } from '../../../src/kube/skim.ts';
 
 const skimmed = (value: unknown, keys: readonly string[]) =>
-  JSON.parse(Buffer.concat(skimArrays(Buffer.from(JSON.stringify(value)), keys)).toString('utf8')) as unknown;
+  JSON.parse(Buffer.concat(new ArraySkim(keys).cut(Buffer.from(JSON.stringify(value)))).toString('utf8')) as unknown;
 
 /** `value` with every member named by `keys` whose value is an array deleted, at any depth. */
 function withoutArrays(value: unknown, keys: readonly string[]): unknown {
@@ -71,11 +71,11 @@ test('strings that look like the keys or hold brackets and escaped quotes are le
 
 test('bytes with nothing to cut, or an array that never closes, come back as they were', () => {
   const plain = Buffer.from('{"items":[{"metadata":{"name":"a"}}]}');
-  assert.deepEqual(Buffer.concat(skimArrays(plain, ['images'])), plain);
+  assert.deepEqual(Buffer.concat(new ArraySkim(['images']).cut(plain)), plain);
   const cut = Buffer.from('{"items":[{"status":{"images":[{"names":["a"]}');
-  assert.deepEqual(Buffer.concat(skimArrays(cut, ['images'])), cut);
+  assert.deepEqual(Buffer.concat(new ArraySkim(['images']).cut(cut)), cut);
   const pretty = Buffer.from(JSON.stringify(node('a'), null, 2));
-  assert.deepEqual(Buffer.concat(skimArrays(pretty, ['images'])), pretty);
+  assert.deepEqual(Buffer.concat(new ArraySkim(['images']).cut(pretty)), pretty);
 });
 
 test('any JSON, with the keys at any depth and strings of quotes, brackets and backslashes, skims as it parses', () => {
