@@ -11,6 +11,11 @@ interface Selector {
   readonly matchExpressions?: readonly Requirement[];
 }
 
+/** The label keys a selector reads: whatever the other labels hold, its answer is the same. */
+export function selectorKeys(selector: Selector): string[] {
+  return [...Object.keys(selector.matchLabels ?? {}), ...(selector.matchExpressions ?? []).map(({ key }) => key)];
+}
+
 export function matchesLabelSelector(selector: Selector, labels: Labels): boolean {
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
     if (labels[key] !== value) return false;

@@ -8,7 +8,7 @@ import { compileMatch, type Matcher } from './match.ts';
 import { namespaceLabels } from './context.ts';
 import { DecisionMemo, lazyLruMap } from './memo.ts';
 import type { CompiledRule } from './rules/rule.ts';
-import { compileRule, freshUntil, ruleKeys, RULES } from './rules/table.ts';
+import { compileRule, freshUntil, ruleKeys, rulePodLabels, RULES } from './rules/table.ts';
 import type { SchedulingPolicy } from './types.ts';
 
 export interface CompiledPolicy {
@@ -39,6 +39,8 @@ export interface CompiledPolicySet {
   readonly memo: DecisionMemo;
   /** How decisions, logs and explain name the snapshot. */
   readonly snapshotId: string;
+  /** The Pod label keys some policy reads: decisions see those alone (projection.ts). */
+  readonly podLabels: ReadonlySet<string>;
 }
 
 /** `previous`: the set compiled against the snapshot before, whose memo hands on what outlives a snapshot. */
@@ -66,7 +68,20 @@ export function compile(
     candidates,
     memo: new DecisionMemo(snapshot, id, (age) => freshUntil(snapshot, age), previous?.memo),
     snapshotId: id,
+    podLabels: podLabelsOf(ordered),
   };
+}
+
+/** Each policy set's Pod label keys, gathered once: a set is recompiled against every new snapshot. */
+const podLabelSets = new WeakMap<readonly SchedulingPolicy[], ReadonlySet<string>>();
+
+function podLabelsOf(policies: readonly SchedulingPolicy[]): ReadonlySet<string> {
+  let keys = podLabelSets.get(policies);
+  if (keys === undefined) {
+    keys = new Set(policies.flatMap((policy) => shapeOf(policy).podLabels));
+    podLabelSets.set(policies, keys);
+  }
+  return keys;
 }
 
 /** Each policy set's evaluation order, sorted once: a set is recompiled against every new snapshot. */
@@ -88,6 +103,8 @@ interface PolicyShape {
   readonly needsModel: boolean;
   readonly readsOccupancy: boolean;
   readonly writesPodsAlone: boolean;
+  /** The Pod's label keys its podSelector and rules read. */
+  readonly podLabels: readonly string[];
 }
 
 /**
@@ -100,12 +117,14 @@ function shapeOf(policy: SchedulingPolicy): PolicyShape {
   let shape = shapes.get(policy);
   if (shape === undefined) {
     const keys = ruleKeys(policy.rules);
+    const match = compileMatch(policy.match);
     shape = {
-      match: compileMatch(policy.match),
+      match,
       keys,
       needsModel: keys.some((key) => RULES[key].needsModel),
       readsOccupancy: keys.some((key) => RULES[key].readsOccupancy),
       writesPodsAlone: keys.every((key) => RULES[key].writesPods),
+      podLabels: [...match.podLabels, ...rulePodLabels(policy.rules)],
     };
     shapes.set(policy, shape);
   }

@@ -13,10 +13,12 @@ import { DecisionFold, NO_AUDIT } from './fold.ts';
 import { POLICIES_ANNOTATION, SKIP_ANNOTATION } from './merge.ts';
 import type { DecisionRecorder, TraceHead } from './outcome.ts';
 import { decidePolicy } from './policyStep.ts';
+import { projected } from './projection.ts';
 import { ExplainRecorder, SILENT } from './recorder.ts';
 import type { Decision, DecisionOptions, PodRequest } from './types.ts';
 
-export function decide(request: PodRequest, compiled: CompiledPolicySet, options: DecisionOptions): Decision {
+export function decide(whole: PodRequest, compiled: CompiledPolicySet, options: DecisionOptions): Decision {
+  const request = projected(whole, compiled.podLabels);
   // While every source is fresh a decision depends on the Pod and the compiled set alone; explain always walks.
   if (options.explain || options.created || options.now > compiled.memo.freshUntil(options.maxSourceAgeMs))
     return decideNow(request, compiled, options);

@@ -4,7 +4,7 @@
 // the Pod's own fields. Explain asks which field failed, and only then is the
 // reason written.
 
-import { matchesLabelSelector } from '../kube/selector.ts';
+import { matchesLabelSelector, selectorKeys } from '../kube/selector.ts';
 import type { Labels } from '../kube/types.ts';
 import type { PodContext } from './context.ts';
 import { globMatcher } from './glob.ts';
@@ -23,6 +23,8 @@ export interface Matcher {
   podMatches(pod: PodContext): boolean;
   /** Why the Pod does not match (the first field that fails), or undefined when it does. */
   whyNot(pod: PodContext): string | undefined;
+  /** The Pod's label keys podSelector reads. */
+  readonly podLabels: readonly string[];
 }
 
 interface Check<Facts> {
@@ -37,6 +39,7 @@ export function compileMatch(match: PolicyMatch | undefined): Matcher {
     namespaceMatches: (namespace) => namespaceChecks.every((check) => check.holds(namespace)),
     podMatches: (pod) => podChecks.every((check) => check.holds(pod)),
     whyNot: (pod) => firstFailure(namespaceChecks, pod) ?? firstFailure(podChecks, pod),
+    podLabels: match?.podSelector ? selectorKeys(match.podSelector) : [],
   };
 }
 

@@ -2,10 +2,12 @@
 // of one compiled policy set (so it dies with its snapshot): node sets by
 // placement, whole decisions by the Pod's facts, and what a decision writes by
 // what it is written from (writes.ts). Replicas of a workload
-// differ only in name and uid, which are no facts, so a steady stream of them
-// is decided once; memoised sets keep their identity, so new shapes do little
-// bitset work. Every map is least-recently-used: a stream of one-off Pods
-// (StatefulSet replicas, each with its own pod-name label) passes through
+// differ only in name and uid, which are no facts, and a new workload's Pods
+// only in labels no policy reads, which decisions do not see (projection.ts),
+// so a steady stream of them is decided once; memoised sets keep their
+// identity, so new shapes do little bitset work. Every map is
+// least-recently-used: a stream of one-off Pods (each with a label value of
+// its own that a policy reads) passes through
 // without evicting the hot workloads' entries. The label sets seen are a
 // table instead (seenTable.ts): a one-off Pod displaces a workload's entry
 // only by falling in its slot, one in 65,536, and costs it one decision.
@@ -147,9 +149,9 @@ export class DecisionMemo {
    * Decisions are never changed once made. `occupancy`: the version of the bound Pods the decision reads, when
    * it reads them (pack), so that a bind makes its key new.
    *
-   * Such one-off Pods (a StatefulSet's, each with its own pod-name label; each Job's) usually differ from every
-   * Pod before them in their labels, a tenth of the facts: equal facts have equal labels, so labels never seen
-   * prove a first sight without the key. Its text and hash cost more than the rest of a one-off Pod's memo
+   * Such one-off Pods usually differ from every Pod before them in their labels (those a policy reads:
+   * projection.ts), a tenth of the facts: equal facts have equal labels, so labels never seen prove a first
+   * sight without the key. Its text and hash cost more than the rest of a one-off Pod's memo
    * lookup; a workload's replicas pay for both, and are kept from their third sight (the first met only labels).
    * Labels whose slot another label set took since are taken as never seen: one decision made again.
    */

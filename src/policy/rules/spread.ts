@@ -13,10 +13,15 @@ const AVOID_WEIGHT = 100;
 
 export const DEFAULT_SELECTOR_KEYS = ['app.kubernetes.io/name', 'app.kubernetes.io/instance', 'app'] as const;
 
-export function compileSpread(rule: SpreadRule, index: number, snapshot: TopologySnapshot): CompiledRule {
+/** The Pod's labels whose values the entry's labelSelector copies. */
+export function spreadLabelKeys(rule: SpreadRule): string[] {
   const passedThrough = new Set(rule.matchLabelKeys ?? []);
   // The API server rejects a key both in matchLabelKeys and in the labelSelector.
-  const selectorKeys = (rule.selectorLabelKeys ?? DEFAULT_SELECTOR_KEYS).filter((key) => !passedThrough.has(key));
+  return (rule.selectorLabelKeys ?? DEFAULT_SELECTOR_KEYS).filter((key) => !passedThrough.has(key));
+}
+
+export function compileSpread(rule: SpreadRule, index: number, snapshot: TopologySnapshot): CompiledRule {
+  const selectorKeys = spreadLabelKeys(rule);
   const hard = rule.whenUnsatisfiable === 'DoNotSchedule';
   const avoid = rule.avoidDegradedNodes ? degradedOutput(snapshot) : undefined;
   // The scheduler filters out nodes without the topology key for a DoNotSchedule constraint.

@@ -15,7 +15,7 @@ import { compileNuma } from './numa.ts';
 import { compilePack } from './pack.ts';
 import type { CompiledRule } from './rule.ts';
 import { freshUntil as freshUntilOf, type SourceReading } from './sourceAge.ts';
-import { compileSpread } from './spread.ts';
+import { compileSpread, spreadLabelKeys } from './spread.ts';
 import { targetReadings } from './target.ts';
 
 export type RuleKey = keyof PolicyRules;
@@ -37,9 +37,11 @@ export interface RuleModule<Rule> {
   readonly readsOccupancy: boolean;
   /** false: it writes to other objects (dra: ResourceClaims and their templates), never to a Pod. */
   readonly writesPods: boolean;
+  /** The Pod's label keys it reads: its rules are given the Pod's labels of those keys only (compiler.ts). */
+  readonly podLabels: (rule: Rule) => readonly string[];
 }
 
-const POD_RULE = { needsModel: true, readsOccupancy: false, writesPods: true } as const;
+const POD_RULE = { needsModel: true, readsOccupancy: false, writesPods: true, podLabels: () => [] } as const;
 
 type RuleTable = { readonly [Key in RuleKey]-?: RuleModule<NonNullable<PolicyRules[Key]>> };
 
@@ -74,6 +76,7 @@ export const RULES: RuleTable = {
   spread: {
     ...POD_RULE,
     compile: (rules, snapshot) => rules.map((rule, index) => compileSpread(rule, index, snapshot)),
+    podLabels: (rules) => rules.flatMap(spreadLabelKeys),
     needsModel: false,
     sources: [],
   },
@@ -88,6 +91,12 @@ export const RULE_KEYS = Object.keys(RULES) as readonly RuleKey[];
 /** The policy's rule keys that are set, in the order they run. */
 export function ruleKeys(rules: PolicyRules): RuleKey[] {
   return RULE_KEYS.filter((key) => rules[key] !== undefined);
+}
+
+/** The Pod's label keys the policy's rules read. */
+export function rulePodLabels(rules: PolicyRules): string[] {
+  // As compileRule: the entry for each key takes that key's rule.
+  return ruleKeys(rules).flatMap((key) => (RULES[key] as RuleModule<unknown>).podLabels(rules[key]));
 }
 
 /** The rule's compiled rules; none when the policy does not set it. */

@@ -21,6 +21,9 @@ const ZONES = ['z1', 'z2', 'z3'];
 const NAMESPACES = ['default', 'ml', 'web'];
 const KEYS = ['zone', 'disk', 'tier', 'topology.kubernetes.io/zone'];
 const VALUES = ['z1', 'z2', 'nvme', 'ssd', 'a'];
+/** Labels policies select by; Pods carry these and one no policy reads. */
+const POD_LABEL_KEYS = ['app', 'app.kubernetes.io/name', 'team'];
+const POD_LABEL_VALUES = ['web', 'db'];
 
 const requirement: fc.Arbitrary<NodeSelectorRequirement> = fc.oneof(
   fc.record({
@@ -105,11 +108,16 @@ const rules: fc.Arbitrary<PolicyRules> = fc.record(
       mode: fc.constantFrom('Required' as const, 'Preferred' as const),
     }),
     spread: fc.array(
-      fc.record({
-        topologyKey: fc.constantFrom('topology.kubernetes.io/zone', 'kubernetes.io/hostname', 'rack'),
-        maxSkew: fc.integer({ min: 1, max: 3 }),
-        whenUnsatisfiable: fc.constantFrom('DoNotSchedule' as const, 'ScheduleAnyway' as const),
-      }),
+      fc.record(
+        {
+          topologyKey: fc.constantFrom('topology.kubernetes.io/zone', 'kubernetes.io/hostname', 'rack'),
+          maxSkew: fc.integer({ min: 1, max: 3 }),
+          whenUnsatisfiable: fc.constantFrom('DoNotSchedule' as const, 'ScheduleAnyway' as const),
+          selectorLabelKeys: fc.uniqueArray(fc.constantFrom(...POD_LABEL_KEYS), { minLength: 1, maxLength: 2 }),
+          matchLabelKeys: fc.uniqueArray(fc.constantFrom(...POD_LABEL_KEYS), { maxLength: 1 }),
+        },
+        { requiredKeys: ['topologyKey', 'maxSkew', 'whenUnsatisfiable'] },
+      ),
       { maxLength: 2 },
     ),
   },
@@ -124,7 +132,28 @@ const policies = fc
       onUnsatisfiable: fc.constantFrom('Warn' as const, 'Reject' as const),
       rules,
       match: fc.record(
-        { namespaces: fc.array(fc.constantFrom(...NAMESPACES, 'w*', '?l'), { minLength: 1, maxLength: 2 }) },
+        {
+          namespaces: fc.array(fc.constantFrom(...NAMESPACES, 'w*', '?l'), { minLength: 1, maxLength: 2 }),
+          podSelector: fc.record(
+            {
+              matchLabels: fc.dictionary(fc.constantFrom(...POD_LABEL_KEYS), fc.constantFrom(...POD_LABEL_VALUES)),
+              matchExpressions: fc.array(
+                fc.record({
+                  key: fc.constantFrom(...POD_LABEL_KEYS),
+                  operator: fc.constantFrom(
+                    'In' as const,
+                    'NotIn' as const,
+                    'Exists' as const,
+                    'DoesNotExist' as const,
+                  ),
+                  values: fc.constant(['web']),
+                }),
+                { maxLength: 2 },
+              ),
+            },
+            { requiredKeys: [] },
+          ),
+        },
         { requiredKeys: [] },
       ),
     }),
@@ -134,7 +163,10 @@ const policies = fc
 
 const podArbitrary: fc.Arbitrary<Pod> = fc
   .record({
-    labels: fc.dictionary(fc.constantFrom('app', 'app.kubernetes.io/name', 'team'), fc.constantFrom('web', 'db')),
+    labels: fc.dictionary(
+      fc.constantFrom(...POD_LABEL_KEYS, 'pod-template-hash'),
+      fc.constantFrom(...POD_LABEL_VALUES),
+    ),
     annotations: fc.option(
       fc.dictionary(fc.constantFrom('a/b', 'x~y', 'plain', 'topogate.dev/skip'), fc.constantFrom('true', 'v')),
       { nil: undefined },
@@ -412,5 +444,26 @@ test('random Pods on one compiled set, each seen three times: every decision is 
       },
     ),
     { numRuns: 200, seed: 20261202 },
+  );
+});
+
+test('a decision sees only the labels its policies read, and is the decision made with every label', () => {
+  fc.assert(
+    fc.property(
+      cluster,
+      policies,
+      podArbitrary,
+      fc.constantFrom(...NAMESPACES),
+      (objects, policySet, pod, namespace) => {
+        const snapshot = buildSnapshot(objects, { now: NOW });
+        const request = podRequest(pod, namespace);
+        const projected = decide(request, compile(policySet, snapshot), OPTIONS);
+        // A set that names every label the Pod carries cuts none: the decision made with all of them.
+        const whole = compile(policySet, snapshot);
+        const everyLabel = new Set(Object.keys(request.facts.labels));
+        assert.deepEqual(projected, decide(request, { ...whole, podLabels: everyLabel }, OPTIONS));
+      },
+    ),
+    { numRuns: 300 },
   );
 });
