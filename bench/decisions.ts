@@ -189,11 +189,11 @@ async function measure(job: DecisionJob): Promise<DecisionReport> {
 }
 
 /**
- * The request as the first Pod of a new workload: a label no policy reads, new each time, gives it a
- * decision-memo key never seen, so the engine decides in full (the memo's hits are replicaUs).
+ * The request as a Pod never seen: an annotation, new each time, gives it a decision-memo key never seen, so the
+ * engine decides in full (the memo's hits are replicaUs). Not a label: a decision sees only the labels policies read.
  */
 function firstOfItsKind(request: RawRequest): RawRequest {
-  request.pod.metadata!.labels!['bench.topogate.dev/sequence'] = String(sequence++);
+  (request.pod.metadata!.annotations ??= {})['bench.topogate.dev/sequence'] = String(sequence++);
   return request;
 }
 

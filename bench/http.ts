@@ -161,6 +161,8 @@ export interface HttpReport {
   readonly keepAlive: CapacityRun;
   /** Keep-alive, every request a new Pod: topogate decides each in full. */
   readonly uniquePods: CapacityRun;
+  /** Keep-alive, every request a new workload's Pod differing only in a label no policy reads. */
+  readonly newWorkloads: CapacityRun;
   readonly newConnection: CapacityRun;
   readonly latency: readonly LatencyPoint[];
   readonly budget: BudgetRun;
@@ -227,7 +229,7 @@ async function checkAnswers(setup: HttpSetup, body: string): Promise<{ patchOps:
 async function capacity(
   setup: HttpSetup,
   options: HttpOptions,
-  load: Pick<WrkOptions, 'closeEachRequest' | 'uniquePods' | 'cpu'>,
+  load: Pick<WrkOptions, 'closeEachRequest' | 'uniquePods' | 'newWorkloads' | 'cpu'>,
   pids: Side<number>,
 ): Promise<CapacityRun> {
   const topogate: ServerCapacity[] = [];
@@ -387,6 +389,8 @@ export async function benchHttp(
     log(`  keep-alive capacity: ratio ${keepAlive.ratio.toFixed(2)}`);
     const uniquePods = await capacity(setup, options, { uniquePods: true, cpu }, pids);
     log(`  keep-alive capacity, every Pod new: ratio ${uniquePods.ratio.toFixed(2)}`);
+    const newWorkloads = await capacity(setup, options, { newWorkloads: true, cpu }, pids);
+    log(`  keep-alive capacity, new workloads' Pods: ratio ${newWorkloads.ratio.toFixed(2)}`);
     const newConnection = await capacity(setup, options, { closeEachRequest: true, cpu }, pids);
     log(`  new connection per request: ratio ${newConnection.ratio.toFixed(2)}`);
     const floor = median(keepAlive.noop.map((c) => c.requestsPerSecond));
@@ -414,6 +418,7 @@ export async function benchHttp(
       coldSkips,
       keepAlive,
       uniquePods,
+      newWorkloads,
       newConnection,
       latency,
       budget: overload,

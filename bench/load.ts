@@ -35,8 +35,10 @@ export interface WrkOptions {
   readonly seconds: number;
   /** A new TLS connection for every request (Connection: close). */
   readonly closeEachRequest?: boolean;
-  /** Every request a Pod never seen before (a label numbered per request), so no decision is memoised. */
+  /** Every request a Pod never seen before (an annotation numbered per request), so no decision is memoised. */
   readonly uniquePods?: boolean;
+  /** Every request a new workload's Pod of one shape (a label no policy reads numbered per request). */
+  readonly newWorkloads?: boolean;
   /** The core wrk runs on; anywhere when undefined. */
   readonly cpu?: number | undefined;
   /** Default CONNECTIONS. */
@@ -65,7 +67,7 @@ export async function wrk(options: WrkOptions): Promise<Capacity> {
         ...process.env,
         BENCH_BODY: options.bodyFile,
         BENCH_CLOSE: options.closeEachRequest ? '1' : '0',
-        BENCH_UNIQUE: options.uniquePods ? '1' : '0',
+        BENCH_UNIQUE: options.uniquePods ? 'annotation' : options.newWorkloads ? 'label' : '0',
         BENCH_RUN: `${process.pid}-${++wrkRuns}`,
       },
       timeout: (options.seconds + 30) * 1000,

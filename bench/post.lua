@@ -15,14 +15,24 @@ end
 local run = os.getenv("BENCH_RUN") or tostring(os.time())
 local sequence = 0
 
--- BENCH_UNIQUE=1: every request a Pod never seen before, as the first Pod of
--- a new workload: a label no policy reads, numbered per request, follows the
--- Pod's pod-template-hash label.
-if os.getenv("BENCH_UNIQUE") == "1" then
-  local marker = '"pod-template-hash":"7d9f8b6c4"'
-  local at = assert(string.find(wrk.body, marker, 1, true), "the body has no pod-template-hash label")
-  local head = string.sub(wrk.body, 1, at + #marker - 1) .. ',"bench.topogate.dev/sequence":"' .. run .. '-'
-  local tail = '"' .. string.sub(wrk.body, at + #marker)
+-- BENCH_UNIQUE=annotation: every request a Pod never seen before, new to
+-- every memo: an annotation numbered per request, first of the Pod's
+-- annotations (annotations are facts a decision is keyed by).
+-- BENCH_UNIQUE=label: every request the first Pod of a new workload of the
+-- same shape: a label no policy reads, numbered per request, after the Pod's
+-- pod-template-hash label (a decision does not see it).
+local unique = os.getenv("BENCH_UNIQUE")
+if unique == "annotation" or unique == "label" then
+  local marker = unique == "label" and '"pod-template-hash":"7d9f8b6c4"' or '"annotations":{'
+  local at = assert(string.find(wrk.body, marker, 1, true), "the body has no " .. marker)
+  local head, tail
+  if unique == "label" then
+    head = string.sub(wrk.body, 1, at + #marker - 1) .. ',"bench.topogate.dev/sequence":"' .. run .. '-'
+    tail = '"' .. string.sub(wrk.body, at + #marker)
+  else
+    head = string.sub(wrk.body, 1, at + #marker - 1) .. '"bench.topogate.dev/sequence":"' .. run .. '-'
+    tail = '",' .. string.sub(wrk.body, at + #marker)
+  end
   request = function()
     sequence = sequence + 1
     return wrk.format(nil, nil, nil, head .. sequence .. tail)

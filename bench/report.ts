@@ -337,7 +337,11 @@ function httpSection(http: HttpReport): string {
       ],
       [
         capacityRows('HTTP/1.1 keep-alive, 25 connections (as the API server)', http.keepAlive),
-        capacityRows('the same, every Pod new (a label numbered per request)', http.uniquePods),
+        capacityRows('the same, every Pod new (an annotation numbered per request)', http.uniquePods),
+        capacityRows(
+          "the same, a new workload's Pods (a label no policy reads numbered per request)",
+          http.newWorkloads,
+        ),
         capacityRows('a new TLS connection per request', http.newConnection),
       ],
     ),

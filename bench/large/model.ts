@@ -70,9 +70,9 @@ function policyProvider(count: number): PolicyProvider {
 
 let sequence = 0;
 
-/** A Pod the compiled set has not decided before: a label no policy reads, new each time. */
+/** A Pod the compiled set has not decided before: an annotation new each time (a decision sees unread labels not). */
 function firstOfItsKind(pod: Pod, namespace: string) {
-  pod.metadata!.labels!['bench.topogate.dev/sequence'] = String(sequence++);
+  (pod.metadata!.annotations ??= {})['bench.topogate.dev/sequence'] = String(sequence++);
   return podRequest(pod, namespace);
 }
 
