@@ -32,6 +32,18 @@ function where(url: string, line: number): string {
   return `${path}:${line + 1}`;
 }
 
+/**
+ * Of the profiles `--cpu-prof` wrote into a directory (CPU.<date>.<time>.<pid>.<thread>.<sequence>.cpuprofile), the
+ * newest of a main thread (thread 0): serve's log transport runs in a worker thread of its own, whose profile,
+ * written last, is not the one to read.
+ */
+export function mainThreadProfile(names: readonly string[]): string | undefined {
+  return names
+    .filter((name) => /\.\d+\.0\.\d+\.cpuprofile$/.test(name))
+    .sort()
+    .at(-1);
+}
+
 export async function hotspots(file: string, top = 12): Promise<Hotspot[]> {
   const profile = JSON.parse(await readFile(file, 'utf8')) as CpuProfile;
   const frames = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));

@@ -13,7 +13,7 @@ import type { DecisionJob, DecisionReport } from './decisions.ts';
 import { benchHttp, prepareHttp, startTopogate, type HttpSetup } from './http.ts';
 import { wrk } from './load.ts';
 import { describeMachine } from './machine.ts';
-import { hotspots } from './profile.ts';
+import { hotspots, mainThreadProfile } from './profile.ts';
 import { renderChart, renderReport, type BenchResults, type Failure, type Profile } from './report.ts';
 import { measureServeMemory, type ServeMemory } from './serve-memory.ts';
 import { ensureTools } from './tools.ts';
@@ -100,8 +100,8 @@ async function serveMemorySection(config: typeof FULL, out: string): Promise<Ser
 }
 
 async function newestProfile(dir: string): Promise<string | undefined> {
-  const files = (await readdir(dir).catch(() => [])).filter((name) => name.endsWith('.cpuprofile')).sort();
-  return files.length === 0 ? undefined : join(dir, files.at(-1)!);
+  const file = mainThreadProfile(await readdir(dir).catch(() => []));
+  return file === undefined ? undefined : join(dir, file);
 }
 
 async function profileDecisions(config: typeof FULL, dir: string): Promise<Profile> {

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { hotspots } from '../../../bench/profile.ts';
+import { hotspots, mainThreadProfile } from '../../../bench/profile.ts';
 
 test('hotspots ranks functions by self time and leaves idle time out', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'topogate-profile-'));
@@ -41,4 +41,16 @@ test('hotspots ranks functions by self time and leaves idle time out', async () 
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+test("the profile read is the main thread's newest, not a worker's written after it", () => {
+  const names = [
+    'CPU.20261206.005959.4242.0.001.cpuprofile',
+    'CPU.20261206.010003.4242.0.003.cpuprofile',
+    'CPU.20261206.010004.4242.1.004.cpuprofile',
+    'CPU.20261206.010004.4242.12.005.cpuprofile',
+    'notes.txt',
+  ];
+  assert.equal(mainThreadProfile(names), 'CPU.20261206.010003.4242.0.003.cpuprofile');
+  assert.equal(mainThreadProfile(['CPU.20261206.010004.4242.1.004.cpuprofile']), undefined);
 });
