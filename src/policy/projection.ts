@@ -19,7 +19,12 @@ export function projected(request: PodRequest, keys: ReadonlySet<string>): PodRe
     if (!keys.has(key)) cut = true;
     // As podFacts.ts reads labels: "__proto__" an own key, not the prototype.
     else if (key === '__proto__')
-      Object.defineProperty((kept ??= {}), key, { value: labels[key], enumerable: true, writable: true });
+      Object.defineProperty((kept ??= {}), key, {
+        value: labels[key],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     else (kept ??= {})[key] = labels[key]!;
   }
   return cut ? { ...request, facts: { ...request.facts, labels: kept ?? NO_LABELS } } : request;
