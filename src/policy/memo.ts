@@ -8,9 +8,10 @@
 // identity, so new shapes do little bitset work. Every map is
 // least-recently-used: a stream of one-off Pods (each with a label value of
 // its own that a policy reads) passes through
-// without evicting the hot workloads' entries. The label sets seen are a
-// table instead (seenTable.ts): a one-off Pod displaces a workload's entry
-// only by falling in its slot, one in 65,536, and costs it one decision.
+// without evicting the hot workloads' entries. The label and annotation sets
+// seen are a table instead (seenTable.ts): a one-off Pod displaces a
+// workload's entry only by falling in its slot, one in 65,536, and costs it
+// one decision.
 
 import { LRUCache } from 'lru-cache';
 import type { PlacementFacts } from '../kube/podFacts.ts';
@@ -28,8 +29,8 @@ import { writes, writesKey, type Additions, type Writes } from './writes.ts';
 export const MEMO_LIMIT = 1024;
 /** Longer strings are not quantities anyway, and would only fill the memory the limit means to bound. */
 const LONGEST_KEPT_QUANTITY = 64;
-/** The table of label sets seen: 2^16 slots, 256 KB. */
-const LABEL_SLOT_BITS = 16;
+/** The table of label and annotation sets seen: 2^16 slots, 256 KB. */
+const TAG_SLOT_BITS = 16;
 /** The table of writes keys seen: 2^14 slots, 64 KB. */
 const WRITES_SLOT_BITS = 14;
 /** A decision key seen once, whose decision is not kept yet. */
@@ -80,8 +81,8 @@ export class DecisionMemo {
   readonly #intersections = new WeakMap<NodeSet, LRUCache<NodeSet, NodeSet>>();
   readonly #quantities = lazyLruMap<string, number>();
   readonly #decisions = lazyLruMap<number, KeptDecision | typeof SEEN>();
-  /** Hashes of the labels of Pods decided: a Pod whose labels are not there is new, or lost its slot since. */
-  readonly #labelSets: SeenTable;
+  /** Hashes of the labels and annotations of Pods decided: a Pod whose are not there is new, or lost its slot since. */
+  readonly #tagSets: SeenTable;
   readonly #snapshotId: string;
   readonly #writes = lazyLruMap<number, { readonly key: string; readonly writes: Writes }>();
   readonly #writesSeen: SeenTable;
@@ -105,7 +106,7 @@ export class DecisionMemo {
     this.#snapshot = snapshot;
     this.#snapshotId = snapshotId;
     this.#freshUntilOf = freshUntil;
-    this.#labelSets = previous ? previous.#labelSets : new SeenTable(LABEL_SLOT_BITS);
+    this.#tagSets = previous ? previous.#tagSets : new SeenTable(TAG_SLOT_BITS);
     this.#writesSeen = previous ? previous.#writesSeen : new SeenTable(WRITES_SLOT_BITS);
   }
 
@@ -150,13 +151,15 @@ export class DecisionMemo {
    * it reads them (pack), so that a bind makes its key new.
    *
    * Such one-off Pods usually differ from every Pod before them in their labels (those a policy reads:
-   * projection.ts), a tenth of the facts: equal facts have equal labels, so labels never seen prove a first
-   * sight without the key. Its text and hash cost more than the rest of a one-off Pod's memo
-   * lookup; a workload's replicas pay for both, and are kept from their third sight (the first met only labels).
-   * Labels whose slot another label set took since are taken as never seen: one decision made again.
+   * projection.ts) or their annotations, a fifth of the facts: equal facts have equal labels and annotations, so
+   * a pair of them never seen proves a first sight without the key. The key's text and hash cost more than the
+   * rest of a one-off Pod's memo lookup; a workload's replicas pay for both, and are kept from their third sight
+   * (the first met only the pair). A pair whose slot another took since is taken as never seen: one decision made
+   * again.
    */
   decision(request: PodRequest, compute: () => Decision, occupancy?: number): Decision {
-    if (!this.#labelSets.saw(textHash(JSON.stringify(request.facts.labels)))) return compute();
+    const { labels, annotations } = request.facts;
+    if (!this.#tagSets.saw(textHash(JSON.stringify(annotations), textHash(JSON.stringify(labels))))) return compute();
     const facts = JSON.stringify(request.facts);
     const hash = textHash(facts, occupancy);
     const entry = this.#decisions.get(hash);

@@ -166,7 +166,7 @@ describe('decision memo', () => {
     const first = decide(replica('trainer-a'), compiled, OPTIONS);
     assert.ok(first.patch.length > 0);
     const second = decide(replica('trainer-b'), compiled, OPTIONS);
-    assert.notEqual(second, first, "a decision is not kept on its labels' first sight");
+    assert.notEqual(second, first, "a decision is not kept on its labels' and annotations' first sight");
     const third = decide(replica('trainer-c'), compiled, OPTIONS);
     assert.notEqual(third, second, "nor on its key's first sight");
     assert.deepEqual(third, first);
@@ -179,6 +179,32 @@ describe('decision memo', () => {
     assert.equal(third.patch, second.patch);
     decide(replica('trainer-e', 'ml'), compiled, OPTIONS);
     assert.notEqual(decide(replica('trainer-f', 'ml'), compiled, OPTIONS), third, 'the namespace is part of the key');
+  });
+
+  test('whole decisions: a Pod with annotations never met is a first sight, however often its labels were met', () => {
+    const compiled = compile(POLICIES, buildSnapshot(clusterObjects(), { now: NOW }));
+    const replica = (name: string, checksum: string) =>
+      podRequest(
+        pod(gpuRequest(4), {
+          name,
+          uid: `uid-${name}`,
+          generateName: 'trainer-',
+          labels: { app: 'trainer' },
+          annotations: { 'checksum/config': checksum },
+          ownerReferences: [
+            { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'trainer', uid: 'rs', controller: true },
+          ],
+        }),
+        'default',
+      );
+    for (const name of ['a', 'b', 'c']) decide(replica(`trainer-${name}`, 'one'), compiled, OPTIONS);
+    const first = decide(replica('trainer-d', 'two'), compiled, OPTIONS);
+    const second = decide(replica('trainer-e', 'two'), compiled, OPTIONS);
+    // Had the new annotation been checked by the key (labels met before), the key's second sight would keep it.
+    assert.deepEqual([isKept(first), isKept(second)], [false, false], 'the first sight of the pair made no key');
+    const third = decide(replica('trainer-f', 'two'), compiled, OPTIONS);
+    assert.equal(isKept(third), true);
+    assert.deepEqual(third, first);
   });
 
   test('whole decisions: once a source goes stale, the clock counts again', () => {
@@ -329,7 +355,7 @@ describe('the decision memo is least-recently-used', () => {
         hotComputed++;
         return { allowed: true, patch: [], warnings: [], auditAnnotations: {}, applied: [], matched: [] };
       });
-    decideHot(); // its labels' first sight
+    decideHot(); // its labels' and annotations' first sight
     decideHot();
     decideHot(); // kept from the key's second sight on
     // Twice MEMO_LIMIT StatefulSet Pods, each the only one of its kind (its own pod-name label), the hot
