@@ -148,21 +148,22 @@ describe('decision memo', () => {
     }
   });
 
+  /** A Pod of the trainer ReplicaSet: its name and uid its own, the rest its siblings'. */
+  const replica = (name: string, namespace = 'default', annotations?: Record<string, string>) =>
+    podRequest(
+      pod(gpuRequest(4), {
+        name,
+        uid: `uid-${name}`,
+        generateName: 'trainer-',
+        labels: { app: 'trainer' },
+        ...(annotations && { annotations }),
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'trainer', uid: 'rs', controller: true }],
+      }),
+      namespace,
+    );
+
   test('whole decisions: replicas (one controller) that differ only in name and uid are decided, then kept from the third', () => {
     const compiled = compile(POLICIES, buildSnapshot(clusterObjects(), { now: NOW }));
-    const replica = (name: string, namespace = 'default') =>
-      podRequest(
-        pod(gpuRequest(4), {
-          name,
-          uid: `uid-${name}`,
-          generateName: 'trainer-',
-          labels: { app: 'trainer' },
-          ownerReferences: [
-            { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'trainer', uid: 'rs', controller: true },
-          ],
-        }),
-        namespace,
-      );
     const first = decide(replica('trainer-a'), compiled, OPTIONS);
     assert.ok(first.patch.length > 0);
     const second = decide(replica('trainer-b'), compiled, OPTIONS);
@@ -183,26 +184,13 @@ describe('decision memo', () => {
 
   test('whole decisions: a Pod with annotations never met is a first sight, however often its labels were met', () => {
     const compiled = compile(POLICIES, buildSnapshot(clusterObjects(), { now: NOW }));
-    const replica = (name: string, checksum: string) =>
-      podRequest(
-        pod(gpuRequest(4), {
-          name,
-          uid: `uid-${name}`,
-          generateName: 'trainer-',
-          labels: { app: 'trainer' },
-          annotations: { 'checksum/config': checksum },
-          ownerReferences: [
-            { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'trainer', uid: 'rs', controller: true },
-          ],
-        }),
-        'default',
-      );
-    for (const name of ['a', 'b', 'c']) decide(replica(`trainer-${name}`, 'one'), compiled, OPTIONS);
-    const first = decide(replica('trainer-d', 'two'), compiled, OPTIONS);
-    const second = decide(replica('trainer-e', 'two'), compiled, OPTIONS);
+    const withChecksum = (name: string, checksum: string) => replica(name, 'default', { 'checksum/config': checksum });
+    for (const name of ['a', 'b', 'c']) decide(withChecksum(`trainer-${name}`, 'one'), compiled, OPTIONS);
+    const first = decide(withChecksum('trainer-d', 'two'), compiled, OPTIONS);
+    const second = decide(withChecksum('trainer-e', 'two'), compiled, OPTIONS);
     // Had the new annotation been checked by the key (labels met before), the key's second sight would keep it.
     assert.deepEqual([isKept(first), isKept(second)], [false, false], 'the first sight of the pair made no key');
-    const third = decide(replica('trainer-f', 'two'), compiled, OPTIONS);
+    const third = decide(withChecksum('trainer-f', 'two'), compiled, OPTIONS);
     assert.equal(isKept(third), true);
     assert.deepEqual(third, first);
   });
