@@ -51,8 +51,20 @@ export interface InformerOptions<T extends KubernetesObject> {
   readonly onFailure?: (error: unknown) => number | undefined;
 }
 
+/**
+ * A watch that asks for bookmarks (`allowWatchBookmarks`), as client-go's informers do: now and then the API server
+ * tells a quiet watch the resourceVersion it has reached, so that a watch that ends resumes from there rather than
+ * from its last object's, which etcd may have compacted meanwhile (410 Gone: a list of every object again). Both
+ * list-watches take a BOOKMARK as a resourceVersion only, never as an object.
+ */
+export class BookmarkWatch extends Watch {
+  override watch(...[path, query, callback, done]: Parameters<Watch['watch']>): Promise<AbortController> {
+    return super.watch(path, { ...query, allowWatchBookmarks: true }, callback, done);
+  }
+}
+
 /** A watch whose objects are slimmed before the cache keeps them. */
-export class SlimWatch extends Watch {
+export class SlimWatch extends BookmarkWatch {
   readonly #source: string;
 
   constructor(config: KubeConfig, source: string) {
@@ -126,7 +138,7 @@ export class Informer<T extends KubernetesObject> {
   #run(): void {
     if (this.#stopped) return;
     const { config, path, slimAs, labelSelector, fieldSelector, onEvent } = this.#options;
-    const client = slimAs === undefined ? new Watch(config) : new SlimWatch(config, slimAs);
+    const client = slimAs === undefined ? new BookmarkWatch(config) : new SlimWatch(config, slimAs);
     const list = (): Promise<KubernetesListObject<T>> => this.#list(watch);
     const watch: ListWatchLike<T> =
       this.#options.cache === false

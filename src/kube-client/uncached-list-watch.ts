@@ -129,6 +129,7 @@ export class UncachedListWatch<T extends KubernetesObject> implements ListWatchL
       if ((object as { code?: unknown } | undefined)?.code === 410) this.#resourceVersion = '';
       return;
     }
+    // A BOOKMARK (informer.ts asks for them) carries only this: taken, and not emitted below.
     const resourceVersion = object?.metadata?.resourceVersion;
     if (typeof resourceVersion === 'string' && resourceVersion !== '') this.#resourceVersion = resourceVersion;
     this.#resumeDelayMs = 0;
