@@ -13,3 +13,13 @@ export function recordsOf(value: unknown): readonly Record<string, unknown>[] {
 export function arrayOf<T>(value: readonly T[] | undefined | null): readonly T[] {
   return Array.isArray(value) ? value : [];
 }
+
+/**
+ * Sets `key` on `target` as an own, plain member, as JSON.parse and Object.fromEntries do: assigning "__proto__"
+ * would change the object's prototype instead.
+ */
+export function setOwn<T>(target: Record<string, T>, key: string, value: T): void {
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}

@@ -11,7 +11,7 @@
 // To let a rule read a new Pod field: add it to PodFacts (or to one of its
 // parts), fill it in podFacts() below, and read it from PodContext.facts.
 
-import { isRecord } from './json.ts';
+import { isRecord, setOwn } from './json.ts';
 import type { Labels, Pod } from './types.ts';
 import { podWorkload, type WorkloadIdentity } from './workload-identity.ts';
 
@@ -271,18 +271,14 @@ function strings(value: unknown): Labels {
 }
 
 /**
- * The members of `value` that `keep` accepts, in its key order. "__proto__" is defined as an own key rather than
- * set (which would change the prototype), as Object.fromEntries does; one loop, not entries → filter → fromEntries,
- * since every Pod's labels, annotations and quantities pass here.
+ * The members of `value` that `keep` accepts, in its key order, each an own member ("__proto__" too: setOwn); one
+ * loop, not entries → filter → fromEntries, since every Pod's labels, annotations and quantities pass here.
  */
 function kept(value: Record<string, unknown>, keep: (item: unknown) => boolean): Record<string, string | number> {
   const result: Record<string, string | number> = {};
   for (const key of Object.keys(value)) {
     const item = value[key];
-    if (!keep(item)) continue;
-    if (key === '__proto__')
-      Object.defineProperty(result, key, { value: item, enumerable: true, writable: true, configurable: true });
-    else result[key] = item as string | number;
+    if (keep(item)) setOwn(result, key, item as string | number);
   }
   return result;
 }

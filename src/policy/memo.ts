@@ -30,7 +30,7 @@ export const MEMO_LIMIT = 1024;
 /** Longer strings are not quantities anyway, and would only fill the memory the limit means to bound. */
 const LONGEST_KEPT_QUANTITY = 64;
 /** The table of label and annotation sets seen: 2^16 slots, 256 KB. */
-const TAG_SLOT_BITS = 16;
+const PAIR_SLOT_BITS = 16;
 /** The table of writes keys seen: 2^14 slots, 64 KB. */
 const WRITES_SLOT_BITS = 14;
 /** A decision key seen once, whose decision is not kept yet. */
@@ -82,7 +82,7 @@ export class DecisionMemo {
   readonly #quantities = lazyLruMap<string, number>();
   readonly #decisions = lazyLruMap<number, KeptDecision | typeof SEEN>();
   /** Hashes of the labels and annotations of Pods decided: a Pod whose are not there is new, or lost its slot since. */
-  readonly #tagSets: SeenTable;
+  readonly #pairsSeen: SeenTable;
   readonly #snapshotId: string;
   readonly #writes = lazyLruMap<number, { readonly key: string; readonly writes: Writes }>();
   readonly #writesSeen: SeenTable;
@@ -106,7 +106,7 @@ export class DecisionMemo {
     this.#snapshot = snapshot;
     this.#snapshotId = snapshotId;
     this.#freshUntilOf = freshUntil;
-    this.#tagSets = previous ? previous.#tagSets : new SeenTable(TAG_SLOT_BITS);
+    this.#pairsSeen = previous ? previous.#pairsSeen : new SeenTable(PAIR_SLOT_BITS);
     this.#writesSeen = previous ? previous.#writesSeen : new SeenTable(WRITES_SLOT_BITS);
   }
 
@@ -159,7 +159,7 @@ export class DecisionMemo {
    */
   decision(request: PodRequest, compute: () => Decision, occupancy?: number): Decision {
     const { labels, annotations } = request.facts;
-    if (!this.#tagSets.saw(textHash(JSON.stringify(annotations), textHash(JSON.stringify(labels))))) return compute();
+    if (!this.#pairsSeen.saw(textHash(JSON.stringify(annotations), textHash(JSON.stringify(labels))))) return compute();
     const facts = JSON.stringify(request.facts);
     const hash = textHash(facts, occupancy);
     const entry = this.#decisions.get(hash);

@@ -5,6 +5,7 @@
 // whose new labels (pod-template-hash, a StatefulSet's pod name) no policy
 // reads, takes the decision of its kind made before.
 
+import { setOwn } from '../kube/json.ts';
 import type { Labels } from '../kube/types.ts';
 import type { PodRequest } from './types.ts';
 
@@ -16,16 +17,9 @@ export function projected(request: PodRequest, keys: ReadonlySet<string>): PodRe
   let kept: Record<string, string> | undefined;
   let cut = false;
   for (const key of Object.keys(labels)) {
-    if (!keys.has(key)) cut = true;
     // As podFacts.ts reads labels: "__proto__" an own key, not the prototype.
-    else if (key === '__proto__')
-      Object.defineProperty((kept ??= {}), key, {
-        value: labels[key],
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    else (kept ??= {})[key] = labels[key]!;
+    if (!keys.has(key)) cut = true;
+    else setOwn((kept ??= {}), key, labels[key]!);
   }
   return cut ? { ...request, facts: { ...request.facts, labels: kept ?? NO_LABELS } } : request;
 }
