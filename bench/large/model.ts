@@ -39,6 +39,11 @@ export interface ModelReport {
   /** From creating the topology to the first snapshot that holds every node, ms. */
   readonly firstSnapshotMs: number;
   readonly snapshotNodes: number;
+  /**
+   * Until every source listed, the longest the event loop went without turning (a timer every 5 ms), ms: what an
+   * admission request arriving during the lists could wait behind them.
+   */
+  readonly longestTurnMs: number;
   /** Compiling the policies against the first whole snapshot (the decider does it as it is published), ms. */
   readonly compileMs: number;
   readonly rssBytes: number;
@@ -87,6 +92,21 @@ async function post(url: string): Promise<unknown> {
   const text = await response.text();
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
   return JSON.parse(text) as unknown;
+}
+
+/** Watches the event loop turn (a timer every 5 ms); stop() answers the longest gap between two turns, ms. */
+function watchTurns(): () => number {
+  let last = performance.now();
+  let longest = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+  }, 5);
+  return () => {
+    clearInterval(timer);
+    return Math.max(longest, performance.now() - last);
+  };
 }
 
 /** Now, on the clock every process of the machine shares: ms since the epoch, µs precision. */
@@ -142,6 +162,7 @@ export async function measure(job: ModelJob): Promise<ModelReport> {
   const log = pino({ level: 'silent' });
   const registry = new Registry();
   const started = performance.now();
+  const stopWatchingTurns = watchTurns();
   let firstSnapshotMs = Number.NaN;
   const topology = createKubeTopology({ kubeconfig: job.kubeconfig, etcdMetrics: [], log, registry });
   const unsubscribe = topology.subscribe((snapshot) => {
@@ -150,6 +171,7 @@ export async function measure(job: ModelJob): Promise<ModelReport> {
   });
   await topology.ready(10 * 60_000);
   const readyMs = performance.now() - started;
+  const longestTurnMs = stopWatchingTurns();
   unsubscribe();
   const policies = policyProvider(job.policies);
   const compileStarted = performance.now();
@@ -180,6 +202,7 @@ export async function measure(job: ModelJob): Promise<ModelReport> {
     readyMs,
     firstSnapshotMs,
     snapshotNodes: topology.current().nodes.count,
+    longestTurnMs,
     compileMs,
     rssBytes: memory.rss,
     heapBytes: memory.heapUsed,

@@ -41,6 +41,14 @@ export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 // Several objects of a singular kind: the one named "default" wins, else the first by name.
 const PREFERRED_NAME = 'default';
 
+/** A list in progress (TopologyBuilder.startList): the keys its pages brought so far. */
+export interface SourceListing {
+  readonly source: SourceName;
+  readonly listed: Set<string>;
+  /** An object without a name came: the source's error says so after the list. */
+  problem: boolean;
+}
+
 type MutableStatus = { -readonly [K in keyof SourceStatus]: SourceStatus[K] };
 
 export interface BuilderOptions {
@@ -57,6 +65,8 @@ export class TopologyBuilder {
 
   readonly #versions = new Map<SourceName, Map<string, string | undefined>>();
   readonly #status = new Map<SourceName, MutableStatus>();
+  /** Per source, the list in progress (startList). */
+  readonly #listings = new Map<SourceName, SourceListing>();
   /** Of every object but Pods, which go to the occupancy, not the snapshot. */
   readonly #content = new ContentFingerprint();
 
@@ -120,13 +130,39 @@ export class TopologyBuilder {
    * Without `now` (files, which do not age) no updatedAt is recorded.
    */
   replace(source: SourceName, objects: readonly KubeObject[], now?: number): void {
-    const status = this.#status.get(source);
-    if (!status) return;
-    const listed = new Set<string>();
+    const listing = this.startList(source);
+    this.listPage(listing, objects, now);
+    this.endList(listing, now);
+  }
+
+  /**
+   * A list of `source` begins (the first, or a relist): its pages go to listPage as they are parsed, so that no
+   * whole list is held or applied in one turn, and endList removes what the list did not bring. A list begun later
+   * supersedes this one: its pages and its end are then ignored, so an older list cannot undo a newer one.
+   */
+  startList(source: SourceName): SourceListing {
+    const listing: SourceListing = { source, listed: new Set(), problem: false };
+    this.#listings.set(source, listing);
+    return listing;
+  }
+
+  /** Objects of a list begun by startList, applied as they come; the snapshot shows them at its next publish. */
+  listPage(listing: SourceListing, objects: readonly KubeObject[], now?: number): void {
+    if (this.#listings.get(listing.source) !== listing) return;
     for (const object of objects) {
-      const key = objectKey(source, object);
-      if (key !== undefined) listed.add(key);
+      const key = objectKey(listing.source, object);
+      if (key !== undefined) listing.listed.add(key);
+      else listing.problem = true;
+      this.apply(listing.source, 'ADDED', object, now);
     }
+  }
+
+  /** The list is whole: what it did not bring is gone; the source is synced and current. */
+  endList(listing: SourceListing, now?: number): void {
+    const { source, listed } = listing;
+    const status = this.#status.get(source);
+    if (!status || this.#listings.get(source) !== listing) return;
+    this.#listings.delete(source);
     const versions = this.#versions.get(source)!;
     for (const key of versions.keys()) {
       if (!listed.has(key)) {
@@ -135,9 +171,9 @@ export class TopologyBuilder {
         if (source !== 'pods') this.#content.set(`${source}/${key}`, undefined);
       }
     }
+    status.objects = versions.size;
     const hadError = status.error;
-    delete status.error;
-    for (const object of objects) this.apply(source, 'ADDED', object, now);
+    if (!listing.problem) delete status.error;
     if (!status.synced || status.staleSince !== undefined || status.disabled !== undefined || hadError !== status.error)
       this.#dirty = true;
     status.synced = true;
@@ -159,6 +195,8 @@ export class TopologyBuilder {
   fail(source: SourceName, error: string, now: number): void {
     const status = this.#status.get(source);
     if (!status) return;
+    // A list in progress failed with it: a relist begins anew.
+    this.#listings.delete(source);
     if (status.staleSince === undefined || status.error !== error) this.#dirty = true;
     status.staleSince ??= now;
     status.error = error;

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import type { KubeObject } from '../../kube/types.ts';
 import type { WatchEventType } from '../../topology/builder.ts';
-import { DEFAULT_TIMING, SourceWatch, type WatchSink, type WatchTiming } from '../topology/watch.ts';
+import { DEFAULT_TIMING, type ListSink, SourceWatch, type WatchSink, type WatchTiming } from '../topology/watch.ts';
 import { POLICY_WATCH } from '../topology/watches.ts';
 
 export interface PolicyObjectsStatus {
@@ -66,6 +66,12 @@ export class PolicyObjects implements WatchSink, PolicyObjectSource {
     if (type === 'DELETED') this.#objects.delete(name);
     else this.#objects.set(name, object);
     this.#schedule();
+  }
+
+  /** A list's pages are gathered and replace the objects once it is whole: policies are combined as a set. */
+  startList(source: string): ListSink {
+    const listed: KubeObject[] = [];
+    return { page: (objects) => void listed.push(...objects), end: () => this.replace(source, listed) };
   }
 
   replace(_source: string, objects: readonly KubeObject[]): void {

@@ -53,6 +53,14 @@ export interface Selectors {
   readonly fieldSelector?: string;
 }
 
+/** What a list hands on, and when. */
+export interface ListDelivery {
+  /** Each page's items, as soon as the page is parsed and its items turned. */
+  readonly onPage?: (items: readonly KubeObject[]) => void;
+  /** False: the answer's items are empty, so no page outlives its turn (onPage had them); default true. */
+  readonly keep?: boolean;
+}
+
 /**
  * Lists `path` (with the selectors, if any); `each` turns a parsed item into what is kept. Arrays under the keys
  * `unread` are cut from each page before it is parsed (kube/skim.ts): what `each` drops need not be built first.
@@ -63,6 +71,7 @@ export async function listPaged(
   selectors: Selectors,
   each: (item: KubeObject) => KubeObject,
   unread: readonly string[] = [],
+  { onPage, keep = true }: ListDelivery = {},
 ): Promise<ObjectList> {
   const server = config.getCurrentCluster()?.server;
   if (!server) throw new Error('no cluster in the kubeconfig');
@@ -83,7 +92,9 @@ export async function listPaged(
     skimmed.reset();
     for (const piece of skim.cut(received.view())) skimmed.append(piece);
     const body = JSON.parse(skimmed.text()) as Page;
-    if (Array.isArray(body.items)) for (const item of body.items as KubeObject[]) items.push(each(item));
+    const turned = Array.isArray(body.items) ? (body.items as KubeObject[]).map(each) : [];
+    if (keep) for (const item of turned) items.push(item);
+    onPage?.(turned);
     // Every page carries the list's resourceVersion; the watch starts from it.
     if (typeof body.metadata?.resourceVersion === 'string') resourceVersion = body.metadata.resourceVersion;
     next = typeof body.metadata?.continue === 'string' && body.metadata.continue !== '' ? body.metadata.continue : '';

@@ -8,6 +8,7 @@ import { TopologyBuilder, type WatchEventType } from '../../topology/builder.ts'
 import type { PendingUsage } from '../../topology/read/pod-usage.ts';
 import type { Occupancy, SourceName, TopologySnapshot } from '../../topology/model.ts';
 import type { TopologyMetrics } from './metrics.ts';
+import type { ListSink } from './watch.ts';
 
 export class LiveModel {
   readonly #builder: TopologyBuilder;
@@ -64,11 +65,32 @@ export class LiveModel {
     this.#expiry = undefined;
   }
 
+  /** A whole list at once (the etcd scraper's): what is not in it is gone. */
   replace(source: SourceName, objects: readonly KubeObject[]): void {
-    const now = Date.now();
-    this.#builder.replace(source, objects, now);
-    this.#metrics.eventSeen(source, now);
-    this.#schedule(performance.now());
+    const listing = this.startList(source);
+    listing.page(objects);
+    listing.end();
+  }
+
+  /**
+   * A list of `source` begins: each page is applied as it is parsed, in its own turn of the event loop, and published
+   * with the next snapshot (none is made per page: each would be compiled); the end publishes the whole list.
+   */
+  startList(source: SourceName): ListSink {
+    const listing = this.#builder.startList(source);
+    return {
+      page: (objects) => {
+        const now = Date.now();
+        this.#builder.listPage(listing, objects, now);
+        this.#metrics.eventSeen(source, now);
+      },
+      end: () => {
+        const now = Date.now();
+        this.#builder.endList(listing, now);
+        this.#metrics.eventSeen(source, now);
+        this.#schedule(performance.now());
+      },
+    };
   }
 
   disable(source: SourceName, reason: string): void {

@@ -1,5 +1,6 @@
 // One source kept in the model by list + watch (a client-node informer).
-// - A list (the first, or after 410 Gone) replaces the source's objects.
+// - A list (the first, or after 410 Gone) replaces the source's objects, handed
+//   to the model page by page as each is parsed, and ended once whole.
 // - A broken watch or failed list marks the source stale, keeps its objects,
 //   and starts over with a fresh informer (so a fresh list) after a backoff.
 // - A resource that is not served (a CRD not installed) disables the source
@@ -13,12 +14,19 @@ import type { WatchEventType } from '../../topology/builder.ts';
 import type { TopologyMetrics } from './metrics.ts';
 import { describeKubeError, statusOf } from '../../kube-client/errors.ts';
 import { Informer } from '../../kube-client/informer.ts';
-import type { WatchedSource, WatchSpec } from './watches.ts';
+import type { ObjectList, WatchedSource, WatchSpec } from './watches.ts';
+
+/** One list's objects, as its pages come; end(): the list was whole, and what it did not bring is gone. */
+export interface ListSink {
+  page(objects: readonly KubeObject[]): void;
+  end(): void;
+}
 
 /** Where a watch delivers what it lists and sees: the live topology model, or the SchedulingPolicy objects. */
 export interface WatchSink {
   apply(source: WatchedSource, type: WatchEventType, object: KubeObject): void;
-  replace(source: WatchedSource, objects: readonly KubeObject[]): void;
+  /** A list begins; one begun later supersedes it. */
+  startList(source: WatchedSource): ListSink;
   disable(source: WatchedSource, reason: string): void;
   fail(source: WatchedSource, error: string): void;
 }
@@ -65,6 +73,9 @@ export class SourceWatch {
    * but the model has them already (replace), so those reports are skipped rather than applied and counted again.
    */
   #fromList: ReadonlySet<object> | undefined;
+  /** The list in progress, and how many objects its pages have brought. */
+  #listing: ListSink | undefined;
+  #listedObjects = 0;
 
   constructor(
     spec: WatchSpec,
@@ -88,7 +99,7 @@ export class SourceWatch {
       config,
       path: spec.path,
       // The spec's list slims its items; the watch slims what it sees.
-      list: async () => (await spec.list(config)) as KubernetesListObject<KubernetesObject>,
+      list: async () => (await this.#list()) as KubernetesListObject<KubernetesObject>,
       ...(spec.labelSelector !== undefined && { labelSelector: spec.labelSelector }),
       ...(spec.fieldSelector !== undefined && { fieldSelector: spec.fieldSelector }),
       slimAs: source,
@@ -123,16 +134,34 @@ export class SourceWatch {
     return this.#informer.list() as KubeObject[];
   }
 
+  /**
+   * The list, each page to the model as it is parsed: at 65,000 Nodes, one list applied whole held the event loop
+   * (and admission requests behind it) for over 2 s, and kept every page's objects alive until it ended.
+   */
+  #list(): Promise<ObjectList> {
+    const listing = this.#model.startList(this.#spec.source);
+    this.#listing = listing;
+    this.#listedObjects = 0;
+    return this.#spec.list(this.#config, {
+      onPage: (objects) => {
+        listing.page(objects);
+        if (this.#listing === listing) this.#listedObjects += objects.length;
+      },
+      keep: this.#keepObjects,
+    });
+  }
+
   #listed(items: readonly KubeObject[]): void {
     if (this.#lists++ > 0) this.#metrics.relists.inc({ source: this.#spec.source });
-    this.#model.replace(this.#spec.source, items);
+    this.#listing?.end();
+    this.#listing = undefined;
     // A caching informer reports each listed object as added, in the turn it gets the list: by the next, its
     // reports are watch events. One that keeps nothing reports none.
     if (this.#keepObjects) {
       this.#fromList = new Set(items);
       setImmediate(() => (this.#fromList = undefined));
     }
-    if (this.#absent) this.#log.info({ objects: items.length }, `${this.#title} is back`);
+    if (this.#absent) this.#log.info({ objects: this.#listedObjects }, `${this.#title} is back`);
     this.#absent = false;
     this.#stopWatchingCrd();
   }

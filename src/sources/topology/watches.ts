@@ -6,7 +6,7 @@
 
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { SourceName } from '../../topology/model.ts';
-import { listPaged, type ObjectList, type Selectors } from './list.ts';
+import { type ListDelivery, listPaged, type ObjectList, type Selectors } from './list.ts';
 import { slim } from '../../kube-client/slim.ts';
 import { unreadArrays } from '../../kube/unread-arrays.ts';
 import { ETCD_CLUSTER } from '../../api/v1alpha1/etcdcluster.ts';
@@ -36,7 +36,8 @@ export interface WatchSpec extends Selectors {
   readonly path: string;
   /** Set for a CustomResourceDefinition's resource: when it is not served, the source is disabled. */
   readonly crd?: string;
-  list(config: KubeConfig): Promise<ObjectList>;
+  /** Every object, slimmed, page by page as `delivery` says (list.ts). */
+  list(config: KubeConfig, delivery?: ListDelivery): Promise<ObjectList>;
 }
 
 const CONTROL_PLANE_SELECTOR = 'tier=control-plane';
@@ -90,13 +91,14 @@ function builtin<Source extends WatchedSource>(
     path,
     ...selectors,
     // The informer's cache keys objects by metadata: every item has one.
-    list: (config) =>
+    list: (config, delivery) =>
       listPaged(
         config,
         path,
         selectors,
         (item) => slim(source, { apiVersion, kind, ...item, metadata: item.metadata ?? {} }),
         unreadArrays(source),
+        delivery,
       ),
   };
 }

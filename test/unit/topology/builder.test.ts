@@ -148,6 +148,47 @@ describe('TopologyBuilder', () => {
     );
   });
 
+  it('takes a list page by page: each page at once, what the list did not bring only at its end', () => {
+    const builder = new TopologyBuilder({ sources: ['nodes'] });
+    builder.replace('nodes', [node('a', {}, { resourceVersion: '1' }), node('b', {}, { resourceVersion: '1' })], 0);
+    builder.publish();
+    const listing = builder.startList('nodes');
+    builder.listPage(listing, [node('a', { tier: 'new' }, { resourceVersion: '2' })], 1);
+    let snapshot = builder.publish();
+    assert.deepEqual(snapshot.nodes.get('a')?.labels, { tier: 'new' }, 'a page shows at the next publish');
+    assert.equal(snapshot.nodes.count, 2, 'b stays until the list ends without it');
+    assert.equal(snapshot.sources.get('nodes')?.updatedAt, 1);
+    builder.listPage(listing, [node('c', {}, { resourceVersion: '2' })], 2);
+    builder.endList(listing, 3);
+    snapshot = builder.publish();
+    assert.deepEqual([...snapshot.nodes.all().slots()].map((slot) => snapshot.nodes.bySlot(slot)?.name).sort(), [
+      'a',
+      'c',
+    ]);
+    assert.deepEqual(snapshot.sources.get('nodes'), { name: 'nodes', synced: true, objects: 2, updatedAt: 3 });
+  });
+
+  it('ignores the pages and the end of a list superseded by a later one, or failed', () => {
+    const builder = new TopologyBuilder({ sources: ['nodes'] });
+    const older = builder.startList('nodes');
+    const newer = builder.startList('nodes');
+    builder.listPage(newer, [node('a', { v: 'new' }, { resourceVersion: '5' })], 1);
+    // The older list's page is late: it must not undo what the newer one brought, nor its end drop a.
+    builder.listPage(older, [node('a', { v: 'old' }, { resourceVersion: '4' }), node('z', {})], 2);
+    builder.endList(older, 2);
+    let snapshot = builder.publish();
+    assert.deepEqual(snapshot.nodes.get('a')?.labels, { v: 'new' });
+    assert.equal(snapshot.nodes.get('z'), undefined);
+    assert.equal(snapshot.sources.get('nodes')?.synced, false, 'only the newer list’s end syncs the source');
+    builder.fail('nodes', 'connection reset', 3);
+    builder.listPage(newer, [node('b', {})], 4);
+    builder.endList(newer, 4);
+    snapshot = builder.publish();
+    assert.equal(snapshot.nodes.get('b'), undefined, 'a failed list is over');
+    assert.equal(snapshot.sources.get('nodes')?.synced, false);
+    assert.equal(snapshot.sources.get('nodes')?.error, 'connection reset');
+  });
+
   it('reports each source’s state: unsynced, synced, disabled, stale, and current again after a relist', () => {
     const builder = new TopologyBuilder({ sources: ['nodes', 'networkTopologies'] });
     assert.deepEqual(builder.publish().sources.get('nodes'), { name: 'nodes', synced: false, objects: 0 });

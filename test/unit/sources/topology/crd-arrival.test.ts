@@ -56,7 +56,10 @@ test('a missing CRD is watched, and its arrival lists the source at once', async
   const events: string[] = [];
   const sink: WatchSink = {
     apply: () => {},
-    replace: (_, objects) => void events.push(`replace ${objects.length}`),
+    startList: () => {
+      let objects = 0;
+      return { page: (page) => void (objects += page.length), end: () => void events.push(`replace ${objects}`) };
+    },
     disable: (_, reason) => void events.push(`disable ${reason}`),
     fail: (_, error) => void events.push(`fail ${error}`),
   };

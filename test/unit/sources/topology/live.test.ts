@@ -53,6 +53,22 @@ describe('LiveModel', () => {
     assert.match(text, /topogate_topology_event_to_snapshot_seconds_count 3/);
     assert.match(text, /topogate_topology_source_last_event_age_seconds\{source="nodes"\} \d/);
   });
+
+  it('publishes no snapshot for a list page alone (each would be compiled), one at the list’s end', async () => {
+    const model = new LiveModel(['nodes'], createTopologyMetrics(new Registry()), log);
+    const published: number[] = [];
+    model.subscribe((s) => published.push(s.nodes.count));
+    const listing = model.startList('nodes');
+    listing.page([node('a'), node('b')]);
+    await new Promise((resolve) => setImmediate(resolve));
+    listing.page([node('c')]);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(published, [], 'no snapshot while the list goes on');
+    listing.end();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(published, [3]);
+    assert.equal(model.current.sources.get('nodes')?.synced, true);
+  });
 });
 
 describe('LiveModel occupancy', () => {

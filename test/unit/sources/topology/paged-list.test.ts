@@ -65,10 +65,11 @@ test('the list is taken page by page, slimmed, and each object reaches the model
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const applied: string[] = [];
-  const replaced: unknown[][] = [];
+  const pages: unknown[][] = [];
+  let ends = 0;
   const sink: WatchSink = {
     apply: (_, type, object) => void applied.push(`${type} ${object.metadata?.name}`),
-    replace: (_, objects) => void replaced.push([...objects]),
+    startList: () => ({ page: (objects) => void pages.push([...objects]), end: () => void ends++ }),
     disable: () => {},
     fail: (_, error) => assert.fail(error),
   };
@@ -77,12 +78,10 @@ test('the list is taken page by page, slimmed, and each object reaches the model
     const deadline = await untilWatching(watches);
     assert.equal(watches.length, 1, 'the watch started after the list');
     assert.deepEqual(asked, [`?limit=${PAGE_LIMIT}`, `?limit=${PAGE_LIMIT}&continue=next`]);
-    assert.equal(replaced.length, 1);
-    const objects = replaced[0] as { kind?: string; metadata: { name: string; managedFields?: unknown } }[];
-    assert.deepEqual(
-      objects.map((object) => object.metadata.name),
-      ['a', 'b', 'c'],
-    );
+    assert.equal(ends, 1, 'the list ended once, after its last page');
+    const names = (page: unknown[]) => page.map((object) => (object as { metadata: { name: string } }).metadata.name);
+    assert.deepEqual(pages.map(names), [['a', 'b'], ['c']], 'each page reached the model as it was parsed');
+    const objects = pages.flat() as { kind?: string; metadata: { name: string; managedFields?: unknown } }[];
     assert.equal(objects[0]!.kind, 'Node', 'list items are given their kind');
     assert.equal(objects[0]!.metadata.managedFields, undefined, 'list items are slimmed');
     // The informer reports the listed objects as added: the model has them from the list already.
@@ -147,7 +146,12 @@ test('the Pods are listed and watched without the finished ones, as the schedule
     response.end(JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '7' }, items: [] }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const sink: WatchSink = { apply: () => {}, replace: () => {}, disable: () => {}, fail: (_, e) => assert.fail(e) };
+  const sink: WatchSink = {
+    apply: () => {},
+    startList: () => ({ page: () => {}, end: () => {} }),
+    disable: () => {},
+    fail: (_, e) => assert.fail(e),
+  };
   const watch = startWatch('pods', server, sink);
   try {
     await untilWatching(watches);
