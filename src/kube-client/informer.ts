@@ -3,6 +3,7 @@
 // - any other failure (a broken watch, a failed list) drops that ListWatch and starts a fresh one, so a fresh
 //   list, after a bounded backoff with jitter (backoff.ts); a list that succeeds resets the backoff;
 // - meanwhile list() answers the objects of the last whole list, so a blip loses nothing;
+// - a ListWatch dropped (or the informer stopped) while it lists has its list aborted: no one wants its pages;
 // - objects may be slimmed as they arrive (slim.ts): a Node's image list alone is most of its bytes;
 // - or not kept at all (cache: false): the lists and events go to onList and onEvent, for a model that keeps its
 //   own facts of them (uncached-list-watch.ts).
@@ -27,7 +28,8 @@ export interface InformerOptions<T extends KubernetesObject> {
   readonly config: KubeConfig;
   /** The collection's URL path, e.g. /api/v1/pods. */
   readonly path: string;
-  readonly list: () => Promise<KubernetesListObject<T>>;
+  /** `signal` aborts when the list is no longer wanted (the informer stopped, or dropped its ListWatch). */
+  readonly list: (signal: AbortSignal) => Promise<KubernetesListObject<T>>;
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
   /** Slimmed as this watched source's objects are (slim.ts); undefined keeps objects whole. */
@@ -86,6 +88,8 @@ export class Informer<T extends KubernetesObject> {
   readonly #options: InformerOptions<T>;
   readonly #backoff: Backoff;
   #watch: ListWatchLike<T> | undefined;
+  /** Aborts the current ListWatch's list, should one still be paging when it is dropped. */
+  #listing: AbortController | undefined;
   #timer: NodeJS.Timeout | undefined;
   #stopped = true;
   /** The current ListWatch has listed, so its cache is whole. */
@@ -110,6 +114,7 @@ export class Informer<T extends KubernetesObject> {
     clearTimeout(this.#timer);
     const watch = this.#watch;
     this.#watch = undefined;
+    this.#listing?.abort();
     await watch?.stop();
   }
 
@@ -139,7 +144,8 @@ export class Informer<T extends KubernetesObject> {
     if (this.#stopped) return;
     const { config, path, slimAs, labelSelector, fieldSelector, onEvent } = this.#options;
     const client = slimAs === undefined ? new BookmarkWatch(config) : new SlimWatch(config, slimAs);
-    const list = (): Promise<KubernetesListObject<T>> => this.#list(watch);
+    const listing = new AbortController();
+    const list = (): Promise<KubernetesListObject<T>> => this.#list(watch, listing.signal);
     const watch: ListWatchLike<T> =
       this.#options.cache === false
         ? new UncachedListWatch<T>(path, client, list, labelSelector, fieldSelector)
@@ -151,12 +157,13 @@ export class Informer<T extends KubernetesObject> {
     }
     watch.on('error', (error) => this.#failed(watch, error));
     this.#watch = watch;
+    this.#listing = listing;
     this.#listed = false;
     watch.start().catch((error: unknown) => this.#failed(watch, error));
   }
 
-  async #list(watch: ListWatchLike<T>): Promise<KubernetesListObject<T>> {
-    const list = await this.#options.list();
+  async #list(watch: ListWatchLike<T>, signal: AbortSignal): Promise<KubernetesListObject<T>> {
+    const list = await this.#options.list(signal);
     const { slimAs, listSlimmed } = this.#options;
     // The cache keys objects by metadata: every item has one.
     const items = listSlimmed
@@ -196,6 +203,7 @@ export class Informer<T extends KubernetesObject> {
     const watch = this.#watch;
     if (watch !== undefined && this.#listed) this.#last = watch.list();
     this.#watch = undefined;
+    this.#listing?.abort();
     this.#listed = false;
     void watch?.stop();
   }

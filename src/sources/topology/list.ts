@@ -59,6 +59,8 @@ export interface ListDelivery {
   readonly onPage?: (items: readonly KubeObject[]) => void;
   /** False: the answer's items are empty, so no page outlives its turn (onPage had them); default true. */
   readonly keep?: boolean;
+  /** Ends the list where it is, the page being received included: a list no one wants pages no further. */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -71,7 +73,7 @@ export async function listPaged(
   selectors: Selectors,
   each: (item: KubeObject) => KubeObject,
   unread: readonly string[] = [],
-  { onPage, keep = true }: ListDelivery = {},
+  { onPage, keep = true, signal }: ListDelivery = {},
 ): Promise<ObjectList> {
   const server = config.getCurrentCluster()?.server;
   if (!server) throw new Error('no cluster in the kubeconfig');
@@ -88,7 +90,8 @@ export async function listPaged(
     url.searchParams.set('limit', String(PAGE_LIMIT));
     for (const [name, value] of Object.entries(selectors)) if (value) url.searchParams.set(name, value);
     if (next) url.searchParams.set('continue', next);
-    await get(url, options, received);
+    signal?.throwIfAborted();
+    await get(url, options, received, signal);
     skimmed.reset();
     for (const piece of skim.cut(received.view())) skimmed.append(piece);
     const body = JSON.parse(skimmed.text()) as Page;
@@ -104,7 +107,7 @@ export async function listPaged(
 }
 
 /** Receives the page at `url` into `page`. */
-function get(url: URL, options: RequestOptions, page: PageBuffer): Promise<void> {
+function get(url: URL, options: RequestOptions, page: PageBuffer, signal: AbortSignal | undefined): Promise<void> {
   const https = url.protocol === 'https:';
   const send = https ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
@@ -115,6 +118,7 @@ function get(url: URL, options: RequestOptions, page: PageBuffer): Promise<void>
         headers: { ...options.headers, accept: 'application/json' },
         agent: https ? (options.agent ?? agents.https) : agents.http,
         timeout: PAGE_TIMEOUT_MS,
+        ...(signal && { signal }),
       },
       (response: IncomingMessage) => {
         page.reset();

@@ -99,7 +99,7 @@ export class SourceWatch {
       config,
       path: spec.path,
       // The spec's list slims its items; the watch slims what it sees.
-      list: async () => (await this.#list()) as KubernetesListObject<KubernetesObject>,
+      list: async (signal) => (await this.#list(signal)) as KubernetesListObject<KubernetesObject>,
       ...(spec.labelSelector !== undefined && { labelSelector: spec.labelSelector }),
       ...(spec.fieldSelector !== undefined && { fieldSelector: spec.fieldSelector }),
       slimAs: source,
@@ -138,7 +138,7 @@ export class SourceWatch {
    * The list, each page to the model as it is parsed: at 65,000 Nodes, one list applied whole held the event loop
    * (and admission requests behind it) for over 2 s, and kept every page's objects alive until it ended.
    */
-  #list(): Promise<ObjectList> {
+  #list(signal: AbortSignal): Promise<ObjectList> {
     const listing = this.#model.startList(this.#spec.source);
     this.#listing = listing;
     this.#listedObjects = 0;
@@ -148,6 +148,7 @@ export class SourceWatch {
         if (this.#listing === listing) this.#listedObjects += objects.length;
       },
       keep: this.#keepObjects,
+      signal,
     });
   }
 

@@ -166,3 +166,50 @@ test('the Pods are listed and watched without the finished ones, as the schedule
     server.close();
   }
 });
+
+test('a list still paging when its watch stops asks for no further page, and gives up the one it waits for', async () => {
+  const asked: string[] = [];
+  let waitingClosed: (() => void) | undefined;
+  const closed = new Promise<void>((resolve) => (waitingClosed = resolve));
+  const server = createServer((request, response) => {
+    const page = new URL(request.url ?? '/', 'http://x').searchParams.get('continue');
+    asked.push(page ?? 'first');
+    if (page !== null) {
+      // The second page never comes: only the client can end this request.
+      request.on('close', () => waitingClosed?.());
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(
+      JSON.stringify({
+        kind: 'NodeList',
+        apiVersion: 'v1',
+        metadata: { resourceVersion: '7', continue: 'next' },
+        items: [node('a', '1')],
+      }),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const pages: number[] = [];
+  const sink: WatchSink = {
+    apply: () => {},
+    startList: () => ({ page: (objects) => void pages.push(objects.length), end: () => assert.fail('no list ends') }),
+    disable: () => {},
+    fail: () => {},
+  };
+  const watch = startWatch('nodes', server, sink);
+  try {
+    const deadline = Date.now() + 5_000;
+    while (asked.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.deepEqual(asked, ['first', 'next']);
+    await watch.stop();
+    const gaveUp = await Promise.race([closed.then(() => true), new Promise((r) => setTimeout(() => r(false), 5_000))]);
+    assert.equal(gaveUp, true, 'the request for the second page was closed by the client');
+    assert.deepEqual(pages, [1]);
+    assert.deepEqual(asked, ['first', 'next']);
+  } finally {
+    await watch.stop();
+    server.closeAllConnections();
+    server.close();
+  }
+});
