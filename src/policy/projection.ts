@@ -17,8 +17,8 @@ export function projected(request: PodRequest, keys: ReadonlySet<string>): PodRe
   let kept: Record<string, string> | undefined;
   let cut = false;
   for (const key of Object.keys(labels)) {
-    // As podFacts.ts reads labels: "__proto__" an own key, not the prototype.
     if (!keys.has(key)) cut = true;
+    // As podFacts.ts reads labels: "__proto__" an own key, not the prototype.
     else setOwn((kept ??= {}), key, labels[key]!);
   }
   return cut ? { ...request, facts: { ...request.facts, labels: kept ?? NO_LABELS } } : request;
