@@ -6,7 +6,7 @@
 import { LEGACY_ZONE_LABEL, ZONE_LABEL } from '../kube/labels.ts';
 import type { KubeObject, Labels } from '../kube/types.ts';
 import { CowMap } from './cow/map.ts';
-import { ContentFingerprint } from './fingerprint.ts';
+import { ContentFingerprint, type DigestOf } from './fingerprint.ts';
 import { objectKey } from './kinds.ts';
 import type {
   ControlPlanePod,
@@ -56,6 +56,8 @@ export interface BuilderOptions {
   readonly sources: readonly SourceName[];
   /** The version of the first published snapshot (default 1). */
   readonly firstVersion?: number;
+  /** What the snapshot id digests of each object (fingerprint.ts; default its content). */
+  readonly digestOf?: DigestOf;
 }
 
 export class TopologyBuilder {
@@ -68,7 +70,7 @@ export class TopologyBuilder {
   /** Per source, the list in progress (startList). */
   readonly #listings = new Map<SourceName, SourceListing>();
   /** Of every object but Pods, which go to the occupancy, not the snapshot. */
-  readonly #content = new ContentFingerprint();
+  readonly #content: ContentFingerprint;
 
   readonly #nodes = new NodeTable();
   readonly #namespaces = new CowMap<Labels>();
@@ -95,6 +97,7 @@ export class TopologyBuilder {
 
   constructor(options: BuilderOptions) {
     this.#version = (options.firstVersion ?? 1) - 1;
+    this.#content = new ContentFingerprint(options.digestOf);
     for (const name of options.sources) {
       this.#status.set(name, { name, synced: false, objects: 0 });
       this.#versions.set(name, new Map());

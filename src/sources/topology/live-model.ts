@@ -23,7 +23,8 @@ export class LiveModel {
   #expiry: NodeJS.Timeout | undefined;
 
   constructor(sources: readonly SourceName[], metrics: TopologyMetrics, log: Logger) {
-    this.#builder = new TopologyBuilder({ sources });
+    // Every object watched carries the resourceVersion its last write gave it.
+    this.#builder = new TopologyBuilder({ sources, digestOf: 'version' });
     this.#metrics = metrics;
     this.#log = log;
     this.#current = this.#builder.publish();

@@ -38,3 +38,32 @@ test('another object, or one gone, gives another content id; back to the same ob
   assert.equal(new Set([first, moved, gone]).size, 3);
   assert.equal(builder.publish().content, first);
 });
+
+const versioned = (name: string, zone: string, resourceVersion?: string) => {
+  const object = node(name, zone);
+  return { ...object, metadata: { ...object.metadata, ...(resourceVersion && { resourceVersion }) } };
+};
+
+function idOf(digestOf: 'content' | 'version', objects: readonly Record<string, unknown>[]): string {
+  const builder = new TopologyBuilder({ sources: ['nodes'], digestOf });
+  builder.replace('nodes', objects);
+  return builder.publish().content;
+}
+
+test('digested by version, an object is its name and resourceVersion: another write, another id', () => {
+  const id = idOf('version', [versioned('a', 'z1', '10'), versioned('b', 'z2', '11')]);
+  // The API server gives every write a new resourceVersion: the same one is the same object.
+  assert.equal(idOf('version', [versioned('b', 'z9', '11'), versioned('a', 'z1', '10')]), id);
+  assert.notEqual(idOf('version', [versioned('a', 'z1', '10'), versioned('b', 'z2', '12')]), id);
+  assert.notEqual(idOf('version', [versioned('a', 'z1', '10'), versioned('c', 'z2', '11')]), id);
+});
+
+test('digested by version, an object without a resourceVersion is digested by its content', () => {
+  const id = idOf('version', [versioned('a', 'z1')]);
+  assert.equal(id, idOf('content', [versioned('a', 'z1')]));
+  assert.notEqual(idOf('version', [versioned('a', 'z2')]), id);
+});
+
+test('digested by content (files), an object edited by hand is another model, whatever its resourceVersion', () => {
+  assert.notEqual(idOf('content', [versioned('a', 'z1', '10')]), idOf('content', [versioned('a', 'z2', '10')]));
+});
