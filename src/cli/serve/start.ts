@@ -15,7 +15,7 @@ import { components as defaultComponents } from './components.ts';
 import type { ServeConfig } from './config.ts';
 import { policiesInForce } from './policies.ts';
 import type { Shell } from './shell.ts';
-import { releaseStartUpGarbage, releaseWhenFirstReady } from './startup-gc.ts';
+import { releaseStartUpGarbage, releaseWhenFirstReady, trimAfterListWorkers } from './startup-gc.ts';
 import { createTopology } from './topology.ts';
 
 export interface RunningTopogate {
@@ -85,11 +85,13 @@ export async function startTopogate(
   // The decider has compiled the policies against the topology: what start-up allocates once is all done.
   releaseStartUpGarbage();
   releaseWhenFirstReady(topology);
+  const stopTrimming = trimAfterListWorkers(shell.log);
 
   const started: { name: string; component: StartedComponent }[] = [];
   const stopBackground = async () => {
     for (const { component } of started.splice(0).reverse()) await component.stop();
     decider.stop();
+    stopTrimming();
     await Promise.all([policies.stop(), topology.stop()]);
   };
   const checks: Record<string, ReadinessChecks[string]> = {

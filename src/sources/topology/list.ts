@@ -55,8 +55,8 @@ export interface Selectors {
 
 /** What a list hands on, and when. */
 export interface ListDelivery {
-  /** Each page's items, as soon as the page is parsed and its items turned. */
-  readonly onPage?: (items: readonly KubeObject[]) => void;
+  /** Each page's items, as soon as the page is parsed and its items turned; the next page waits for a promise. */
+  readonly onPage?: (items: readonly KubeObject[]) => void | Promise<void>;
   /** False: the answer's items are empty, so no page outlives its turn (onPage had them); default true. */
   readonly keep?: boolean;
   /** Ends the list where it is, the page being received included: a list no one wants pages no further. */
@@ -64,21 +64,49 @@ export interface ListDelivery {
 }
 
 /**
+ * The API server and how to reach it, as plain data that a worker thread can be given (off-thread.ts): the TLS
+ * material and headers of the kubeconfig's current user, resolved once per list so that a rotated token is read.
+ */
+export interface ListTarget {
+  readonly server: string;
+  readonly options: RequestOptions;
+}
+
+/** The RequestOptions a kubeconfig sets that a list reads; its Agent is not among them (each thread keeps one). */
+const TARGET_OPTIONS = [
+  'ca',
+  'cert',
+  'key',
+  'pfx',
+  'passphrase',
+  'rejectUnauthorized',
+  'servername',
+  'headers',
+  'auth',
+] as const satisfies readonly (keyof RequestOptions)[];
+
+export async function listTarget(config: KubeConfig): Promise<ListTarget> {
+  const server = config.getCurrentCluster()?.server;
+  if (!server) throw new Error('no cluster in the kubeconfig');
+  const resolved: RequestOptions = {};
+  await config.applyToHTTPSOptions(resolved);
+  const options: Record<string, unknown> = {};
+  for (const name of TARGET_OPTIONS) if (resolved[name] !== undefined) options[name] = resolved[name];
+  return { server, options };
+}
+
+/**
  * Lists `path` (with the selectors, if any); `each` turns a parsed item into what is kept. Arrays under the keys
  * `unread` are cut from each page before it is parsed (kube/skim.ts): what `each` drops need not be built first.
  */
 export async function listPaged(
-  config: KubeConfig,
+  { server, options }: ListTarget,
   path: string,
   selectors: Selectors,
   each: (item: KubeObject) => KubeObject,
   unread: readonly string[] = [],
   { onPage, keep = true, signal }: ListDelivery = {},
 ): Promise<ObjectList> {
-  const server = config.getCurrentCluster()?.server;
-  if (!server) throw new Error('no cluster in the kubeconfig');
-  const options: RequestOptions = {};
-  await config.applyToHTTPSOptions(options);
   const items: KubeObject[] = [];
   const skim = new ArraySkim(unread);
   // The page as received, and as parsed (without the unread arrays): reused from page to page.
@@ -97,7 +125,7 @@ export async function listPaged(
     const body = JSON.parse(skimmed.text()) as Page;
     const turned = Array.isArray(body.items) ? (body.items as KubeObject[]).map(each) : [];
     if (keep) for (const item of turned) items.push(item);
-    onPage?.(turned);
+    await onPage?.(turned);
     // Every page carries the list's resourceVersion; the watch starts from it.
     if (typeof body.metadata?.resourceVersion === 'string') resourceVersion = body.metadata.resourceVersion;
     next = typeof body.metadata?.continue === 'string' && body.metadata.continue !== '' ? body.metadata.continue : '';

@@ -1,14 +1,14 @@
 // What each watched source lists and watches. Lists come page by page as
-// plain JSON (list.ts); their items come without apiVersion and kind and are
-// given both, the shape watch events and files have, and are slimmed as each
-// page is parsed, as the informer slims watch events: a whole list of Pods
-// kept as parsed until its last page was 3 GB at 500,000 Pods.
+// plain JSON (list.ts), taken in a worker thread (off-thread.ts); their items
+// come without apiVersion and kind and are given both, the shape watch events
+// and files have, and are slimmed as each page is parsed, as the informer
+// slims watch events (wire.ts): a whole list of Pods kept as parsed until its
+// last page was 3 GB at 500,000 Pods.
 
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { SourceName } from '../../topology/model.ts';
-import { type ListDelivery, listPaged, type ObjectList, type Selectors } from './list.ts';
-import { slim } from '../../kube-client/slim.ts';
-import { unreadArrays } from '../../kube/unread-arrays.ts';
+import type { ListDelivery, ObjectList, Selectors } from './list.ts';
+import { listOffThread } from './off-thread.ts';
 import { ETCD_CLUSTER } from '../../api/v1alpha1/etcdcluster.ts';
 import { NETWORK_TOPOLOGY } from '../../api/v1alpha1/networktopology.ts';
 import { SCHEDULING_POLICY } from '../../api/v1alpha1/schedulingpolicy.ts';
@@ -90,16 +90,7 @@ function builtin<Source extends WatchedSource>(
     kind,
     path,
     ...selectors,
-    // The informer's cache keys objects by metadata: every item has one.
-    list: (config, delivery) =>
-      listPaged(
-        config,
-        path,
-        selectors,
-        (item) => slim(source, { apiVersion, kind, ...item, metadata: item.metadata ?? {} }),
-        unreadArrays(source),
-        delivery,
-      ),
+    list: (config, delivery) => listOffThread(config, { source, apiVersion, kind, path, selectors }, delivery),
   };
 }
 

@@ -34,6 +34,11 @@ export function podRecord(pod: KubeObject): PodRecord {
   };
 }
 
+/** The record of a Pod read elsewhere (a list's worker thread: a symbol does not cross threads) from its parts. */
+export function podRecordOf(metadata: PodRecord['metadata'], usage: PodUsage | undefined): PodRecord {
+  return { metadata, [USAGE]: usage };
+}
+
 /** A Pod's usage: the one a record holds, else read from the Pod. */
 export function usageOf(pod: KubeObject): PodUsage | undefined {
   return USAGE in pod ? (pod as PodRecord)[USAGE] : readPodUsage(pod);

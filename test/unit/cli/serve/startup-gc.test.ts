@@ -4,8 +4,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { releaseStartUpGarbage, releaseWhenFirstReady } from '../../../../src/cli/serve/startup-gc.ts';
+import { createServer } from 'node:http';
+import { pino } from 'pino';
+import {
+  releaseStartUpGarbage,
+  releaseWhenFirstReady,
+  trimAfterListWorkers,
+} from '../../../../src/cli/serve/startup-gc.ts';
 import type { TopologyProvider } from '../../../../src/ports/topology.ts';
+import { listOffThread } from '../../../../src/sources/topology/off-thread.ts';
+import { loopbackKubeConfig } from '../../sources/loopback-kubeconfig.ts';
 
 const unreachable = () => new WeakRef({ parsed: Array.from({ length: 1_000 }, (_, i) => `item ${i}`) });
 
@@ -38,4 +46,29 @@ test("a live topology's lists are collected once, when it is first ready", async
   publish();
   assert.equal(listed.deref(), undefined, 'collected once ready');
   assert.equal(listeners.size, 0, 'and only once');
+});
+
+test('each time the list worker ends, glibc is trimmed and the trim logged', async () => {
+  const server = createServer((_, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end('{"kind":"NodeList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[]}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const lines: { msg: string; stallMs: number; rssAfter: number }[] = [];
+  const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const stop = trimAfterListWorkers(log);
+  try {
+    const nodes = { source: 'nodes', apiVersion: 'v1', kind: 'Node', path: '/api/v1/nodes', selectors: {} };
+    await listOffThread(loopbackKubeConfig(server), nodes);
+    const deadline = Date.now() + 10_000;
+    while (lines.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(
+      lines.map((line) => line.msg),
+      ['list worker ended: memory trimmed'],
+    );
+    assert.ok(lines[0]!.stallMs >= 0 && lines[0]!.rssAfter > 0);
+  } finally {
+    stop();
+    server.close();
+  }
 });

@@ -1,0 +1,96 @@
+// The worker thread that takes the lists (off-thread.ts starts it): receiving,
+// cutting, parsing and slimming each page here leaves the main thread, which
+// answers admission requests, only the parse of the slimmed page and its
+// application to the model. Pages are handed on as JSON text (wire.ts), a few
+// ahead of the main thread at most, so that pages never pile up unapplied.
+
+import { parentPort } from 'node:worker_threads';
+import type { RequestOptions } from 'node:https';
+import { unreadArrays } from '../../kube/unread-arrays.ts';
+import { ListError, listPaged, type ListTarget } from './list.ts';
+import { toWire, turner, type FromWorker, type ListRequest, type ToWorker } from './wire.ts';
+
+/** Pages posted and not yet applied, per list, before the worker waits: the next is parsed while one is applied. */
+const AHEAD = 2;
+
+interface Running {
+  readonly abort: AbortController;
+  unacked: number;
+  /** Resolves when the main thread has applied a page. */
+  acked: (() => void) | undefined;
+}
+
+const port = parentPort!;
+const running = new Map<number, Running>();
+
+/** TLS material arrives as Uint8Arrays (a Buffer does not survive the message): Buffers again for node:tls. */
+function revived({ server, options }: ListTarget): ListTarget {
+  const asBuffer = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(asBuffer)
+      : value instanceof Uint8Array
+        ? Buffer.from(value.buffer, value.byteOffset, value.byteLength)
+        : value;
+  const tls: RequestOptions = {};
+  for (const name of ['ca', 'cert', 'key', 'pfx'] as const)
+    if (options[name] !== undefined) tls[name] = asBuffer(options[name]) as never;
+  return { server, options: { ...options, ...tls } };
+}
+
+function post(message: FromWorker): void {
+  port.postMessage(message);
+}
+
+async function list(id: number, target: ListTarget, request: ListRequest): Promise<void> {
+  const state: Running = { abort: new AbortController(), unacked: 0, acked: undefined };
+  running.set(id, state);
+  try {
+    const { metadata } = await listPaged(
+      revived(target),
+      request.path,
+      request.selectors,
+      turner(request),
+      unreadArrays(request.source),
+      {
+        keep: false,
+        signal: state.abort.signal,
+        onPage: async (items) => {
+          post({ type: 'page', id, json: toWire(request.source, items) });
+          if (++state.unacked < AHEAD) return;
+          await new Promise<void>((resolve) => (state.acked = resolve));
+        },
+      },
+    );
+    post({
+      type: 'end',
+      id,
+      ...(metadata?.resourceVersion !== undefined && { resourceVersion: metadata.resourceVersion }),
+    });
+  } catch (error) {
+    const failure = error instanceof Error ? error : new Error(String(error));
+    post({
+      type: 'error',
+      id,
+      message: failure.message,
+      ...(failure instanceof ListError && { code: failure.code, body: failure.body }),
+    });
+  } finally {
+    running.delete(id);
+  }
+}
+
+port.on('message', (message: ToWorker) => {
+  if (message.type === 'list') return void list(message.id, message.target, message.request);
+  const state = running.get(message.id);
+  if (state === undefined) return;
+  if (message.type === 'abort') {
+    state.abort.abort();
+    // A list waiting for an ack waits no more: its next step sees the abort.
+    state.acked?.();
+    return;
+  }
+  state.unacked--;
+  const acked = state.acked;
+  state.acked = undefined;
+  acked?.();
+});

@@ -1,0 +1,190 @@
+// Lists taken in the worker thread (off-thread.ts, list-worker.ts): what crosses back is what the list in this
+// thread gave (TLS and token from the kubeconfig, pages in order, a Pod's usage, an API error's code and body), the
+// worker runs only a little ahead of the pages being applied, and it ends once no list is running.
+
+import assert from 'node:assert/strict';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
+import { KubeConfig } from '@kubernetes/client-node';
+import { issueCertificates } from '../../../../src/certs/issue.ts';
+import { ListError } from '../../../../src/sources/topology/list.ts';
+import { listOffThread, onListWorkerExit } from '../../../../src/sources/topology/off-thread.ts';
+import type { ListRequest } from '../../../../src/sources/topology/wire.ts';
+import { usageOf } from '../../../../src/topology/read/pod-record.ts';
+import { loopbackKubeConfig } from '../loopback-kubeconfig.ts';
+
+const PODS: ListRequest = { source: 'pods', apiVersion: 'v1', kind: 'Pod', path: '/api/v1/pods', selectors: {} };
+const NODES: ListRequest = { source: 'nodes', apiVersion: 'v1', kind: 'Node', path: '/api/v1/nodes', selectors: {} };
+
+const pod = (name: string, node: string) => ({
+  metadata: { name, namespace: 'a', resourceVersion: '1' },
+  spec: { nodeName: node, containers: [{ name: 'c', resources: { requests: { cpu: '250m' } } }] },
+  status: { phase: 'Running' },
+});
+
+/** Page `n` of `pages` (0-based): one Node each, and a continue token but on the last. */
+function nodePage(n: number, pages: number): string {
+  return JSON.stringify({
+    kind: 'NodeList',
+    apiVersion: 'v1',
+    metadata: { resourceVersion: '9', ...(n + 1 < pages && { continue: String(n + 1) }) },
+    items: [{ metadata: { name: `n${n}`, resourceVersion: String(n) }, status: { images: [{ names: ['x'] }] } }],
+  });
+}
+
+async function listening<S extends Server>(server: S): Promise<S> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+}
+
+function closed(server: Server): void {
+  server.closeAllConnections();
+  server.close();
+}
+
+test('over TLS with the kubeconfig’s CA and token, the worker’s pages come in order, a Pod’s usage with them', async () => {
+  const certs = issueCertificates({ service: 'api', namespace: 'test', localhost: true });
+  const authorizations: (string | undefined)[] = [];
+  const server = await listening(
+    createHttpsServer({ cert: certs.tlsCert, key: certs.tlsKey }, (request, response) => {
+      authorizations.push(request.headers.authorization);
+      const page = new URL(request.url ?? '/', 'https://x').searchParams.get('continue');
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          kind: 'PodList',
+          apiVersion: 'v1',
+          metadata: { resourceVersion: '7', ...(page === null && { continue: 'next' }) },
+          items: page === null ? [pod('p1', 'n1'), pod('p2', 'n1')] : [pod('p3', 'n2')],
+        }),
+      );
+    }),
+  );
+  const config = new KubeConfig();
+  config.loadFromOptions({
+    clusters: [
+      {
+        name: 'tls',
+        server: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        caData: Buffer.from(certs.caCert).toString('base64'),
+      },
+    ],
+    users: [{ name: 'tls', token: 'secret-token' }],
+    contexts: [{ name: 'tls', cluster: 'tls', user: 'tls' }],
+    currentContext: 'tls',
+  });
+  try {
+    const pages: string[][] = [];
+    const list = await listOffThread(config, PODS, {
+      onPage: (items) => void pages.push(items.map((item) => item.metadata!.name!)),
+    });
+    assert.deepEqual(pages, [['p1', 'p2'], ['p3']]);
+    assert.deepEqual(authorizations, ['Bearer secret-token', 'Bearer secret-token']);
+    assert.equal(list.metadata?.resourceVersion, '7');
+    const usages = list.items.map((item) => usageOf(item));
+    assert.deepEqual(
+      usages.map((usage) => [usage?.node, usage?.requests]),
+      [
+        ['n1', { cpu: 250 }],
+        ['n1', { cpu: 250 }],
+        ['n2', { cpu: 250 }],
+      ],
+    );
+    // The same as a Pod read in this thread gives.
+    assert.deepEqual(usages, [pod('p1', 'n1'), pod('p2', 'n1'), pod('p3', 'n2')].map(usageOf));
+  } finally {
+    closed(server);
+  }
+});
+
+test('an API error crosses as the ListError it was: its code and body', async () => {
+  const server = await listening(
+    createHttpServer((_, response) => {
+      response.writeHead(410, { 'content-type': 'application/json' });
+      response.end('{"kind":"Status","code":410,"reason":"Expired"}');
+    }),
+  );
+  try {
+    await assert.rejects(listOffThread(loopbackKubeConfig(server), NODES), (error: unknown) => {
+      assert.ok(error instanceof ListError);
+      assert.equal(error.code, 410);
+      assert.equal(error.body, '{"kind":"Status","code":410,"reason":"Expired"}');
+      return true;
+    });
+  } finally {
+    closed(server);
+  }
+});
+
+test('while a page is being applied the worker takes one more, no further; an abort stops it there', async () => {
+  const PAGES = 6;
+  const asked: number[] = [];
+  const server = await listening(
+    createHttpServer((request: IncomingMessage, response: ServerResponse) => {
+      const n = Number(new URL(request.url ?? '/', 'http://x').searchParams.get('continue') ?? '0');
+      asked.push(n);
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(nodePage(n, PAGES));
+    }),
+  );
+  let release: (() => void) | undefined;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const pages: string[] = [];
+  try {
+    const list = listOffThread(loopbackKubeConfig(server), NODES, {
+      onPage: async (items) => {
+        pages.push(items[0]!.metadata!.name!);
+        if (pages.length === 1) await held;
+      },
+    });
+    const deadline = Date.now() + 5_000;
+    while (asked.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    // Given time to run further ahead, it does not.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.deepEqual(asked, [0, 1], 'the page being applied and one more');
+    release!();
+    const whole = await list;
+    assert.deepEqual(pages, ['n0', 'n1', 'n2', 'n3', 'n4', 'n5'], 'every page, in order');
+    assert.equal(whole.items.length, PAGES);
+
+    asked.length = 0;
+    const aborting = new AbortController();
+    const aborted = listOffThread(loopbackKubeConfig(server), NODES, {
+      keep: false,
+      signal: aborting.signal,
+      onPage: async () => {
+        aborting.abort();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      },
+    });
+    await assert.rejects(aborted, { name: 'AbortError' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.ok(asked.length <= 2, `an aborted list asked for pages ${asked.join(', ')}`);
+  } finally {
+    // A failed assertion must not leave the list waiting on the page held.
+    release!();
+    closed(server);
+  }
+});
+
+test('once no list is running the worker ends, and whoever asked is told', async () => {
+  const server = await listening(
+    createHttpServer((_, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(nodePage(0, 1));
+    }),
+  );
+  let exits = 0;
+  const stop = onListWorkerExit(() => exits++);
+  try {
+    await listOffThread(loopbackKubeConfig(server), NODES);
+    const deadline = Date.now() + 10_000;
+    while (exits === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(exits, 1);
+  } finally {
+    stop();
+    closed(server);
+  }
+});
