@@ -85,14 +85,16 @@ const TARGET_OPTIONS = [
   'auth',
 ] as const satisfies readonly (keyof RequestOptions)[];
 
+/** The target of a list; with the kubeconfig's proxy agent when it names a proxy (an Agent cannot cross threads). */
 export async function listTarget(config: KubeConfig): Promise<ListTarget> {
-  const server = config.getCurrentCluster()?.server;
-  if (!server) throw new Error('no cluster in the kubeconfig');
+  const cluster = config.getCurrentCluster();
+  if (!cluster?.server) throw new Error('no cluster in the kubeconfig');
   const resolved: RequestOptions = {};
   await config.applyToHTTPSOptions(resolved);
   const options: Record<string, unknown> = {};
   for (const name of TARGET_OPTIONS) if (resolved[name] !== undefined) options[name] = resolved[name];
-  return { server, options };
+  if (cluster.proxyUrl) options.agent = resolved.agent;
+  return { server: cluster.server, options };
 }
 
 /**
@@ -144,7 +146,7 @@ function get(url: URL, options: RequestOptions, page: PageBuffer, signal: AbortS
       {
         ...(https ? options : {}),
         headers: { ...options.headers, accept: 'application/json' },
-        agent: https ? (options.agent ?? agents.https) : agents.http,
+        agent: options.agent ?? (https ? agents.https : agents.http),
         timeout: PAGE_TIMEOUT_MS,
         ...(signal && { signal }),
       },

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { test } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { issueCertificates } from '../../../../src/certs/issue.ts';
@@ -186,5 +186,49 @@ test('once no list is running the worker ends, and whoever asked is told', async
   } finally {
     stop();
     closed(server);
+  }
+});
+
+test('through a kubeconfig’s proxy the list stays in this thread and goes by the proxy', async () => {
+  const tunnels: string[] = [];
+  const asked: string[] = [];
+  // The API server named does not exist: only the proxy's tunnel reaches this one.
+  const api = createHttpServer((request, response) => {
+    asked.push(request.url ?? '');
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(nodePage(0, 1));
+  });
+  const proxy = await listening(createHttpServer());
+  proxy.on('connect', (request: IncomingMessage, socket: Socket, head: Buffer) => {
+    tunnels.push(request.url ?? '');
+    socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    if (head.length > 0) socket.unshift(head);
+    api.emit('connection', socket);
+  });
+  const config = new KubeConfig();
+  config.loadFromOptions({
+    clusters: [
+      {
+        name: 'behind',
+        server: 'http://api.topogate.invalid:6443',
+        skipTLSVerify: true,
+        proxyUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+      },
+    ],
+    users: [{ name: 'behind' }],
+    contexts: [{ name: 'behind', cluster: 'behind', user: 'behind' }],
+    currentContext: 'behind',
+  });
+  try {
+    const list = await listOffThread(config, NODES);
+    assert.deepEqual(
+      list.items.map((item) => item.metadata!.name),
+      ['n0'],
+    );
+    assert.deepEqual(tunnels, ['api.topogate.invalid:6443']);
+    assert.deepEqual(asked, ['/api/v1/nodes?limit=500']);
+  } finally {
+    api.closeAllConnections();
+    closed(proxy);
   }
 });
