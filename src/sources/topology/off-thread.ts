@@ -114,6 +114,7 @@ class ListWorker {
     this.#worker?.postMessage(message);
   }
 
+  /** Never rejects: whatever fails here fails the list. */
   async #received(pending: Pending, message: FromWorker): Promise<void> {
     // Settled meanwhile (aborted, or a page that failed): what else comes of the list is dropped.
     if (this.#pending.get(message.id) !== pending) return;
@@ -125,8 +126,9 @@ class ListWorker {
       const { resourceVersion } = message;
       return pending.resolve({ items: pending.items, metadata: resourceVersion ? { resourceVersion } : {} });
     }
-    const items = fromWire(pending.source, message.json);
+    let items: KubeObject[];
     try {
+      items = fromWire(pending.source, message.json);
       await pending.delivery.onPage?.(items);
     } catch (error) {
       this.#send({ type: 'abort', id: message.id });

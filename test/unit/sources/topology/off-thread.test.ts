@@ -232,3 +232,28 @@ test('through a kubeconfig’s proxy the list stays in this thread and goes by t
     closed(proxy);
   }
 });
+
+test('a page the main thread cannot apply fails the list with its error; the worker asks for no page beyond the next', async () => {
+  const PAGES = 6;
+  const asked: number[] = [];
+  const server = await listening(
+    createHttpServer((request, response) => {
+      const n = Number(new URL(request.url ?? '/', 'http://x').searchParams.get('continue') ?? '0');
+      asked.push(n);
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(nodePage(n, PAGES));
+    }),
+  );
+  try {
+    const failing = listOffThread(loopbackKubeConfig(server), NODES, {
+      onPage: () => {
+        throw new Error('the model refused the page');
+      },
+    });
+    await assert.rejects(failing, /the model refused the page/);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.ok(asked.length <= 2, `a failed list asked for pages ${asked.join(', ')}`);
+  } finally {
+    closed(server);
+  }
+});
