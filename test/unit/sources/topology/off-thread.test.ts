@@ -257,3 +257,29 @@ test('a page the main thread cannot apply fails the list with its error; the wor
     closed(server);
   }
 });
+
+test('each page is applied in a turn of the event loop of its own, however many have arrived', async () => {
+  const PAGES = 4;
+  const server = await listening(
+    createHttpServer((request, response) => {
+      const n = Number(new URL(request.url ?? '/', 'http://x').searchParams.get('continue') ?? '0');
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(nodePage(n, PAGES));
+    }),
+  );
+  const seen: string[] = [];
+  try {
+    await listOffThread(loopbackKubeConfig(server), NODES, {
+      onPage: (items) => {
+        seen.push(items[0]!.metadata!.name!);
+        // Long enough for the next page to be waiting on the port: it must still wait for the next turn.
+        const until = performance.now() + 100;
+        while (performance.now() < until);
+        setImmediate(() => seen.push('turn'));
+      },
+    });
+    assert.deepEqual(seen.slice(0, 2 * PAGES - 1), ['n0', 'turn', 'n1', 'turn', 'n2', 'turn', 'n3']);
+  } finally {
+    closed(server);
+  }
+});
