@@ -24,14 +24,20 @@ const pod = (name: string, node: string) => ({
   status: { phase: 'Running' },
 });
 
-/** Page `n` of `pages` (0-based): one Node each, and a continue token but on the last. */
-function nodePage(n: number, pages: number): string {
+/** A list's page of `kind`: its items, and the continue token of the next page, if any. */
+function listPage(kind: string, items: readonly unknown[], next: string | undefined): string {
   return JSON.stringify({
-    kind: 'NodeList',
+    kind,
     apiVersion: 'v1',
-    metadata: { resourceVersion: '9', ...(n + 1 < pages && { continue: String(n + 1) }) },
-    items: [{ metadata: { name: `n${n}`, resourceVersion: String(n) }, status: { images: [{ names: ['x'] }] } }],
+    metadata: { resourceVersion: '9', ...(next !== undefined && { continue: next }) },
+    items,
   });
+}
+
+/** Page `n` of `pages` (0-based): one Node each. */
+function nodePage(n: number, pages: number): string {
+  const node = { metadata: { name: `n${n}`, resourceVersion: String(n) }, status: { images: [{ names: ['x'] }] } };
+  return listPage('NodeList', [node], n + 1 < pages ? String(n + 1) : undefined);
 }
 
 async function listening<S extends Server>(server: S): Promise<S> {
@@ -52,13 +58,9 @@ test('over TLS with the kubeconfig’s CA and token, the worker’s pages come i
       authorizations.push(request.headers.authorization);
       const page = new URL(request.url ?? '/', 'https://x').searchParams.get('continue');
       response.writeHead(200, { 'content-type': 'application/json' });
+      const first = page === null;
       response.end(
-        JSON.stringify({
-          kind: 'PodList',
-          apiVersion: 'v1',
-          metadata: { resourceVersion: '7', ...(page === null && { continue: 'next' }) },
-          items: page === null ? [pod('p1', 'n1'), pod('p2', 'n1')] : [pod('p3', 'n2')],
-        }),
+        listPage('PodList', first ? [pod('p1', 'n1'), pod('p2', 'n1')] : [pod('p3', 'n2')], first ? 'next' : undefined),
       );
     }),
   );
@@ -82,7 +84,7 @@ test('over TLS with the kubeconfig’s CA and token, the worker’s pages come i
     });
     assert.deepEqual(pages, [['p1', 'p2'], ['p3']]);
     assert.deepEqual(authorizations, ['Bearer secret-token', 'Bearer secret-token']);
-    assert.equal(list.metadata?.resourceVersion, '7');
+    assert.equal(list.metadata?.resourceVersion, '9');
     const usages = list.items.map((item) => usageOf(item));
     assert.deepEqual(
       usages.map((usage) => [usage?.node, usage?.requests]),
