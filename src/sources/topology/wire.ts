@@ -19,7 +19,7 @@ export interface ListRequest {
   readonly selectors: Selectors;
 }
 
-/** To the worker: a list to take, a page handled (the worker runs a few pages ahead, no more), a list to drop. */
+/** To the worker: a list to take, a page applied (the worker runs one page ahead, no more), a list to drop. */
 export type ToWorker =
   | { readonly type: 'list'; readonly id: number; readonly target: ListTarget; readonly request: ListRequest }
   | { readonly type: 'ack' | 'abort'; readonly id: number };
