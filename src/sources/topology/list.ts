@@ -72,7 +72,7 @@ export interface ListTarget {
   readonly options: RequestOptions;
 }
 
-/** The RequestOptions a kubeconfig sets that a list reads; its Agent is not among them (each thread keeps one). */
+/** The RequestOptions a kubeconfig sets that a list reads; its Agent only for a proxy (each thread keeps one). */
 const TARGET_OPTIONS = [
   'ca',
   'cert',
