@@ -7,9 +7,8 @@
 
 import { parentPort } from 'node:worker_threads';
 import type { RequestOptions } from 'node:https';
-import { unreadArrays } from '../../kube/unread-arrays.ts';
-import { ListError, listPaged, type ListTarget } from './list.ts';
-import { toWire, turner, type FromWorker, type ListRequest, type ToWorker } from './wire.ts';
+import { ListError, type ListTarget } from './list.ts';
+import { type FromWorker, type ListRequest, takeList, toWire, type ToWorker } from './wire.ts';
 
 /** Pages posted and not yet applied, per list, before the worker waits: the next is parsed while one is applied. */
 const AHEAD = 2;
@@ -46,22 +45,15 @@ async function list(id: number, target: ListTarget, request: ListRequest): Promi
   const state: Running = { abort: new AbortController(), unacked: 0, acked: undefined };
   running.set(id, state);
   try {
-    const { metadata } = await listPaged(
-      revived(target),
-      request.path,
-      request.selectors,
-      turner(request),
-      unreadArrays(request.source),
-      {
-        keep: false,
-        signal: state.abort.signal,
-        onPage: async (items) => {
-          post({ type: 'page', id, json: toWire(request.source, items) });
-          if (++state.unacked < AHEAD) return;
-          await new Promise<void>((resolve) => (state.acked = resolve));
-        },
+    const { metadata } = await takeList(revived(target), request, {
+      keep: false,
+      signal: state.abort.signal,
+      onPage: async (items) => {
+        post({ type: 'page', id, json: toWire(request.source, items) });
+        if (++state.unacked < AHEAD) return;
+        await new Promise<void>((resolve) => (state.acked = resolve));
       },
-    );
+    });
     post({
       type: 'end',
       id,

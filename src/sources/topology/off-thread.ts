@@ -8,9 +8,8 @@
 import { Worker } from 'node:worker_threads';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject } from '../../kube/types.ts';
-import { unreadArrays } from '../../kube/unread-arrays.ts';
-import { type ListDelivery, ListError, listPaged, listTarget, type ObjectList } from './list.ts';
-import { fromWire, type FromWorker, type ListRequest, type ToWorker, turner } from './wire.ts';
+import { type ListDelivery, ListError, listTarget, type ObjectList } from './list.ts';
+import { fromWire, type FromWorker, type ListRequest, takeList, type ToWorker } from './wire.ts';
 
 /** With no list running this long, the worker ends (a relist starts another). */
 const IDLE_MS = 1_000;
@@ -37,15 +36,7 @@ class ListWorker {
     delivery.signal?.throwIfAborted();
     const target = await listTarget(config);
     // Through a proxy, the list stays in this thread, with client-node's proxy agent.
-    if (target.options.agent !== undefined)
-      return listPaged(
-        target,
-        request.path,
-        request.selectors,
-        turner(request),
-        unreadArrays(request.source),
-        delivery,
-      );
+    if (target.options.agent !== undefined) return takeList(target, request, delivery);
     delivery.signal?.throwIfAborted();
     const id = this.#next++;
     const worker = this.#started();

@@ -4,10 +4,11 @@
 // under a symbol, which no message carries: it crosses as [metadata, usage].
 
 import type { KubeObject } from '../../kube/types.ts';
+import { unreadArrays } from '../../kube/unread-arrays.ts';
 import { slim } from '../../kube-client/slim.ts';
 import { podRecordOf, usageOf, type PodRecord } from '../../topology/read/pod-record.ts';
 import type { PodUsage } from '../../topology/read/pod-usage.ts';
-import type { ListTarget, Selectors } from './list.ts';
+import { type ListDelivery, listPaged, type ListTarget, type ObjectList, type Selectors } from './list.ts';
 
 /** One list of a watched source: plain data, so that it can be posted to a worker. */
 export interface ListRequest {
@@ -36,10 +37,15 @@ export type FromWorker =
       readonly body?: string;
     };
 
-/** How a listed item is turned into what the model and the informer keep: given apiVersion and kind, slimmed. */
-export function turner({ source, apiVersion, kind }: ListRequest): (item: KubeObject) => KubeObject {
+/**
+ * Takes the list `request` names in this thread (the worker's, or the main thread's behind a proxy): each item given
+ * apiVersion and kind and slimmed, the arrays nothing reads cut before each page is parsed.
+ */
+export function takeList(target: ListTarget, request: ListRequest, delivery: ListDelivery): Promise<ObjectList> {
+  const { source, apiVersion, kind } = request;
   // The informer's cache keys objects by metadata: every item has one.
-  return (item) => slim(source, { apiVersion, kind, ...item, metadata: item.metadata ?? {} });
+  const turn = (item: KubeObject) => slim(source, { apiVersion, kind, ...item, metadata: item.metadata ?? {} });
+  return listPaged(target, request.path, request.selectors, turn, unreadArrays(source), delivery);
 }
 
 type PodWire = readonly [PodRecord['metadata'], PodUsage | null];
