@@ -62,3 +62,22 @@ export function parseQuantity(value: unknown): number | undefined {
 export function formatQuantity(milli: number): string {
   return milli % 1000 === 0 ? String(milli / 1000) : `${milli}m`;
 }
+
+/** Quantities parsed before, by their text; emptied when full. */
+const remembered = new Map<string, number>();
+const REMEMBERED_LIMIT = 4_096;
+
+/**
+ * parseQuantity for objects read in bulk: the Nodes of a cluster repeat a few allocatable amounts, and parsing each
+ * again was a third of reading a Node.
+ */
+export function parseRepeatedQuantity(value: unknown): number | undefined {
+  if (typeof value !== 'string' || value.length > 64) return parseQuantity(value);
+  let milli = remembered.get(value);
+  if (milli === undefined) {
+    milli = parseQuantity(value) ?? Number.NaN;
+    if (remembered.size >= REMEMBERED_LIMIT) remembered.clear();
+    remembered.set(value, milli);
+  }
+  return Number.isNaN(milli) ? undefined : milli;
+}

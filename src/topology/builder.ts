@@ -353,12 +353,12 @@ export class TopologyBuilder {
   }
 
   #upsertNode(name: string, object: KubeObject): void {
-    const before = this.#nodes.get(name);
-    if (!this.#nodes.upsert(readNode(name, object))) return;
-    const after = this.#nodes.get(name);
+    const after = readNode(name, object);
+    const before = this.#nodes.upsert(after);
+    if (before === undefined) return;
     // A new node takes a slot NUMA answers speak of; labels, taints and the like do not change them.
     if (!before) this.#numaChanged.add(name);
-    if (!before || zoneOf(before.labels) !== zoneOf(after?.labels ?? {})) this.#zoneChanged(name);
+    if (!before || zoneOf(before.labels) !== zoneOf(after.labels)) this.#zoneChanged(name);
     this.#dirty = true;
   }
 

@@ -41,16 +41,19 @@ export class NodeTable {
     return this.#byName.size;
   }
 
-  /** Adds or replaces a node; returns false when nothing a decision reads changed. */
-  upsert(facts: NodeFacts): boolean {
+  /**
+   * Adds or replaces a node: what it replaced (null for a new node), or undefined when nothing a decision reads
+   * changed.
+   */
+  upsert(facts: NodeFacts): NodeInfo | null | undefined {
     const old = this.#byName.get(facts.name);
-    if (old && sameNode(old, facts)) return false;
+    if (old && sameNode(old, facts)) return undefined;
     const slot = old?.slot ?? this.#free.pop() ?? this.#slots++;
     const node: NodeInfo = { ...facts, slot };
     this.#reindex(old, node);
     this.#byName.set(node.name, node);
     this.#setSlot(slot, node);
-    return true;
+    return old ?? null;
   }
 
   remove(name: string): boolean {
@@ -115,12 +118,15 @@ export class NodeTable {
       if (schedulable) this.#base.add(SCHEDULABLE, slot);
       else this.#base.remove(SCHEDULABLE, slot);
     }
-    for (const [key, value] of Object.entries(was)) {
+    // for-in, not Object.entries: a list of 65,000 Nodes would allocate an entry array per label.
+    for (const key in was) {
+      const value = was[key]!;
       if (is[key] === value) continue;
       this.#valuesOf(key).remove(value, slot);
       if (is[key] === undefined) this.#keys.remove(key, slot);
     }
-    for (const [key, value] of Object.entries(is)) {
+    for (const key in is) {
+      const value = is[key]!;
       if (was[key] === value) continue;
       this.#valuesOf(key).add(value, slot);
       if (was[key] === undefined) this.#keys.add(key, slot);
@@ -136,10 +142,11 @@ export class NodeTable {
     }
   }
 
+  /** The key's sets, about to change: a set with no draft yet is a key changed since the last freeze. */
   #valuesOf(key: string): SlotSets {
     let sets = this.#values.get(key);
     if (!sets) this.#values.set(key, (sets = new SlotSets()));
-    this.#changedKeys.add(key);
+    if (!sets.changed) this.#changedKeys.add(key);
     return sets;
   }
 }

@@ -56,7 +56,8 @@ export class SlotSets {
     const word = slot >>> 5;
     let draft = this.#drafts.get(key);
     if (draft === undefined) {
-      const set = this.#sets.get(key);
+      // No set yet at all (a first list): the hostname label alone has a key per node, each one looked up for naught.
+      const set = this.#sets.size > 0 ? this.#sets.get(key) : undefined;
       const offset = set === undefined ? word : Math.min(set.firstWord, word);
       draft = { offset, words: (set ?? NodeSet.EMPTY).wordsBetween(offset, word + 1) };
       this.#drafts.set(key, draft);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatQuantity, parseQuantity } from '../../../src/kube/quantity.ts';
+import { formatQuantity, parseQuantity, parseRepeatedQuantity } from '../../../src/kube/quantity.ts';
 
 test('parses quantities to milli-units as the API server does', () => {
   const cases: [unknown, number | undefined][] = [
@@ -22,8 +22,17 @@ test('parses quantities to milli-units as the API server does', () => {
     [null, undefined],
     [{}, undefined],
   ];
-  for (const [input, expected] of cases)
+  for (const [input, expected] of cases) {
     assert.equal(parseQuantity(input), expected, `parseQuantity(${JSON.stringify(input)})`);
+    // Remembered, the second answer is the first: invalid ones included.
+    for (let sight = 0; sight < 2; sight++)
+      assert.equal(parseRepeatedQuantity(input), expected, `parseRepeatedQuantity(${JSON.stringify(input)})`);
+  }
+});
+
+test('remembered quantities stay right past the limit of what is remembered', () => {
+  for (let i = 0; i < 10_000; i++) assert.equal(parseRepeatedQuantity(`${i}Ki`), i * 1_024_000);
+  for (let i = 0; i < 10_000; i += 997) assert.equal(parseRepeatedQuantity(`${i}Ki`), i * 1_024_000);
 });
 
 test('formats milli-units back to a quantity', () => {
