@@ -2,18 +2,18 @@
 // arrays topogate never reads, UTF-8, JSON (bounded in depth, no "__proto__"),
 // then the review's own fields.
 
-import { ArraySkim } from '../kube/skim.ts';
-import { unreadArrays } from '../kube/unread-arrays.ts';
+import { MemberSkim } from '../kube/skim.ts';
+import { unreadMembers } from '../kube/unread-members.ts';
 import { decodeReview, type DecodeResult } from './decode.ts';
 import { parseJson } from './json.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * A Pod's arrays that nothing reads or writes (kube/unread-arrays.ts: managedFields, volumes, mounts,
+ * A Pod's arrays that nothing reads or writes (kube/unread-members.ts: managedFields, volumes, mounts,
  * environments, statuses). A ResourceClaim, the other kind decided, has none it reads under those keys either.
  */
-const unread = new ArraySkim(unreadArrays('pods'));
+const unread = new MemberSkim(unreadMembers('pods'));
 
 /**
  * `body` without those arrays, cut unparsed (kube/skim.ts): half of a typical Pod's JSON, and of its parse. Their

@@ -1,11 +1,11 @@
-// JSON without the arrays that nothing reads, cut out of the bytes before
+// JSON without the members that nothing reads, cut out of the bytes before
 // JSON.parse builds them: a Node's image list was over half of its JSON at
 // 65,000 nodes, a Pod's managedFields, statuses and volumes much of its. The
 // cut is made in one pass for every key: each array-valued member ends its key
-// with `":[`, and in valid JSON a `"key":[` whose opening quote is not escaped
-// is a key (inside a string that quote would be). The array's end is found by
-// counting brackets outside strings. Anything unexpected leaves the bytes as
-// they were, for JSON.parse to judge.
+// with `":[` (an object-valued one with `":{`), and in valid JSON a `"key":[`
+// whose opening quote is not escaped is a key (inside a string that quote
+// would be). The value's end is found by counting brackets outside strings.
+// Anything unexpected leaves the bytes as they were, for JSON.parse to judge.
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -54,28 +54,45 @@ function memberRange(bytes: Buffer, at: number, keyLength: number, cursor: numbe
   return [at, end];
 }
 
+/** The earlier of two positions found, -1 when neither was. */
+function first(a: number, b: number): number {
+  return a < 0 ? b : b < 0 ? a : Math.min(a, b);
+}
+
 /** Whether `pattern` lies in `bytes` at `at` (a few bytes: a loop costs less than a native call). */
 function matches(bytes: Buffer, at: number, pattern: Uint8Array): boolean {
   for (let i = 0; i < pattern.length; i++) if (bytes[at + i] !== pattern[i]) return false;
   return true;
 }
 
-/** Cuts the members whose key is one of `keys` and whose value is an array; made once per set of keys. */
-export class ArraySkim {
-  /** The patterns `"key":[` by their length. */
-  readonly #byLength = new Map<number, Uint8Array[]>();
+/** The keys of the members to cut: by what their value is, an array or an object. */
+export interface UnreadMembers {
+  readonly arrays: readonly string[];
+  readonly objects?: readonly string[];
+}
 
-  constructor(keys: readonly string[]) {
-    for (const key of keys) {
-      const pattern = Buffer.from(`${JSON.stringify(key)}:[`);
+/** Cuts the members whose key is one of the keys and whose value is of its kind; made once per set of keys. */
+export class MemberSkim {
+  /** The patterns `"key":[` and `"key":{` by their length. */
+  readonly #byLength = new Map<number, Uint8Array[]>();
+  readonly #objects: boolean;
+
+  constructor({ arrays, objects = [] }: UnreadMembers) {
+    const patterns = [
+      ...arrays.map((key) => `${JSON.stringify(key)}:[`),
+      ...objects.map((key) => `${JSON.stringify(key)}:{`),
+    ];
+    for (const text of patterns) {
+      const pattern = Buffer.from(text);
       this.#byLength.set(pattern.length, [...(this.#byLength.get(pattern.length) ?? []), pattern]);
     }
+    this.#objects = objects.length > 0;
   }
 
   /**
-   * Where the member whose `[` is at `open` starts, if its key is one of the keys and its opening quote is not
-   * escaped (a key, not a string's inside), or -1. The key's opening quote is the last quote before its closing one:
-   * the key's length picks the patterns to compare, mostly none.
+   * Where the member whose `[` or `{` is at `open` starts, if its key is one of the keys and its opening quote is
+   * not escaped (a key, not a string's inside), or -1. The key's opening quote is the last quote before its closing
+   * one: the key's length picks the patterns to compare, mostly none.
    */
   #keyAt(bytes: Buffer, text: string, open: number, cursor: number): number {
     if (bytes[open - 1] !== COLON || bytes[open - 2] !== QUOTE) return -1;
@@ -96,8 +113,10 @@ export class ArraySkim {
     // Searched in a Latin-1 string of the bytes (one character per byte, the same offsets): V8's own search for one
     // character, where Buffer's indexOf is a call into Node's C++ (a third of a µs each, most of a 10 KB Pod's cut).
     const text = bytes.toString('latin1');
-    // Every `[`: one that follows `":` closes an array member's key, whatever the key.
-    for (let open = text.indexOf('['); open >= 0;) {
+    // Every `[` (and `{` when objects are cut): one that follows `":` opens a member's value, whatever the key.
+    let array = text.indexOf('[');
+    let object = this.#objects ? text.indexOf('{') : -1;
+    for (let open = first(array, object); open >= 0; open = first(array, object)) {
       const end = open + 1;
       const at = this.#keyAt(bytes, text, open, cursor);
       const range = at < 0 ? undefined : memberRange(bytes, at, end - at, cursor);
@@ -106,7 +125,9 @@ export class ArraySkim {
         kept.push(bytes.subarray(cursor, range[0]));
         cursor = range[1];
       }
-      open = text.indexOf('[', range === undefined ? end : cursor);
+      const from = range === undefined ? end : cursor;
+      if (array >= 0 && array < from) array = text.indexOf('[', from);
+      if (object >= 0 && object < from) object = text.indexOf('{', from);
     }
     kept.push(bytes.subarray(cursor));
     return kept;

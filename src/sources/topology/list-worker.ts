@@ -1,14 +1,14 @@
-// The worker thread that takes the lists (off-thread.ts starts it): receiving,
-// cutting, parsing and slimming each page here leaves the main thread, which
-// answers admission requests, only the parse of the slimmed page and its
-// application to the model. Pages are handed on as JSON text (wire.ts), at
-// most one ahead of the page the main thread is applying, so that pages never
-// pile up unapplied.
+// The worker thread that takes the lists (off-thread.ts starts it): receiving
+// and cutting each page here (and parsing and slimming Pods) leaves the main
+// thread, which answers admission requests, the parse of what is kept and its
+// application to the model. Pages are handed on as JSON text (wire.ts), a few
+// ahead of the page the main thread is applying, so that pages never pile up
+// unapplied.
 
 import { parentPort } from 'node:worker_threads';
 import type { RequestOptions } from 'node:https';
 import { ListError, type ListTarget } from './list.ts';
-import { type FromWorker, type ListRequest, takeList, toWire, type ToWorker } from './wire.ts';
+import { type FromWorker, type ListRequest, takeListAsWire, type ToWorker } from './wire.ts';
 
 /** Pages posted and not yet applied, per list, before the worker waits: the next is parsed while one is applied. */
 const AHEAD = 2;
@@ -45,20 +45,12 @@ async function list(id: number, target: ListTarget, request: ListRequest): Promi
   const state: Running = { abort: new AbortController(), unacked: 0, acked: undefined };
   running.set(id, state);
   try {
-    const { metadata } = await takeList(revived(target), request, {
-      keep: false,
-      signal: state.abort.signal,
-      onPage: async (items) => {
-        post({ type: 'page', id, json: toWire(request.source, items) });
-        if (++state.unacked < AHEAD) return;
-        await new Promise<void>((resolve) => (state.acked = resolve));
-      },
+    const resourceVersion = await takeListAsWire(revived(target), request, state.abort.signal, async (json) => {
+      post({ type: 'page', id, json });
+      if (++state.unacked < AHEAD) return;
+      await new Promise<void>((resolve) => (state.acked = resolve));
     });
-    post({
-      type: 'end',
-      id,
-      ...(metadata?.resourceVersion !== undefined && { resourceVersion: metadata.resourceVersion }),
-    });
+    post({ type: 'end', id, ...(resourceVersion !== undefined && { resourceVersion }) });
   } catch (error) {
     const failure = error instanceof Error ? error : new Error(String(error));
     post({

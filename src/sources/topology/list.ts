@@ -10,7 +10,7 @@ import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } fro
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject } from '../../kube/types.ts';
 import { MAX_PAGE_BYTES, PageBuffer } from './page-buffer.ts';
-import { ArraySkim } from '../../kube/skim.ts';
+import { MemberSkim, type UnreadMembers } from '../../kube/skim.ts';
 
 /**
  * Objects per page, client-go's default: a page is parsed in one turn of the event loop, which admission requests
@@ -98,20 +98,41 @@ export async function listTarget(config: KubeConfig): Promise<ListTarget> {
 }
 
 /**
- * Lists `path` (with the selectors, if any); `each` turns a parsed item into what is kept. Arrays under the keys
- * `unread` are cut from each page before it is parsed (kube/skim.ts): what `each` drops need not be built first.
+ * Lists `path` (with the selectors, if any); `each` turns a parsed item into what is kept. Members `unread` names
+ * are cut from each page before it is parsed (kube/skim.ts): what `each` drops need not be built first.
  */
 export async function listPaged(
-  { server, options }: ListTarget,
+  target: ListTarget,
   path: string,
   selectors: Selectors,
   each: (item: KubeObject) => KubeObject,
-  unread: readonly string[] = [],
+  unread: UnreadMembers,
   { onPage, keep = true, signal }: ListDelivery = {},
 ): Promise<ObjectList> {
   const items: KubeObject[] = [];
-  const skim = new ArraySkim(unread);
-  // The page as received, and as parsed (without the unread arrays): reused from page to page.
+  const resourceVersion = await listPageTexts(target, path, selectors, unread, signal, async (text) => {
+    const turned = (JSON.parse(text) as KubeObject[]).map(each);
+    if (keep) for (const item of turned) items.push(item);
+    await onPage?.(turned);
+  });
+  return { items, metadata: resourceVersion ? { resourceVersion } : {} };
+}
+
+/**
+ * Lists `path` as listPaged does, but hands on each page's items unparsed: the JSON text of their array, without
+ * the members `unread` names (a worker thread posts it to the main thread, which parses it once). Answers the
+ * list's resourceVersion.
+ */
+export async function listPageTexts(
+  { server, options }: ListTarget,
+  path: string,
+  selectors: Selectors,
+  unread: UnreadMembers,
+  signal: AbortSignal | undefined,
+  onPage: (items: string) => void | Promise<void>,
+): Promise<string | undefined> {
+  const skim = new MemberSkim(unread);
+  // The page as received, and as parsed (without the unread members): reused from page to page.
   const [received, skimmed] = [new PageBuffer(), new PageBuffer()];
   let resourceVersion: string | undefined;
   let next: string | undefined;
@@ -124,16 +145,42 @@ export async function listPaged(
     await get(url, options, received, signal);
     skimmed.reset();
     for (const piece of skim.cut(received.view())) skimmed.append(piece);
-    const body = JSON.parse(skimmed.text()) as Page;
-    const turned = Array.isArray(body.items) ? (body.items as KubeObject[]).map(each) : [];
-    if (keep) for (const item of turned) items.push(item);
-    await onPage?.(turned);
+    const { items, metadata } = splitPage(skimmed.text());
+    await onPage(items);
     // Every page carries the list's resourceVersion; the watch starts from it.
-    if (typeof body.metadata?.resourceVersion === 'string') resourceVersion = body.metadata.resourceVersion;
-    next = typeof body.metadata?.continue === 'string' && body.metadata.continue !== '' ? body.metadata.continue : '';
-    if (!next) return { items, metadata: resourceVersion ? { resourceVersion } : {} };
+    if (typeof metadata?.resourceVersion === 'string') resourceVersion = metadata.resourceVersion;
+    next = typeof metadata?.continue === 'string' && metadata.continue !== '' ? metadata.continue : '';
+    if (!next) return resourceVersion;
   }
   throw new Error(`${path}: still paging after ${MAX_PAGES} pages of ${PAGE_LIMIT}`);
+}
+
+const ITEMS_KEY = '"items":[';
+
+/**
+ * A List's JSON as its items' array (text) and its metadata. The API server writes a List's kind, apiVersion and
+ * metadata, then its items, last: only what comes before them is parsed here, and the items are left to whoever
+ * keeps them. A List laid out otherwise (spaces, another order) is parsed whole, and its items written again.
+ * Should the array end before the text does, the items' text does not parse, and the list fails.
+ */
+export function splitPage(text: string): { readonly items: string; readonly metadata: Page['metadata'] } {
+  const at = text.indexOf(ITEMS_KEY);
+  if (at > 0 && text.endsWith(']}')) {
+    const envelope = parsedOrUndefined(`${text.slice(0, at)}"items":[]}`);
+    if (envelope !== undefined)
+      return { items: text.slice(at + ITEMS_KEY.length - 1, -1), metadata: envelope.metadata };
+  }
+  const whole = JSON.parse(text) as Page;
+  return { items: JSON.stringify(Array.isArray(whole.items) ? whole.items : []), metadata: whole.metadata };
+}
+
+function parsedOrUndefined(text: string): Page | undefined {
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Page) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Receives the page at `url` into `page`. */

@@ -15,7 +15,7 @@ import { fromWire, type FromWorker, type ListRequest, takeList, type ToWorker } 
 const IDLE_MS = 1_000;
 
 interface Pending {
-  readonly source: string;
+  readonly request: ListRequest;
   readonly delivery: ListDelivery;
   readonly items: KubeObject[];
   /** The list's messages, handled one after another: a page whose onPage waits holds back the next, and the end. */
@@ -52,7 +52,7 @@ class ListWorker {
         reject(delivery.signal!.reason);
       };
       this.#pending.set(id, {
-        source: request.source,
+        request,
         delivery,
         items: [],
         handled: Promise.resolve(),
@@ -122,7 +122,7 @@ class ListWorker {
     }
     let items: KubeObject[];
     try {
-      items = fromWire(pending.source, message.json);
+      items = fromWire(pending.request, message.json);
       await pending.delivery.onPage?.(items);
     } catch (error) {
       this.#send({ type: 'abort', id: message.id });

@@ -1,22 +1,26 @@
-// A list page loses the arrays nothing reads before it is parsed, and nothing else: the result parses to the
+// A list page loses the members nothing reads before it is parsed, and nothing else: the result parses to the
 // same objects with those members deleted, whatever the strings around them hold.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { ArraySkim } from '../../../src/kube/skim.ts';
+import { MemberSkim } from '../../../src/kube/skim.ts';
 
-const skimmed = (value: unknown, keys: readonly string[]) =>
-  JSON.parse(Buffer.concat(new ArraySkim(keys).cut(Buffer.from(JSON.stringify(value)))).toString('utf8')) as unknown;
+const skimmed = (value: unknown, keys: readonly string[], objects: readonly string[] = []) =>
+  JSON.parse(
+    Buffer.concat(new MemberSkim({ arrays: keys, objects }).cut(Buffer.from(JSON.stringify(value)))).toString('utf8'),
+  ) as unknown;
 
-/** `value` with every member named by `keys` whose value is an array deleted, at any depth. */
-function withoutArrays(value: unknown, keys: readonly string[]): unknown {
-  if (Array.isArray(value)) return value.map((item) => withoutArrays(item, keys));
+/** `value` without every member named by `keys` whose value is an array (by `objects`, an object), at any depth. */
+function withoutArrays(value: unknown, keys: readonly string[], objects: readonly string[] = []): unknown {
+  if (Array.isArray(value)) return value.map((item) => withoutArrays(item, keys, objects));
   if (typeof value !== 'object' || value === null) return value;
+  const cut = (key: string, item: unknown) =>
+    Array.isArray(item) ? keys.includes(key) : typeof item === 'object' && item !== null && objects.includes(key);
   return Object.fromEntries(
     Object.entries(value)
-      .filter(([key, item]) => !(keys.includes(key) && Array.isArray(item)))
-      .map(([key, item]) => [key, withoutArrays(item, keys)]),
+      .filter(([key, item]) => !cut(key, item))
+      .map(([key, item]) => [key, withoutArrays(item, keys, objects)]),
   );
 }
 
@@ -71,11 +75,11 @@ test('strings that look like the keys or hold brackets and escaped quotes are le
 
 test('bytes with nothing to cut, or an array that never closes, come back as they were', () => {
   const plain = Buffer.from('{"items":[{"metadata":{"name":"a"}}]}');
-  assert.deepEqual(Buffer.concat(new ArraySkim(['images']).cut(plain)), plain);
+  assert.deepEqual(Buffer.concat(new MemberSkim({ arrays: ['images'] }).cut(plain)), plain);
   const cut = Buffer.from('{"items":[{"status":{"images":[{"names":["a"]}');
-  assert.deepEqual(Buffer.concat(new ArraySkim(['images']).cut(cut)), cut);
+  assert.deepEqual(Buffer.concat(new MemberSkim({ arrays: ['images'] }).cut(cut)), cut);
   const pretty = Buffer.from(JSON.stringify(node('a'), null, 2));
-  assert.deepEqual(Buffer.concat(new ArraySkim(['images']).cut(pretty)), pretty);
+  assert.deepEqual(Buffer.concat(new MemberSkim({ arrays: ['images'] }).cut(pretty)), pretty);
 });
 
 test('any JSON, with the keys at any depth and strings of quotes, brackets and backslashes, skims as it parses', () => {
@@ -96,6 +100,49 @@ test('any JSON, with the keys at any depth and strings of quotes, brackets and b
   fc.assert(
     fc.property(value, (json) => {
       assert.deepEqual(skimmed(json, keys), withoutArrays(json, keys));
+    }),
+    { numRuns: 5_000 },
+  );
+});
+
+test('object-valued members are cut by their own keys: an array under such a key stays, as does an object under an array key', () => {
+  const page = {
+    items: [
+      {
+        metadata: { name: 'a', annotations: { 'x"{': '"annotations":{' }, managedFields: [{ a: 1 }] },
+        status: { nodeInfo: { kubeletVersion: 'v1' }, images: [{ names: ['{'] }], allocatable: { cpu: '4' } },
+      },
+      { nodeInfo: ['an array: kept'], managedFields: { an: 'object: kept' }, annotations: {} },
+    ],
+  };
+  const [arrays, objects] = [
+    ['managedFields', 'images'],
+    ['annotations', 'nodeInfo'],
+  ];
+  const out = skimmed(page, arrays, objects);
+  assert.deepEqual(out, withoutArrays(page, arrays, objects));
+  assert.deepEqual(out, {
+    items: [
+      { metadata: { name: 'a' }, status: { allocatable: { cpu: '4' } } },
+      { nodeInfo: ['an array: kept'], managedFields: { an: 'object: kept' } },
+    ],
+  });
+});
+
+test('any JSON skims as it parses with object keys too', () => {
+  const [arrays, objects] = [['images'], ['nodeInfo', 'a']];
+  const { value } = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      fc.string({ unit: fc.constantFrom('"', '[', ']', '{', '}', '\\', ',', ':', 'a', '"nodeInfo":{') }),
+      fc.integer(),
+      fc.array(tie('value'), { maxLength: 3 }),
+      fc.dictionary(fc.constantFrom('images', 'nodeInfo', 'a', 'x"nodeInfo'), tie('value'), { maxKeys: 4 }),
+    ),
+  }));
+  fc.assert(
+    fc.property(value, (json) => {
+      assert.deepEqual(skimmed(json, arrays, objects), withoutArrays(json, arrays, objects));
     }),
     { numRuns: 5_000 },
   );
