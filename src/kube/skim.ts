@@ -23,19 +23,38 @@ function escaped(bytes: Buffer, at: number): boolean {
   return backslashes % 2 === 1;
 }
 
+/** Bytes of a string read one by one before its end is searched for instead. */
+const SHORT_STRING = 16;
+
 /**
- * Just past the array or object that opens at `start`, or -1 when the bytes end first. Byte by byte, strings
- * included: a cut array's strings are short (managedFields' keys, env names), and a search per string cost more.
+ * Just past the closing quote of the string that opens at `open`, or -1 when the bytes end first. Short strings
+ * (managedFields' keys, env names) byte by byte, where a search per string cost more; past SHORT_STRING bytes (image
+ * names and digests, a Node's JSON's bulk) by V8's search of the Latin-1 text, each quote found checked for escape.
  */
-function valueEnd(bytes: Buffer, start: number): number {
+function stringEnd(bytes: Buffer, text: string, open: number): number {
+  const scanned = Math.min(bytes.length, open + 1 + SHORT_STRING);
+  let at = open + 1;
+  // A backslash takes the byte after it along, so an escaped quote never ends the string.
+  for (; at < scanned; at++) {
+    const byte = bytes[at];
+    if (byte === QUOTE) return at + 1;
+    if (byte === BACKSLASH) at++;
+  }
+  let quote = text.indexOf('"', at);
+  while (quote >= 0 && escaped(bytes, quote)) quote = text.indexOf('"', quote + 1);
+  return quote < 0 ? -1 : quote + 1;
+}
+
+/** Just past the array or object that opens at `start`, or -1 when the bytes end first. */
+function valueEnd(bytes: Buffer, text: string, start: number): number {
   const length = bytes.length;
   let depth = 0;
   for (let at = start; at < length; at++) {
     const byte = bytes[at];
     if (byte === QUOTE) {
-      // A backslash takes the byte after it along, so an escaped quote never ends the string.
-      for (at++; at < length && bytes[at] !== QUOTE; at++) if (bytes[at] === BACKSLASH) at++;
-      if (at >= length) return -1;
+      const end = stringEnd(bytes, text, at);
+      if (end < 0) return -1;
+      at = end - 1;
     } else if (byte === OPEN_ARRAY || byte === OPEN_OBJECT) depth++;
     else if ((byte === CLOSE_ARRAY || byte === CLOSE_OBJECT) && --depth === 0) return at + 1;
   }
@@ -46,8 +65,14 @@ function valueEnd(bytes: Buffer, start: number): number {
  * The member `"key":[…]` found at `at`, with the comma that joins it to a neighbour: [from, to), or undefined. The
  * comma before it is the one to go unless a member cut just before took it (it lies before `cursor`).
  */
-function memberRange(bytes: Buffer, at: number, keyLength: number, cursor: number): [number, number] | undefined {
-  const end = valueEnd(bytes, at + keyLength - 1);
+function memberRange(
+  bytes: Buffer,
+  text: string,
+  at: number,
+  keyLength: number,
+  cursor: number,
+): [number, number] | undefined {
+  const end = valueEnd(bytes, text, at + keyLength - 1);
   if (end < 0) return undefined;
   if (bytes[at - 1] === COMMA && at - 1 >= cursor) return [at - 1, end];
   if (bytes[end] === COMMA) return [at, end + 1];
@@ -119,7 +144,7 @@ export class MemberSkim {
     for (let open = first(array, object); open >= 0; open = first(array, object)) {
       const end = open + 1;
       const at = this.#keyAt(bytes, text, open, cursor);
-      const range = at < 0 ? undefined : memberRange(bytes, at, end - at, cursor);
+      const range = at < 0 ? undefined : memberRange(bytes, text, at, end - at, cursor);
       if (at >= 0 && range === undefined) break;
       if (range !== undefined) {
         kept.push(bytes.subarray(cursor, range[0]));

@@ -147,3 +147,21 @@ test('any JSON skims as it parses with object keys too', () => {
     { numRuns: 5_000 },
   );
 });
+
+test('long strings, whose end is searched for rather than read byte by byte, skim as they parse', () => {
+  const keys = ['images'];
+  const long = fc.string({ unit: fc.constantFrom('"', '\\', ']', '[', '}', 'a', 'é', '"images":['), maxLength: 80 });
+  const value = fc.dictionary(
+    fc.constantFrom('images', 'names', 'a'),
+    fc.oneof(long, fc.array(fc.oneof(long, fc.dictionary(fc.constantFrom('names', 'images'), long)), { maxLength: 4 })),
+    { maxKeys: 3 },
+  );
+  fc.assert(
+    fc.property(fc.array(value, { maxLength: 3 }), (json) => {
+      assert.deepEqual(skimmed(json, keys), withoutArrays(json, keys));
+    }),
+    { numRuns: 5_000 },
+  );
+  const digest = `registry.example.com/a@sha256:${'0'.repeat(64)}\\"]`;
+  assert.deepEqual(skimmed({ images: [{ names: [digest] }], kept: digest }, keys), { kept: digest });
+});
