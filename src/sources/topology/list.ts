@@ -164,11 +164,13 @@ const ITEMS_KEY = '"items":[';
  * Should the array end before the text does, the items' text does not parse, and the list fails.
  */
 export function splitPage(text: string): { readonly items: string; readonly metadata: Page['metadata'] } {
-  const at = text.indexOf(ITEMS_KEY);
-  if (at > 0 && text.endsWith(']}')) {
-    const envelope = parsedOrUndefined(`${text.slice(0, at)}"items":[]}`);
+  // Go's JSON encoder ends what it writes with a newline.
+  const list = text.trimEnd();
+  const at = list.indexOf(ITEMS_KEY);
+  if (at > 0 && list.endsWith('}') && list.slice(0, -1).trimEnd().endsWith(']')) {
+    const envelope = parsedOrUndefined(`${list.slice(0, at)}"items":[]}`);
     if (envelope !== undefined)
-      return { items: text.slice(at + ITEMS_KEY.length - 1, -1), metadata: envelope.metadata };
+      return { items: list.slice(at + ITEMS_KEY.length - 1, -1), metadata: envelope.metadata };
   }
   const whole = JSON.parse(text) as Page;
   return { items: JSON.stringify(Array.isArray(whole.items) ? whole.items : []), metadata: whole.metadata };

@@ -17,10 +17,25 @@ test("a List as the API server writes it: the items' own text, and the metadata 
   assert.deepEqual(JSON.parse(splitPage('{"kind":"NodeList","metadata":{},"items":[]}').items), []);
 });
 
+test("a List with the encoder's newline after it, or between its items, is split all the same", () => {
+  const head = `{"kind":"NodeList","apiVersion":"v1","metadata":${JSON.stringify(metadata)},"items":[`;
+  for (const text of [
+    `${head}${items.map((item) => JSON.stringify(item)).join(',')}]}\n`,
+    `${head}\n${items.map((item) => JSON.stringify(item)).join(',\n')}\n]}\n`,
+  ]) {
+    const page = splitPage(text);
+    const slice = text.slice(head.length - 1, text.trimEnd().length - 1);
+    assert.equal(page.items, slice, 'the items are a slice of the page, not written again');
+    assert.deepEqual([JSON.parse(page.items), page.metadata], [items, metadata]);
+  }
+});
+
 test('a List laid out otherwise is parsed whole: spaces, items first, items null', () => {
   for (const text of [
     JSON.stringify({ kind: 'NodeList', metadata, items }, null, 1),
     JSON.stringify({ items, metadata }),
+    // An unstructured list (a custom resource's): its keys in order, so the items come before kind and metadata.
+    `${JSON.stringify({ apiVersion: 'example.com/v1', items, kind: 'ThingList', metadata })}\n`,
     JSON.stringify({ kind: 'NodeList', metadata: { ...metadata, note: '"items":[1]}' }, items }),
   ]) {
     const page = splitPage(text);
