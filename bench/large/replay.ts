@@ -111,21 +111,23 @@ export async function startReplay(dir: string): Promise<Replay> {
       const body = entry.pages[page];
       if (!body) return status(response, 410, `continue token ${page} expired`);
       response.writeHead(200, { 'content-type': 'application/json' });
-      counts.listBytes += body.length;
+      counts.listBytes += body.length + 1;
       counts.objects += page === entry.pages.length - 1 ? entry.items - page * PAGE_ITEMS : PAGE_ITEMS;
-      response.end(body);
+      // As the API server does: its encoder ends a List with a newline.
+      response.write(body);
+      response.end('\n');
       return;
     }
     response.writeHead(200, { 'content-type': 'application/json' });
     const head = `{"kind":"${entry.resource.listKind}","apiVersion":"${entry.resource.apiVersion}","metadata":{"resourceVersion":"10000000"},"items":[`;
     response.write(head);
-    let bytes = head.length + 2;
+    let bytes = head.length + 3;
     entry.pageItems.forEach((items, index) => {
       if (index > 0 && items.length > 0) response.write(',');
       response.write(items);
       bytes += items.length + 1;
     });
-    response.end(']}');
+    response.end(']}\n');
     counts.listBytes += bytes;
     counts.objects += entry.items;
   }
