@@ -1,9 +1,9 @@
 // The worker thread that takes the lists (off-thread.ts starts it): receiving
 // and cutting each page here (and parsing and slimming Pods) leaves the main
 // thread, which answers admission requests, the parse of what is kept and its
-// application to the model. Pages are handed on as JSON text (wire.ts), a few
-// ahead of the page the main thread is applying, so that pages never pile up
-// unapplied.
+// application to the model. Pages are handed on as JSON text (wire.ts), at
+// most one ahead of the page the main thread is applying, so that pages never
+// pile up unapplied.
 
 import { parentPort } from 'node:worker_threads';
 import type { RequestOptions } from 'node:https';

@@ -158,10 +158,11 @@ export async function listPageTexts(
 const ITEMS_KEY = '"items":[';
 
 /**
- * A List's JSON as its items' array (text) and its metadata. The API server writes a List's kind, apiVersion and
- * metadata, then its items, last: only what comes before them is parsed here, and the items are left to whoever
- * keeps them. A List laid out otherwise (spaces, another order) is parsed whole, and its items written again.
- * Should the array end before the text does, the items' text does not parse, and the list fails.
+ * A List's JSON as its items' array (text) and its metadata. The API server writes a built-in kind's List as its
+ * kind, apiVersion and metadata, then its items, then a newline: only what comes before the items is parsed here,
+ * and they are left to whoever keeps them. A List laid out otherwise (spaces, or a custom resource's, whose keys
+ * come in alphabetical order) is parsed whole, and its items written again. Should the array end before the text
+ * does, the items' text does not parse, and the list fails.
  */
 export function splitPage(text: string): { readonly items: string; readonly metadata: Page['metadata'] } {
   // Go's JSON encoder ends what it writes with a newline.

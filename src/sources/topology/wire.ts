@@ -50,8 +50,8 @@ export type FromWorker =
     };
 
 /**
- * Takes the list `request` names in this thread (the main thread's, behind a proxy): each item given apiVersion and
- * kind and slimmed, the members nothing reads cut before each page is parsed.
+ * Takes the list `request` names in this thread (the worker's for Pods, the main thread's behind a proxy): each item
+ * given apiVersion and kind and slimmed, the members nothing reads cut before each page is parsed.
  */
 export function takeList(target: ListTarget, request: ListRequest, delivery: ListDelivery): Promise<ObjectList> {
   return listPaged(target, request.path, request.selectors, turnOf(request), unreadMembers(request.source), delivery);
