@@ -69,7 +69,9 @@ const REMEMBERED_LIMIT = 4_096;
 
 /**
  * parseQuantity for objects read in bulk: the Nodes of a cluster repeat a few allocatable amounts, and parsing each
- * again was a third of reading a Node.
+ * again was a third of reading a Node. Decisions keep their own, least recently used, per snapshot
+ * (DecisionMemo.quantity): there a stream of one-off Pods must not flush the hot workloads' quantities, and a Node
+ * list's map emptied now and then costs only parses.
  */
 export function parseRepeatedQuantity(value: unknown): number | undefined {
   if (typeof value !== 'string' || value.length > 64) return parseQuantity(value);
