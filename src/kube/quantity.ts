@@ -68,10 +68,10 @@ const remembered = new Map<string, number>();
 const REMEMBERED_LIMIT = 4_096;
 
 /**
- * parseQuantity for objects read in bulk: the Nodes of a cluster repeat a few allocatable amounts, and parsing each
- * again was a third of reading a Node. Decisions keep their own, least recently used, per snapshot
- * (DecisionMemo.quantity): there a stream of one-off Pods must not flush the hot workloads' quantities, and a Node
- * list's map emptied now and then costs only parses.
+ * parseQuantity for what repeats a few quantities over and over: the Nodes of a cluster their allocatable amounts
+ * (parsing each again was a third of reading a Node), its Pods their requests ("500m", "1Gi"). The map is emptied
+ * when full, so a stream of one-off quantities costs the others only a parse each, once. Decisions read through it
+ * too: a least-recently-used map per snapshot cost them more in its bookkeeping than the parses it saved.
  */
 export function parseRepeatedQuantity(value: unknown): number | undefined {
   if (typeof value !== 'string' || value.length > 64) return parseQuantity(value);

@@ -15,7 +15,6 @@
 
 import { LRUCache } from 'lru-cache';
 import type { PlacementFacts } from '../kube/podFacts.ts';
-import { parseQuantity } from '../kube/quantity.ts';
 import type { TopologySnapshot } from '../topology/model.ts';
 import type { NodeSet } from '../topology/nodeset.ts';
 import { keep } from '../memo/kept.ts';
@@ -27,16 +26,12 @@ import { writes, writesKey, type Additions, type Writes } from './writes.ts';
 
 /** Enough for every workload shape of a large cluster; past it the least recently used entry goes. */
 export const MEMO_LIMIT = 1024;
-/** Longer strings are not quantities anyway, and would only fill the memory the limit means to bound. */
-const LONGEST_KEPT_QUANTITY = 64;
 /** The table of label and annotation sets seen: 2^16 slots, 256 KB. */
 const PAIR_SLOT_BITS = 16;
 /** The table of writes keys seen: 2^14 slots, 64 KB. */
 const WRITES_SLOT_BITS = 14;
 /** A decision key seen once, whose decision is not kept yet. */
 const SEEN = Symbol('seen');
-/** parseQuantity's undefined, as a cache value. */
-const INVALID = Number.NaN;
 
 /** A decision with the key it was made for: the memo's map is keyed by the key's hash, which keys may share. */
 interface KeptDecision {
@@ -79,7 +74,6 @@ export class DecisionMemo {
   readonly #snapshot: TopologySnapshot;
   readonly #placements = lazyLruMap<string, Placement>();
   readonly #intersections = new WeakMap<NodeSet, LRUCache<NodeSet, NodeSet>>();
-  readonly #quantities = lazyLruMap<string, number>();
   readonly #decisions = lazyLruMap<number, KeptDecision | typeof SEEN>();
   /** Hashes of the labels and annotations of Pods decided: a Pod whose are not there is new, or lost its slot since. */
   readonly #pairsSeen: SeenTable;
@@ -130,14 +124,6 @@ export class DecisionMemo {
     }
     return placement;
   }
-
-  /** parseQuantity, remembered per string: Pods of a cluster repeat a few quantities ("500m", "1Gi") over and over. */
-  readonly quantity = (value: unknown): number | undefined => {
-    if (typeof value !== 'string' || value.length > LONGEST_KEPT_QUANTITY) return parseQuantity(value);
-    let milli = this.#quantities.get(value);
-    if (milli === undefined) this.#quantities.set(value, (milli = parseQuantity(value) ?? INVALID));
-    return Number.isNaN(milli) ? undefined : milli;
-  };
 
   /**
    * The decision kept for the request's key once the key was met twice; computed otherwise. The key is the facts

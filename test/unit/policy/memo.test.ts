@@ -11,7 +11,6 @@ import { isKept } from '../../../src/memo/kept.ts';
 import { DecisionMemo, MEMO_LIMIT } from '../../../src/policy/memo.ts';
 import { textHash } from '../../../src/memo/textHash.ts';
 import { freshUntil } from '../../../src/policy/rules/table.ts';
-import { parseQuantity } from '../../../src/kube/quantity.ts';
 import { placementNodes, schedulableFor } from '../../../src/policy/satisfiability.ts';
 import { buildSnapshot } from '../../../src/topology/build.ts';
 import { clusterObjects, NOW, OPTIONS, pod, policy } from './engine-cluster.ts';
@@ -254,13 +253,6 @@ describe('decision memo', () => {
     );
     assert.deepEqual(asked, [600_000, 1_000, 600_000, 0]);
     assert.ok(Number.isFinite(answers[0]!) && answers[0]! > answers[1]!, 'the sources have ages to compare');
-  });
-
-  test('quantity reads what parseQuantity reads, asked once or again', () => {
-    const { memo } = compile(POLICIES, buildSnapshot(clusterObjects(), { now: NOW }));
-    const values: unknown[] = ['500m', '1Gi', '0.1', 'lots', '', 2, 1.5, null, '1'.repeat(80), ' 8 '];
-    for (const value of [...values, ...values]) assert.equal(memo.quantity(value), parseQuantity(value), String(value));
-    assert.equal(memo.quantity('1Gi'), 1024 ** 3 * 1000);
   });
 
   test('candidates are the policies whose namespace fields hold, in priority order, asked once per namespace', () => {
