@@ -3,7 +3,8 @@
 // first use since most Pods match no policy that needs it.
 
 import type { PodFacts } from '../kube/podFacts.ts';
-import { effectiveRequests, type QuantityParser } from '../kube/requests.ts';
+import { parseRepeatedQuantity } from '../kube/quantity.ts';
+import { effectiveRequests } from '../kube/requests.ts';
 import { qosClass } from '../kube/qos.ts';
 import type { Labels } from '../kube/types.ts';
 import type { Occupancy, ResourceList, TopologySnapshot } from '../topology/model.ts';
@@ -16,13 +17,11 @@ export class PodContext {
   #requests: ResourceList | undefined;
   #qos: QosClass | undefined;
   #namespaceLabels: Labels | undefined;
-  readonly #parse: QuantityParser;
 
-  constructor(facts: PodFacts, snapshot: TopologySnapshot, options: DecisionOptions, parse: QuantityParser) {
+  constructor(facts: PodFacts, snapshot: TopologySnapshot, options: DecisionOptions) {
     this.facts = facts;
     this.snapshot = snapshot;
     this.options = options;
-    this.#parse = parse;
   }
 
   get namespace(): string {
@@ -34,11 +33,11 @@ export class PodContext {
   }
 
   get requests(): ResourceList {
-    return (this.#requests ??= effectiveRequests(this.facts.resources, this.#parse));
+    return (this.#requests ??= effectiveRequests(this.facts.resources, parseRepeatedQuantity));
   }
 
   get qos(): QosClass {
-    return (this.#qos ??= qosClass(this.facts.resources, this.#parse));
+    return (this.#qos ??= qosClass(this.facts.resources, parseRepeatedQuantity));
   }
 
   /** The bound Pods: the newer occupancy the shell gave, else the snapshot's. */

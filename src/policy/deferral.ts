@@ -4,7 +4,6 @@
 // a Pod wait for its placement instead of being scheduled without it.
 
 import type { PodFacts } from '../kube/podFacts.ts';
-import { parseRepeatedQuantity } from '../kube/quantity.ts';
 import type { PatchOperation } from '../kube/types.ts';
 import type { SourceName, SourceStatus, TopologySnapshot } from '../topology/model.ts';
 import type { CompiledPolicy, CompiledPolicySet } from './compiler.ts';
@@ -52,7 +51,7 @@ export function matchingPolicies(
   compiled: CompiledPolicySet,
   options: DecisionOptions,
 ): { readonly matched: readonly CompiledPolicy[]; readonly context: PodContext } {
-  const context = new PodContext(request.facts, compiled.snapshot, options, parseRepeatedQuantity);
+  const context = new PodContext(request.facts, compiled.snapshot, options);
   const { workload } = request.facts;
   // As the engine: an Audit policy writes nothing, and one whose rollout leaves the workload out does not match.
   const matched = compiled

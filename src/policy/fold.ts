@@ -2,7 +2,6 @@
 // priority order to what the Pod gets (its changes, warnings, the policies
 // applied, Audit notes, the nodes still allowed), and the decision made of it.
 
-import { parseRepeatedQuantity } from '../kube/quantity.ts';
 import { NodeSet } from '../topology/nodeset.ts';
 import type { CompiledPolicySet } from './compiler.ts';
 import { PodContext } from './context.ts';
@@ -58,7 +57,7 @@ export class DecisionFold {
       );
     this.#allowed = base;
     this.#input = {
-      pod: new PodContext(facts, snapshot, options, parseRepeatedQuantity),
+      pod: new PodContext(facts, snapshot, options),
       base,
       applied: this.#applied,
       memo: compiled.memo,
