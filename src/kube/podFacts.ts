@@ -276,7 +276,8 @@ function strings(value: unknown): Labels {
  */
 function kept(value: Record<string, unknown>, keep: (item: unknown) => boolean): Record<string, string | number> {
   const result: Record<string, string | number> = {};
-  for (const key of Object.keys(value)) {
+  // for…in, not Object.keys: no array of keys per record (a Pod has a dozen); JSON objects inherit no members.
+  for (const key in value) {
     const item = value[key];
     if (keep(item)) setOwn(result, key, item as string | number);
   }

@@ -68,32 +68,34 @@ function addInitContainers(
 ): void {
   const sidecars: MutableResources = {};
   const initPeak: MutableResources = {};
+  let sidecarsStarted = false;
   for (const container of initContainers) {
     const requests = containerRequests(container.resources, parse);
     if (container.sidecar) {
+      sidecarsStarted = true;
       addList(total, requests);
       addList(sidecars, requests);
       maxList(initPeak, sidecars);
-    } else {
+    } else if (sidecarsStarted) {
       const running = { ...sidecars };
       addList(running, requests);
       maxList(initPeak, running);
-    }
+    } else maxList(initPeak, requests);
   }
   maxList(total, initPeak);
 }
 
 function addQuantities(into: MutableResources, quantities: Quantities, parse: QuantityParser): void {
-  for (const [name, quantity] of Object.entries(quantities)) {
-    const milli = parse(quantity);
+  for (const name in quantities) {
+    const milli = parse(quantities[name]);
     if (milli !== undefined) into[name] = (into[name] ?? 0) + milli;
   }
 }
 
 function addList(into: MutableResources, list: ResourceList): void {
-  for (const [name, amount] of Object.entries(list)) into[name] = (into[name] ?? 0) + amount;
+  for (const name in list) into[name] = (into[name] ?? 0) + list[name]!;
 }
 
 function maxList(into: MutableResources, list: ResourceList): void {
-  for (const [name, amount] of Object.entries(list)) into[name] = Math.max(into[name] ?? 0, amount);
+  for (const name in list) into[name] = Math.max(into[name] ?? 0, list[name]!);
 }

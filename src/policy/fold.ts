@@ -20,7 +20,8 @@ export const NO_AUDIT: readonly AuditOutcome[] = [];
 export class DecisionFold {
   readonly #compiled: CompiledPolicySet;
   readonly #recorder: DecisionRecorder;
-  readonly #input: Omit<StepInput, 'allowed'>;
+  /** One input for every policy's step, its allowed set the fold's at the time: steps are synchronous and keep none. */
+  readonly #input: { -readonly [Field in keyof StepInput]: StepInput[Field] };
   readonly #schedulable: NodeSet;
   readonly #own: NodeSet;
   readonly #facts: PodRequest['facts'];
@@ -59,6 +60,7 @@ export class DecisionFold {
     this.#input = {
       pod: new PodContext(facts, snapshot, options),
       base,
+      allowed: base,
       applied: this.#applied,
       memo: compiled.memo,
       created: options.created,
@@ -70,7 +72,8 @@ export class DecisionFold {
 
   /** What the next policy's step starts from. */
   stepInput(): StepInput {
-    return { ...this.#input, allowed: this.#allowed };
+    this.#input.allowed = this.#allowed;
+    return this.#input;
   }
 
   /** Applies one policy's outcome; the denial when it denies the Pod. */

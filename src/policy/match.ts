@@ -6,6 +6,7 @@
 
 import { matchesLabelSelector, selectorKeys } from '../kube/selector.ts';
 import type { Labels } from '../kube/types.ts';
+import type { ResourceList } from '../kube/quantity.ts';
 import type { PodContext } from './context.ts';
 import { globMatcher } from './glob.ts';
 import type { PolicyMatch } from './types.ts';
@@ -86,7 +87,7 @@ function compilePodChecks({ podSelector, resources, qosClasses }: PolicyMatch): 
   }
   if (resources) {
     checks.push({
-      holds: (pod) => resources.some((name) => (pod.requests[name] ?? 0) > 0),
+      holds: (pod) => requestsAny(pod.requests, resources),
       reason: () => `the Pod requests none of [${resources.join(', ')}]`,
     });
   }
@@ -97,4 +98,10 @@ function compilePodChecks({ podSelector, resources, qosClasses }: PolicyMatch): 
     });
   }
   return checks;
+}
+
+/** Whether any of `names` is requested; a loop, not some(): no closure per Pod. */
+function requestsAny(requests: ResourceList, names: readonly string[]): boolean {
+  for (const name of names) if ((requests[name] ?? 0) > 0) return true;
+  return false;
 }

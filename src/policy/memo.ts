@@ -20,9 +20,17 @@ import type { NodeSet } from '../topology/nodeset.ts';
 import { keep } from '../memo/kept.ts';
 import { placementNodes, schedulableFor } from './satisfiability.ts';
 import { SeenTable } from '../memo/seenTable.ts';
-import { textHash } from '../memo/textHash.ts';
+import { recordHash, textHash } from '../memo/textHash.ts';
 import type { Decision, PodRequest } from './types.ts';
-import { writes, writesKey, type Additions, type Writes } from './writes.ts';
+import {
+  sameWritesKey,
+  writes,
+  writesKey,
+  writesKeyHash,
+  type Additions,
+  type Writes,
+  type WritesKey,
+} from './writes.ts';
 
 /** Enough for every workload shape of a large cluster; past it the least recently used entry goes. */
 export const MEMO_LIMIT = 1024;
@@ -40,15 +48,19 @@ interface KeptDecision {
   readonly decision: Decision;
 }
 
-/** An LRU map of at most MEMO_LIMIT entries. */
-export function lruMap<K extends NonNullable<unknown>, V extends NonNullable<unknown>>(): LRUCache<K, V> {
-  return new LRUCache<K, V>({ max: MEMO_LIMIT });
-}
-
 /** What a memo reads and writes of its map. */
 export interface MemoMap<K, V> {
   get(key: K): V | undefined;
   set(key: K, value: V): unknown;
+}
+
+/** lru-cache's get and set make an options object on every call not given one: this one, empty, is shared. */
+const NO_OPTIONS = Object.freeze({});
+
+/** An LRU map of at most MEMO_LIMIT entries. */
+export function lruMap<K extends NonNullable<unknown>, V extends NonNullable<unknown>>(): MemoMap<K, V> {
+  const map = new LRUCache<K, V>({ max: MEMO_LIMIT });
+  return { get: (key) => map.get(key, NO_OPTIONS), set: (key, value) => map.set(key, value, NO_OPTIONS) };
 }
 
 /**
@@ -56,7 +68,7 @@ export interface MemoMap<K, V> {
  * an LRUCache allocates its arrays for MEMO_LIMIT entries at once (hundreds of µs on a busy machine, then GC).
  */
 export function lazyLruMap<K extends NonNullable<unknown>, V extends NonNullable<unknown>>(): MemoMap<K, V> {
-  let map: LRUCache<K, V> | undefined;
+  let map: MemoMap<K, V> | undefined;
   return {
     get: (key) => map?.get(key),
     set: (key, value) => (map ??= lruMap<K, V>()).set(key, value),
@@ -73,12 +85,12 @@ export interface Placement {
 export class DecisionMemo {
   readonly #snapshot: TopologySnapshot;
   readonly #placements = lazyLruMap<string, Placement>();
-  readonly #intersections = new WeakMap<NodeSet, LRUCache<NodeSet, NodeSet>>();
+  readonly #intersections = new WeakMap<NodeSet, MemoMap<NodeSet, NodeSet>>();
   readonly #decisions = lazyLruMap<number, KeptDecision | typeof SEEN>();
   /** Hashes of the labels and annotations of Pods decided: a Pod whose are not there is new, or lost its slot since. */
   readonly #pairsSeen: SeenTable;
   readonly #snapshotId: string;
-  readonly #writes = lazyLruMap<number, { readonly key: string; readonly writes: Writes }>();
+  readonly #writes = lazyLruMap<number, { readonly key: WritesKey; readonly writes: Writes }>();
   readonly #writesSeen: SeenTable;
 
   #freshFor: number | undefined;
@@ -138,14 +150,14 @@ export class DecisionMemo {
    *
    * Such one-off Pods usually differ from every Pod before them in their labels (those a policy reads:
    * projection.ts) or their annotations, a fifth of the facts: equal facts have equal labels and annotations, so
-   * a pair of them never seen proves a first sight without the key. The key's text and hash cost more than the
+   * a pair of them never seen (hashed member by member, recordHash) proves a first sight without the key. The key's text and hash cost more than the
    * rest of a one-off Pod's memo lookup; a workload's replicas pay for both, and are kept from their third sight
    * (the first met only the pair). A pair whose slot another took since is taken as never seen: one decision made
    * again.
    */
   decision(request: PodRequest, compute: () => Decision, occupancy?: number): Decision {
     const { labels, annotations } = request.facts;
-    if (!this.#pairsSeen.saw(textHash(JSON.stringify(annotations), textHash(JSON.stringify(labels))))) return compute();
+    if (!this.#pairsSeen.saw(recordHash(annotations, recordHash(labels)))) return compute();
     const facts = JSON.stringify(request.facts);
     const hash = textHash(facts, occupancy);
     const entry = this.#decisions.get(hash);
@@ -165,9 +177,9 @@ export class DecisionMemo {
    */
   writes(additions: Additions): Writes {
     const key = writesKey(additions);
-    const hash = textHash(key);
+    const hash = writesKeyHash(key);
     const entry = this.#writes.get(hash);
-    if (entry !== undefined && entry.key === key) return entry.writes;
+    if (entry !== undefined && sameWritesKey(entry.key, key)) return entry.writes;
     const made = writes(this.#snapshotId, additions);
     if (this.#writesSeen.saw(hash)) {
       keep(made.patch);

@@ -30,6 +30,10 @@ const annotationPaths = new Map<string, Path>();
 
 export type MergeResult = { readonly added: boolean } | { readonly dropped: string };
 
+/** The two answers of a merge that drops nothing, shared: every new Pod's outputs are merged. */
+const ADDED: MergeResult = { added: true };
+const PRESENT: MergeResult = { added: false };
+
 /** What the policies added to one Pod: all that its patch and its decision record read of them. */
 export interface Added {
   readonly requirements: readonly NodeSelectorRequirement[];
@@ -60,7 +64,8 @@ export class PodChanges implements Added {
   readonly #pod: PodFacts;
   /** Computed on the first requirement; undefined when the Pod has no nodeSelectorTerms list (a new term will be written). */
   #existingTerms: readonly ReadonlySet<string>[] | undefined | null = null;
-  readonly #requirementKeys = new Set<string>();
+  /** Keys of the requirements added; made with the first, since many Pods are given none. */
+  #requirementKeys: Set<string> | undefined;
 
   constructor(pod: PodFacts) {
     this.#pod = pod;
@@ -73,62 +78,68 @@ export class PodChanges implements Added {
    */
   addRequirement(requirement: NodeSelectorRequirement): MergeResult {
     const key = outputKey(requirement);
-    if (this.#requirementKeys.has(key)) return { added: false };
+    if (this.#requirementKeys?.has(key)) return PRESENT;
     if (this.#existingTerms === null) {
       this.#existingTerms = (this.#pod.placement.requiredTerms ?? undefined)
         ?.filter((term) => term !== null && matchesSomething(term))
         .map((term) => new Set(term!.matchExpressions.map(requirementKey)));
     }
-    if (this.#existingTerms?.every((term) => term.has(key))) return { added: false };
-    this.#requirementKeys.add(key);
+    if (this.#existingTerms?.every((term) => term.has(key))) return PRESENT;
+    (this.#requirementKeys ??= new Set()).add(key);
     this.requirements.push(requirement);
-    return { added: true };
+    return ADDED;
   }
 
   /** Rule 2: preferred terms are appended. */
   addPreferred(term: PreferredSchedulingTerm): MergeResult {
     this.preferred.push(term);
-    return { added: true };
+    return ADDED;
   }
 
   /** Rule 3: one constraint per (topologyKey, whenUnsatisfiable), the Pod's own first. */
   addSpread(spread: TopologySpreadConstraint): MergeResult {
-    const same = (other: { readonly topologyKey: string; readonly whenUnsatisfiable: string }) =>
-      other.topologyKey === spread.topologyKey && other.whenUnsatisfiable === spread.whenUnsatisfiable;
-    if (this.#pod.spreads.some(same))
+    if (hasSpread(this.#pod.spreads, spread))
       return {
         dropped: `the Pod already has a ${spread.whenUnsatisfiable} spread constraint on ${spread.topologyKey}`,
       };
-    if (this.spreads.some(same))
+    if (hasSpread(this.spreads, spread))
       return {
         dropped: `a higher-priority policy already adds a ${spread.whenUnsatisfiable} spread constraint on ${spread.topologyKey}`,
       };
     this.spreads.push(spread);
-    return { added: true };
+    return ADDED;
   }
 
   /** Rule 4: only when the Pod names no scheduler or the default one. */
   setSchedulerName(name: string): MergeResult {
     const own = this.#pod.schedulerName;
     if (own !== undefined && own !== '' && own !== DEFAULT_SCHEDULER) {
-      return own === name
-        ? { added: false }
-        : { dropped: `schedulerName ${name} not set: the Pod already uses ${own}` };
+      return own === name ? PRESENT : { dropped: `schedulerName ${name} not set: the Pod already uses ${own}` };
     }
     if (this.schedulerName === undefined) {
       this.schedulerName = name;
-      return { added: true };
+      return ADDED;
     }
     return this.schedulerName === name
-      ? { added: false }
+      ? PRESENT
       : { dropped: `schedulerName ${name} not set: a higher-priority policy sets ${this.schedulerName}` };
   }
 
   setNumaHint(hint: Readonly<Record<string, string>>): MergeResult {
-    if (this.numaHint !== undefined) return { added: false };
+    if (this.numaHint !== undefined) return PRESENT;
     this.numaHint = hint;
-    return { added: true };
+    return ADDED;
   }
+}
+
+/** Whether `spreads` has one on the same (topologyKey, whenUnsatisfiable): a loop, no closure per spread merged. */
+function hasSpread(
+  spreads: readonly { readonly topologyKey: string; readonly whenUnsatisfiable: string }[],
+  spread: TopologySpreadConstraint,
+): boolean {
+  for (const other of spreads)
+    if (other.topologyKey === spread.topologyKey && other.whenUnsatisfiable === spread.whenUnsatisfiable) return true;
+  return false;
 }
 
 /** The patch that writes the changes and annotations onto the Pod: built from them, not by diffing. */

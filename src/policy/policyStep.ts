@@ -48,11 +48,20 @@ export function decidePolicy(compiledPolicy: CompiledPolicy, input: StepInput): 
   const settled = settle(compiledPolicy, input, created, said);
   if ('message' in settled) return { kind: 'rejected', ...settled };
   const { changed, results } = applySteps(policy.name, settled.attempt.steps, changes, said, created, input.recorder);
-  return { kind: 'decided', changed, results, nodes: settled.attempt.nodes, changes, said, ...settled.unsatisfiable };
+  const { unsatisfiable, kept } = settled.unsatisfiable;
+  return { kind: 'decided', changed, results, nodes: settled.attempt.nodes, changes, said, unsatisfiable, kept };
 }
 
+interface Unsatisfiable {
+  readonly unsatisfiable: boolean;
+  readonly kept: boolean;
+}
+
+/** Most policies' placement is satisfiable: one answer for all of them. */
+const SATISFIABLE: Unsatisfiable = { unsatisfiable: false, kept: false };
+
 type Settled =
-  | { readonly attempt: Evaluated; readonly unsatisfiable: { unsatisfiable: boolean; kept: boolean } }
+  | { readonly attempt: Evaluated; readonly unsatisfiable: Unsatisfiable }
   | { readonly message: string; readonly rules: readonly RuleTrace[] };
 
 /** The policy's rules run, with its required placement dropped or kept when unsatisfiable; or its rejection. */
@@ -64,7 +73,7 @@ function settle(
 ): Settled {
   const { policy } = compiledPolicy;
   const attempt = evaluate(compiledPolicy, pod, base, allowed, memo, undefined, created);
-  if (!('unsatisfiable' in attempt)) return { attempt, unsatisfiable: { unsatisfiable: false, kept: false } };
+  if (!('unsatisfiable' in attempt)) return { attempt, unsatisfiable: SATISFIABLE };
   const { rule, modelHolds, conflict } = attempt.unsatisfiable;
   const reject = !conflict && policy.onUnsatisfiable === 'Reject';
   let again: Attempt;
@@ -107,13 +116,8 @@ function applySteps(
       recorder.dropped(step.rule, step.dropped, step.before);
       continue;
     }
-    const { added, details } = merge(
-      changes,
-      step.output,
-      recorder.details,
-      (why) => said.push(`policy ${name}: ${step.rule}: ${why}`),
-      created,
-    );
+    const drops = { said, policy: name, rule: step.rule };
+    const { added, details } = merge(changes, step.output, recorder.details, drops, created);
     for (const warning of step.output.warnings) said.push(`policy ${name}: ${warning}`);
     changed ||= added;
     results[step.rule] = added ? (step.pinned ? 'pinned' : 'added') : 'unchanged';
@@ -172,6 +176,8 @@ function evaluate(
   let own = base;
   let combined = allowed;
   const steps: Step[] = [];
+  // One input for the policy's rules, its allowed set moved along: a rule reads it as it evaluates and keeps none.
+  const input: { pod: PodContext; allowed: NodeSet } = { pod, allowed };
   for (const rule of compiledPolicy.rules) {
     const before = combined;
     if (requiredDropped !== undefined && rule.hard) {
@@ -183,7 +189,8 @@ function evaluate(
       });
       continue;
     }
-    const result = rule.evaluate({ pod, allowed: combined });
+    input.allowed = combined;
+    const result = rule.evaluate(input);
     if ('dropped' in result) {
       steps.push({ rule: rule.name, dropped: result.dropped, before });
       continue;
@@ -201,7 +208,12 @@ function evaluate(
       own = ownNext;
       combined = combinedNext;
     }
-    steps.push({ rule: rule.name, output, before, after: combined, ...(pinned && { pinned }) });
+    // A literal of either shape, not a spread of { pinned }: V8 builds a spread member by a slower path.
+    steps.push(
+      pinned
+        ? { rule: rule.name, output, before, after: combined, pinned }
+        : { rule: rule.name, output, before, after: combined },
+    );
   }
   return { steps, nodes: combined };
 }

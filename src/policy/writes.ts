@@ -7,8 +7,10 @@
 // they get the same writes: DecisionMemo.writes keeps them by writesKey,
 // which reads what writes() reads, for a third of a new Pod's decision.
 
+import { FNV_OFFSET, FNV_PRIME } from '../kube/fnv1a.ts';
 import type { PodShape } from '../kube/podFacts.ts';
 import type { PatchOperation } from '../kube/types.ts';
+import { textSteps } from '../memo/textHash.ts';
 import { jsonText } from './jsonText.ts';
 import { buildPatch, NUMA_HINT_ANNOTATION, POLICIES_ANNOTATION, type Added, type PatchedPod } from './merge.ts';
 import { objectId } from './objectId.ts';
@@ -46,37 +48,72 @@ export function writes(snapshotId: string, { applied, added, pod }: Additions): 
 }
 
 /**
- * A text two Additions share only when writes() writes the same for both (on one snapshot): outputs and policies
- * by identity (objectId.ts), since they are never changed once made; the rest by value. Each field of Added and
- * PatchedPod has its part in the tables below, whose types make a field added to either a part here too.
+ * The parts of a key two Additions share only when writes() writes the same for both (on one snapshot): outputs
+ * and policies by identity (objectId.ts), since they are never changed once made; the rest by value. A list, not
+ * one text: a text made of these parts cost a new Pod a kilobyte of strings, then its encoding to be hashed. Each
+ * field of Added and PatchedPod has its part in the tables below, whose types make a field added to either a part
+ * here too. Lists are counted and policies ended by END (a number, where names are strings): no two inputs share
+ * the parts in order.
  */
-export function writesKey({ applied, added, pod }: Additions): string {
-  let key = '';
-  for (const part of POD_PARTS) key += `${part(pod)}|`;
+export type WritesKey = readonly (string | number)[];
+
+/** Ends a policy's rules, and stands for an absent field. */
+const END = -1;
+
+export function writesKey({ applied, added, pod }: Additions): WritesKey {
+  const key: (string | number)[] = [];
+  for (const part of POD_PARTS) part(pod, key);
+  key.push(applied.length);
   for (const { policy, rules } of applied) {
-    key += objectId(policy);
-    for (const rule in rules) key += `,${rule}=${rules[rule]}`;
-    key += ';';
+    key.push(objectId(policy));
+    for (const rule in rules) key.push(rule, rules[rule]!);
+    key.push(END);
   }
-  for (const part of ADDED_PARTS) key += `|${part(added)}`;
+  for (const part of ADDED_PARTS) part(added, key);
   return key;
 }
 
-const POD_KEY: { readonly [Field in keyof PatchedPod]-?: (pod: PatchedPod) => string } = {
-  shape: ({ shape }) => {
+/** Whether two keys are one: the same parts in the same order. */
+export function sameWritesKey(a: WritesKey, b: WritesKey): boolean {
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false;
+  return true;
+}
+
+/** FNV-1a's steps over the parts: a number (a small integer) in one step, a string by textSteps; 30 bits. */
+export function writesKeyHash(key: WritesKey): number {
+  let hash = Math.imul(FNV_OFFSET ^ key.length, FNV_PRIME);
+  for (const part of key)
+    hash = typeof part === 'number' ? Math.imul(hash ^ part, FNV_PRIME) : textSteps(hash ^ STRING_MARK, part);
+  return hash & 0x3fffffff;
+}
+
+/** Mixed in before a string part: "" and 0 are different parts. */
+const STRING_MARK = 0x40000000;
+
+type Parts = (string | number)[];
+
+const POD_KEY: { readonly [Field in keyof PatchedPod]-?: (pod: PatchedPod, key: Parts) => void } = {
+  shape: ({ shape }, key) => {
     let bits = 0;
-    for (const field in SHAPE_BITS) if (shape[field as keyof PodShape]) bits |= SHAPE_BITS[field as keyof PodShape];
-    return String(bits);
+    for (const field of SHAPE_FIELDS) if (shape[field]) bits |= SHAPE_BITS[field];
+    key.push(bits);
   },
-  requiredTerms: ({ requiredTerms }) => (requiredTerms === undefined ? '' : JSON.stringify(requiredTerms)),
+  requiredTerms: ({ requiredTerms }, key) => {
+    key.push(requiredTerms === undefined ? END : JSON.stringify(requiredTerms));
+  },
 };
 
-const ADDED_KEY: { readonly [Field in keyof Added]-?: (added: Added) => string } = {
-  requirements: ({ requirements }) => ids(requirements),
-  preferred: ({ preferred }) => ids(preferred),
-  spreads: ({ spreads }) => ids(spreads),
-  numaHint: ({ numaHint }) => (numaHint === undefined ? '' : String(objectId(numaHint))),
-  schedulerName: ({ schedulerName }) => (schedulerName === undefined ? '' : JSON.stringify(schedulerName)),
+const ADDED_KEY: { readonly [Field in keyof Added]-?: (added: Added, key: Parts) => void } = {
+  requirements: ({ requirements }, key) => ids(requirements, key),
+  preferred: ({ preferred }, key) => ids(preferred, key),
+  spreads: ({ spreads }, key) => ids(spreads, key),
+  numaHint: ({ numaHint }, key) => {
+    key.push(numaHint === undefined ? END : objectId(numaHint));
+  },
+  schedulerName: ({ schedulerName }, key) => {
+    key.push(schedulerName ?? END);
+  },
 };
 
 const POD_PARTS = Object.values(POD_KEY);
@@ -94,11 +131,12 @@ const SHAPE_BITS: Readonly<Record<keyof PodShape, number>> = {
   topologySpreadConstraints: 128,
   schedulingGates: 256,
 };
+const SHAPE_FIELDS = Object.keys(SHAPE_BITS) as (keyof PodShape)[];
 
-function ids(values: readonly object[]): string {
-  let text = '';
-  for (const value of values) text += `${objectId(value)},`;
-  return text;
+/** The list counted, then each of its objects by identity. */
+function ids(values: readonly object[], key: Parts): void {
+  key.push(values.length);
+  for (const value of values) key.push(objectId(value));
 }
 
 function recorded({ policy, rules }: AppliedPolicy): RecordedPolicy {

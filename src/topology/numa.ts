@@ -134,8 +134,14 @@ export class NumaMemo implements NumaIndex {
  */
 function requested(request: ResourceList): string[] {
   const names: string[] = [];
-  for (const name in request) if (request[name]! > 0) names.push(name);
-  return names.sort();
+  // Each name put in its place as it comes: a Pod requests a few, and sort() copies the list to sort it.
+  for (const name in request) {
+    if (!(request[name]! > 0)) continue;
+    let at = names.length;
+    for (; at > 0 && names[at - 1]! > name; at--) names[at] = names[at - 1]!;
+    names[at] = name;
+  }
+  return names;
 }
 
 /** The zone that fits the request with least leftover, else undefined. */

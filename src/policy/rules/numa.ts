@@ -3,22 +3,24 @@
 // the snapshot's memoised index; this only walks the ranked candidates
 // until enough of them fall in the allowed set.
 
-import type { LRUCache } from 'lru-cache';
 import { HOSTNAME_LABEL } from '../../kube/labels.ts';
 import { formatQuantity } from '../../kube/quantity.ts';
 import type { NodeSelectorRequirement, PreferredSchedulingTerm } from '../../kube/types.ts';
 import type { NodeIndex, NumaFit, ResourceList } from '../../topology/model.ts';
 import { NodeSet } from '../../topology/nodeset.ts';
 import type { PodContext } from '../context.ts';
-import { lruMap } from '../memo.ts';
-import type { NumaRule } from '../types.ts';
-import { output, type CompiledRule, type RuleInput, type RuleResult } from './rule.ts';
+import { lruMap, type MemoMap } from '../memo.ts';
+import type { NumaRule, QosClass } from '../types.ts';
+import { NONE, output, type CompiledRule, type RuleInput, type RuleResult } from './rule.ts';
 
 const PREFERRED_WEIGHT = 100;
 
 export function compileNuma(rule: NumaRule): CompiledRule {
   // Fits are memoised by the snapshot and allowed sets by the decision memo, so replicas of a workload ask again for the same pair.
-  const picks = new WeakMap<NumaFit, LRUCache<NodeSet, Candidates>>();
+  const picks = new WeakMap<NumaFit, MemoMap<NodeSet, Candidates>>();
+  // A preferred hint is the same for every Pod these candidates serve with the same warnings (alignmentWarning's).
+  const hinted = new WeakMap<Candidates, Map<readonly string[], RuleResult>>();
+  const scheduler = rule.schedulerName ? { schedulerName: rule.schedulerName } : {};
   const pickFor = (nodes: NodeIndex, fit: NumaFit, allowed: NodeSet): Candidates => {
     let byAllowed = picks.get(fit);
     if (byAllowed === undefined) picks.set(fit, (byAllowed = lruMap()));
@@ -32,18 +34,37 @@ export function compileNuma(rule: NumaRule): CompiledRule {
     evaluate({ pod, allowed }: RuleInput): RuleResult {
       const request = numaAlignedRequest(pod.requests);
       const fit = pod.snapshot.numa.fit(request);
-      const { hint, hostnames, nodes, requirement, preferred } = pickFor(pod.snapshot.nodes, fit, allowed);
-      // Said only when dropped or required: a preferred hint that found candidates has nothing to explain.
-      const modelHolds = () =>
-        `${fit.nodes.size} nodes have a NUMA zone with ${describeRequest(request)} available (${pod.snapshot.numa.known().size} report NodeResourceTopology), ${hostnames.length} of them allowed by the rest of the placement`;
-      if (hostnames.length === 0 && rule.mode === 'Preferred') return { dropped: `no candidate: ${modelHolds()}` };
+      const candidates = pickFor(pod.snapshot.nodes, fit, allowed);
+      const { hint, hostnames, nodes, requirement, preferred } = candidates;
+      if (hostnames.length === 0 && rule.mode === 'Preferred')
+        return { dropped: `no candidate: ${modelHolds(pod, fit, request, hostnames)}` };
       const warnings = alignmentWarning(pod);
-      const common = { numaHint: hint, warnings, ...(rule.schedulerName ? { schedulerName: rule.schedulerName } : {}) };
-      return rule.mode === 'Required'
-        ? output({ requirements: [requirement], nodes, modelHolds: modelHolds(), ...common })
-        : output({ preferred, ...common });
+      if (rule.mode === 'Required') {
+        const holds = modelHolds(pod, fit, request, hostnames);
+        return output({
+          requirements: [requirement],
+          nodes,
+          modelHolds: holds,
+          numaHint: hint,
+          warnings,
+          ...scheduler,
+        });
+      }
+      let byWarnings = hinted.get(candidates);
+      if (byWarnings === undefined) hinted.set(candidates, (byWarnings = new Map()));
+      let result = byWarnings.get(warnings);
+      if (result === undefined) {
+        if (byWarnings.size >= KEPT_WARNINGS) byWarnings.clear();
+        byWarnings.set(warnings, (result = output({ preferred, numaHint: hint, warnings, ...scheduler })));
+      }
+      return result;
     },
   };
+}
+
+/** Said only when dropped or required: a preferred hint that found candidates has nothing to explain. */
+function modelHolds(pod: PodContext, fit: NumaFit, request: ResourceList, hostnames: readonly string[]): string {
+  return `${fit.nodes.size} nodes have a NUMA zone with ${describeRequest(request)} available (${pod.snapshot.numa.known().size} report NodeResourceTopology), ${hostnames.length} of them allowed by the rest of the placement`;
 }
 
 interface Candidates {
@@ -87,12 +108,28 @@ function numaAlignedRequest(requests: ResourceList): ResourceList {
   return aligned;
 }
 
-function alignmentWarning(pod: PodContext): string[] {
+/** The alignment warnings made, by QoS class and cpu request: the same list for every Pod that gets one. */
+const alignmentWarnings: Readonly<Record<QosClass, Map<number, readonly string[]>>> = {
+  Guaranteed: new Map(),
+  Burstable: new Map(),
+  BestEffort: new Map(),
+};
+/** Distinct cpu requests kept per QoS class (and hints per candidates); past it, the map is emptied. */
+const KEPT_WARNINGS = 256;
+
+function alignmentWarning(pod: PodContext): readonly string[] {
   const cpu = pod.requests.cpu ?? 0;
-  if (pod.qos === 'Guaranteed' && cpu > 0 && cpu % 1000 === 0) return [];
-  return [
-    `numa: the kubelet aligns only Guaranteed Pods with integer CPUs (this Pod is ${pod.qos}${cpu % 1000 === 0 ? '' : `, cpu ${cpu}m`}), so the NUMA hint may not be honoured`,
-  ];
+  const qos = pod.qos;
+  if (qos === 'Guaranteed' && cpu > 0 && cpu % 1000 === 0) return NONE;
+  const byCpu = alignmentWarnings[qos];
+  let warnings = byCpu.get(cpu);
+  if (warnings === undefined) {
+    if (byCpu.size >= KEPT_WARNINGS) byCpu.clear();
+    const fraction = cpu % 1000 === 0 ? '' : `, cpu ${cpu}m`;
+    const warning = `numa: the kubelet aligns only Guaranteed Pods with integer CPUs (this Pod is ${qos}${fraction}), so the NUMA hint may not be honoured`;
+    byCpu.set(cpu, (warnings = [warning]));
+  }
+  return warnings;
 }
 
 function describeRequest(request: ResourceList): string {

@@ -3,10 +3,9 @@
 // Pods changed since, not counted anew. Pods held to a domain but not bound yet are found once per occupancy, and
 // taken out of a room once per room.
 
-import type { LRUCache } from 'lru-cache';
 import type { Occupancy, PendingUnder, ResourceList, TopologySnapshot } from '../../topology/model.ts';
 import type { NodeSet } from '../../topology/nodeset.ts';
-import { lruMap } from '../memo.ts';
+import { lruMap, type MemoMap } from '../memo.ts';
 import type { PackRule } from '../types.ts';
 import { layoutOf, type Domain, type Layout } from './packLayout.ts';
 import { countsAfter, countsIn, fresh, OUTSIDE, pendingByDomain, podsTaken, Room } from './packRoom.ts';
@@ -15,7 +14,7 @@ export class PackRooms {
   readonly #rule: PackRule;
   readonly #snapshot: TopologySnapshot;
   #layout: Layout | undefined;
-  readonly #rooms = new WeakMap<NodeSet, LRUCache<string, Room>>();
+  readonly #rooms = new WeakMap<NodeSet, MemoMap<string, Room>>();
   readonly #pending = new WeakMap<Occupancy, ReadonlyMap<Domain, PendingUnder>>();
   readonly #lessPending = new WeakMap<Room, Room>();
 

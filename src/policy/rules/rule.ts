@@ -39,8 +39,14 @@ export interface CompiledRule {
   evaluate(input: RuleInput): RuleResult;
 }
 
+/**
+ * The empty list of every output that has none of a kind: outputs are never changed once made. Not frozen: V8 makes
+ * an iterator for for…of over a frozen array.
+ */
+export const NONE: readonly never[] = [];
+
 export function output(fields: Partial<RuleOutput>): RuleResult {
-  return { output: { requirements: [], preferred: [], warnings: [], ...fields } };
+  return { output: { requirements: NONE, preferred: NONE, warnings: NONE, ...fields } };
 }
 
 export function describeRequirement(requirement: NodeSelectorRequirement): string {

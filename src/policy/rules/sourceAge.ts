@@ -13,11 +13,12 @@ export interface SourceReading {
 /** "failing (…)" or "stale (Ns old, max Ms)" when the rule must not trust the source now; undefined when it may. */
 export function staleness(
   snapshot: TopologySnapshot,
-  { source, observedAt }: SourceReading,
+  read: SourceReading,
   options: { now: number; maxSourceAgeMs: number },
 ): string | undefined {
-  const { error, at } = reading(snapshot, source, observedAt);
+  const error = failure(snapshot, read.source);
   if (error !== undefined) return `failing (${error})`;
+  const at = observed(snapshot, read);
   if (at === undefined) return undefined;
   const age = options.now - at;
   return age > options.maxSourceAgeMs
@@ -35,22 +36,22 @@ export function freshUntil(
   maxSourceAgeMs: number,
 ): number {
   let until = Number.POSITIVE_INFINITY;
-  for (const { source, observedAt } of readings) {
-    const { error, at } = reading(snapshot, source, observedAt);
-    if (error !== undefined) return Number.NEGATIVE_INFINITY;
+  for (const read of readings) {
+    if (failure(snapshot, read.source) !== undefined) return Number.NEGATIVE_INFINITY;
+    const at = observed(snapshot, read);
     if (at !== undefined) until = Math.min(until, at + maxSourceAgeMs);
   }
   return until;
 }
 
-/** Why a source is failing, or when its data was observed: the object's own time when it has one, else the source's last update. */
-function reading(
-  snapshot: TopologySnapshot,
-  source: SourceName,
-  observedAt: number | undefined,
-): { readonly error?: string; readonly at?: number } {
-  const status = snapshot.sources.get(source);
-  if (status?.error) return { error: status.error };
-  const at = observedAt ?? status?.updatedAt;
-  return at === undefined ? {} : { at };
+// Two answers, not one object of both: a rule asks for every new Pod, and such an object is its garbage.
+
+/** Why the source is failing; undefined when it is not. */
+function failure(snapshot: TopologySnapshot, source: SourceName): string | undefined {
+  return snapshot.sources.get(source)?.error || undefined;
+}
+
+/** When the data read was observed: the object's own time when it has one, else the source's last update. */
+function observed(snapshot: TopologySnapshot, { source, observedAt }: SourceReading): number | undefined {
+  return observedAt ?? snapshot.sources.get(source)?.updatedAt;
 }

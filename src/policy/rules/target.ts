@@ -38,24 +38,15 @@ export function targetReadings(snapshot: TopologySnapshot): readonly SourceReadi
   return network ? [etcd, { source: 'networkTopologies', observedAt: network.observedAt }] : [etcd];
 }
 
-/**
- * What a rule toward a known target knows as it decides: nothing, when the etcd leader it names is stale; else
- * how stale the NetworkTopology is (undefined: fresh).
- */
-function targetState(
-  rule: TargetRule,
-  pod: RuleInput['pod'],
-): { readonly dropped: string } | { readonly networkStale: string | undefined } {
-  if ('etcdLeader' in rule.to) {
-    const etcdStale = staleness(pod.snapshot, { source: 'etcd' }, pod.options);
-    if (etcdStale) return { dropped: `etcd data is ${etcdStale}: the leader is not known` };
-  }
+/** The etcd reading a rule toward the etcd leader judges: the source's last update. */
+const ETCD: SourceReading = { source: 'etcd' };
+
+/** How stale the NetworkTopology the rule reads is; undefined when fresh, or when there is none. */
+function networkStaleness(pod: RuleInput['pod']): string | undefined {
   const network = pod.snapshot.network;
-  return {
-    networkStale: network
-      ? staleness(pod.snapshot, { source: 'networkTopologies', observedAt: network.observedAt }, pod.options)
-      : undefined,
-  };
+  return network
+    ? staleness(pod.snapshot, { source: 'networkTopologies', observedAt: network.observedAt }, pod.options)
+    : undefined;
 }
 
 export interface TowardTarget {
@@ -72,14 +63,19 @@ export interface TowardTarget {
 
 /** The compiled rule: its outputs were made per snapshot, and only the sources' age is judged per decision. */
 export function towardTarget({ name, rule, target, required, preferred, noPreferred }: TowardTarget): CompiledRule {
+  // While the NetworkTopology is fresh, every Pod gets the same preferred output.
+  const freshPreferred = output({ preferred });
   return {
     name,
     hard: rule.mode === 'Required',
     evaluate({ pod }: RuleInput): RuleResult {
       if ('unknown' in target) return { dropped: target.unknown };
-      const state = targetState(rule, pod);
-      if ('dropped' in state) return state;
-      const { networkStale } = state;
+      if ('etcdLeader' in rule.to) {
+        // Nothing is known while the etcd leader the rule names is stale.
+        const etcdStale = staleness(pod.snapshot, ETCD, pod.options);
+        if (etcdStale) return { dropped: `etcd data is ${etcdStale}: the leader is not known` };
+      }
+      const networkStale = networkStaleness(pod);
       if (rule.mode === 'Required' && required) {
         if (!networkStale) return required;
         return output({
@@ -88,9 +84,10 @@ export function towardTarget({ name, rule, target, required, preferred, noPrefer
         });
       }
       if (noPreferred !== undefined && preferred.length === 0) return { dropped: noPreferred };
+      if (!networkStale) return freshPreferred;
       return output({
         preferred,
-        warnings: networkStale ? [`${name} preferences come from a NetworkTopology that is ${networkStale}`] : [],
+        warnings: [`${name} preferences come from a NetworkTopology that is ${networkStale}`],
       });
     },
   };

@@ -1,9 +1,9 @@
 // textHash: the decision memo's key (memo.ts). Only the text decides the number, and every text gets one V8
-// holds as a small integer, however long or non-ASCII.
+// holds as a small integer, however long or non-ASCII. recordHash: the same for a record of texts, member by member.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { textHash } from '../../../src/memo/textHash.ts';
+import { recordHash, textHash } from '../../../src/memo/textHash.ts';
 
 const TEXTS = [
   '',
@@ -45,4 +45,31 @@ test('a text one character or one seed away gets another number', () => {
   for (const at of [10, 5000, 99_999])
     assert.notEqual(textHash(long), textHash(`${long.slice(0, at)}y${long.slice(at + 1)}`), `a change at ${at}`);
   assert.equal(textHash('ab'), before);
+});
+
+test('a record gets its number from its members in order, and one member, one character or one split away another', () => {
+  const labels = { app: 'web', 'bench.topogate.dev/sequence': '0', long: 'é'.repeat(300) };
+  const copy = JSON.parse(JSON.stringify(labels)) as Record<string, string>;
+  assert.equal(recordHash(copy), recordHash(labels));
+  assert.equal(recordHash(copy, 9), recordHash(labels, 9));
+  const numbers = new Set<number>();
+  for (let sequence = 0; sequence < 1000; sequence++)
+    numbers.add(recordHash({ ...labels, 'bench.topogate.dev/sequence': String(sequence) }));
+  assert.equal(numbers.size, 1000);
+  const others: Record<string, string>[] = [
+    {},
+    { app: 'web' },
+    { app: 'we', b: '' },
+    { appw: 'eb' },
+    { web: 'app' },
+    { app: 'web', long: 'é'.repeat(299) + 'e' },
+    { long: 'é'.repeat(300), app: 'web' },
+  ];
+  const seen = new Set(others.map((record) => recordHash(record)));
+  assert.equal(seen.size, others.length);
+  assert.notEqual(recordHash(labels, 1), recordHash(labels, 2));
+  for (const record of others) {
+    const hash = recordHash(record, 2 ** 31 + 5);
+    assert.ok(Number.isInteger(hash) && hash >= 0 && hash < 2 ** 30, `${hash}`);
+  }
 });
