@@ -12,11 +12,15 @@
 // parts), fill it in podFacts() below, and read it from PodContext.facts.
 
 import { isRecord, setOwn } from './json.ts';
+import { parseRepeatedQuantity } from './quantity.ts';
 import type { Labels, Pod } from './types.ts';
 import { podWorkload, type WorkloadIdentity } from './workload-identity.ts';
 
-/** Resource quantities as written (string or number), in the Pod's key order; parsed by the core's memoised parser. */
-export type Quantities = Readonly<Record<string, string | number>>;
+/**
+ * Resource quantities in milli-units, in the Pod's key order, parsed here once (every reader sums or compares
+ * them). One that does not parse is left out: the API server rejects it, and every reader took it for absent.
+ */
+export type Quantities = Readonly<Record<string, number>>;
 
 export interface ResourceFacts {
   readonly requests: Quantities;
@@ -262,24 +266,28 @@ function resources(value: unknown): ResourceFacts {
     : { requests: {}, limits: {} };
 }
 
+/** Through the bounded map of quantities seen (quantity.ts): a cluster's Pods repeat a few ("500m", "1Gi"). */
 function quantities(value: unknown): Quantities {
-  return isRecord(value) ? kept(value, (item) => typeof item === 'string' || typeof item === 'number') : {};
-}
-
-function strings(value: unknown): Labels {
-  return isRecord(value) ? (kept(value, (item) => typeof item === 'string') as Labels) : {};
+  if (!isRecord(value)) return {};
+  const result: Record<string, number> = {};
+  for (const key in value) {
+    const milli = parseRepeatedQuantity(value[key]);
+    if (milli !== undefined) setOwn(result, key, milli);
+  }
+  return result;
 }
 
 /**
- * The members of `value` that `keep` accepts, in its key order, each an own member ("__proto__" too: setOwn); one
- * loop, not entries → filter → fromEntries, since every Pod's labels, annotations and quantities pass here.
+ * The members of `value` that are strings, in its key order, each an own member ("__proto__" too: setOwn); one
+ * loop, not entries → filter → fromEntries, since every Pod's labels and annotations pass here. for…in, not
+ * Object.keys: no list of keys per record; objects parsed from JSON inherit no members.
  */
-function kept(value: Record<string, unknown>, keep: (item: unknown) => boolean): Record<string, string | number> {
-  const result: Record<string, string | number> = {};
-  // for…in, not Object.keys: no array of keys per record (a Pod has a dozen); JSON objects inherit no members.
+function strings(value: unknown): Labels {
+  if (!isRecord(value)) return {};
+  const result: Record<string, string> = {};
   for (const key in value) {
     const item = value[key];
-    if (keep(item)) setOwn(result, key, item as string | number);
+    if (typeof item === 'string') setOwn(result, key, item);
   }
   return result;
 }

@@ -4,19 +4,17 @@
 // decide alone.
 
 import type { PodResourceFacts, Quantities, ResourceFacts } from './podFacts.ts';
-import { parseQuantity } from './quantity.ts';
-import type { QuantityParser } from './requests.ts';
 
 export type QosClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
 
-export function qosClass(pod: PodResourceFacts, parse: QuantityParser = parseQuantity): QosClass {
+export function qosClass(pod: PodResourceFacts): QosClass {
   const podLevel = pod.pod;
   const sums = newSums();
-  if (podLevel && (hasQosQuantity(podLevel.requests, parse) || hasQosQuantity(podLevel.limits, parse))) {
-    add(sums, podLevel, parse);
+  if (podLevel && (hasQosQuantity(podLevel.requests) || hasQosQuantity(podLevel.limits))) {
+    add(sums, podLevel);
   } else {
-    for (const container of pod.containers) add(sums, container.resources, parse);
-    for (const container of pod.initContainers) add(sums, container.resources, parse);
+    for (const container of pod.containers) add(sums, container.resources);
+    for (const container of pod.initContainers) add(sums, container.resources);
   }
   return verdict(sums);
 }
@@ -43,11 +41,11 @@ const newSums = (): Sums => ({
 });
 
 // Requests default to limits (API defaulting), so a Pod read before defaulting classifies the same.
-function add(sums: Sums, { requests, limits }: ResourceFacts, parse: QuantityParser): void {
-  const cpuLimit = positive(limits.cpu, parse);
-  const memoryLimit = positive(limits.memory, parse);
-  const cpuRequest = positive(requests.cpu, parse) ?? cpuLimit;
-  const memoryRequest = positive(requests.memory, parse) ?? memoryLimit;
+function add(sums: Sums, { requests, limits }: ResourceFacts): void {
+  const cpuLimit = positive(limits.cpu);
+  const memoryLimit = positive(limits.memory);
+  const cpuRequest = positive(requests.cpu) ?? cpuLimit;
+  const memoryRequest = positive(requests.memory) ?? memoryLimit;
   if (cpuRequest !== undefined) sums.requestedCpu += cpuRequest;
   if (memoryRequest !== undefined) sums.requestedMemory += memoryRequest;
   if (cpuLimit !== undefined) sums.limitedCpu += cpuLimit;
@@ -63,11 +61,10 @@ function verdict(sums: Sums): QosClass {
   return sums.allLimited && equal ? 'Guaranteed' : 'Burstable';
 }
 
-function positive(quantity: string | number | undefined, parse: QuantityParser): number | undefined {
-  const milli = parse(quantity);
+function positive(milli: number | undefined): number | undefined {
   return milli !== undefined && milli > 0 ? milli : undefined;
 }
 
-function hasQosQuantity(list: Quantities, parse: QuantityParser): boolean {
-  return positive(list.cpu, parse) !== undefined || positive(list.memory, parse) !== undefined;
+function hasQosQuantity(list: Quantities): boolean {
+  return positive(list.cpu) !== undefined || positive(list.memory) !== undefined;
 }

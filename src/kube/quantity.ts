@@ -70,8 +70,9 @@ const REMEMBERED_LIMIT = 4_096;
 /**
  * parseQuantity for what repeats a few quantities over and over: the Nodes of a cluster their allocatable amounts
  * (parsing each again was a third of reading a Node), its Pods their requests ("500m", "1Gi"). The map is emptied
- * when full, so a stream of one-off quantities costs the others only a parse each, once. Decisions read through it
- * too: a least-recently-used map per snapshot cost them more in its bookkeeping than the parses it saved.
+ * when full, so a stream of one-off quantities costs the others only a parse each, once. A Pod's facts are read
+ * through it (podFacts.ts), once per Pod: a least-recently-used map per snapshot cost decisions more in its
+ * bookkeeping than the parses it saved.
  */
 export function parseRepeatedQuantity(value: unknown): number | undefined {
   if (typeof value !== 'string' || value.length > 64) return parseQuantity(value);

@@ -6,34 +6,30 @@
 // (spec.resources) replace the container sum for the resources they name.
 
 import type { PodResourceFacts, Quantities, ResourceFacts } from './podFacts.ts';
-import { parseQuantity, type ResourceList } from './quantity.ts';
-
-/** Reads one quantity as milli-units; a caller may pass a memoising one. */
-export type QuantityParser = (value: unknown) => number | undefined;
+import type { ResourceList } from './quantity.ts';
 
 type MutableResources = Record<string, number>;
 
 /** Requests with missing ones taken from limits, as API defaulting does, in milli-units. */
-export function containerRequests(resources: ResourceFacts, parse: QuantityParser = parseQuantity): ResourceList {
+export function containerRequests(resources: ResourceFacts): ResourceList {
   const requests: MutableResources = {};
-  addContainer(requests, resources, parse);
+  addContainer(requests, resources);
   return requests;
 }
 
 // Every Pod a policy with a `resources` matcher meets passes here, so the containers are added in place, with
 // no list per container: the same sums, in the same key order, as adding each containerRequests().
-export function effectiveRequests(pod: PodResourceFacts, parse: QuantityParser = parseQuantity): ResourceList {
+export function effectiveRequests(pod: PodResourceFacts): ResourceList {
   const total: MutableResources = {};
-  for (const container of pod.containers) addContainer(total, container.resources, parse);
-  if (pod.initContainers.length > 0) addInitContainers(total, pod.initContainers, parse);
+  for (const container of pod.containers) addContainer(total, container.resources);
+  if (pod.initContainers.length > 0) addInitContainers(total, pod.initContainers);
 
   if (pod.pod) {
-    const podLevel: MutableResources = {};
-    addQuantities(podLevel, { ...pod.pod.limits, ...pod.pod.requests }, parse);
+    const podLevel: Quantities = { ...pod.pod.limits, ...pod.pod.requests };
     for (const name of ['cpu', 'memory']) if (podLevel[name] !== undefined) total[name] = podLevel[name];
   }
 
-  addQuantities(total, pod.overhead, parse);
+  addList(total, pod.overhead);
   return total;
 }
 
@@ -43,34 +39,21 @@ export function requestOf(requests: ResourceList, resource: string): number {
 }
 
 /**
- * Adds a container's requests: each limit (in the limits' key order) where no request is given or it does not
- * parse, then the requests that have no such limit (in theirs), as `{ ...limits, ...requests }` would order them.
+ * Adds a container's requests: each limit (in the limits' key order) where no request is given, then the requests
+ * that have no limit (in theirs), as `{ ...limits, ...requests }` would order them.
  */
-function addContainer(into: MutableResources, { requests, limits }: ResourceFacts, parse: QuantityParser): void {
-  for (const name in limits) {
-    const limit = parse(limits[name]);
-    if (limit === undefined) continue;
-    const request = Object.hasOwn(requests, name) ? parse(requests[name]) : undefined;
-    into[name] = (into[name] ?? 0) + (request ?? limit);
-  }
-  for (const name in requests) {
-    if (Object.hasOwn(limits, name) && parse(limits[name]) !== undefined) continue;
-    const request = parse(requests[name]);
-    if (request !== undefined) into[name] = (into[name] ?? 0) + request;
-  }
+function addContainer(into: MutableResources, { requests, limits }: ResourceFacts): void {
+  for (const name in limits) into[name] = (into[name] ?? 0) + (requests[name] ?? limits[name]!);
+  for (const name in requests) if (limits[name] === undefined) into[name] = (into[name] ?? 0) + requests[name]!;
 }
 
 /** Sidecars run beside everything after them; each plain init container runs alone beside those before it. */
-function addInitContainers(
-  total: MutableResources,
-  initContainers: PodResourceFacts['initContainers'],
-  parse: QuantityParser,
-): void {
+function addInitContainers(total: MutableResources, initContainers: PodResourceFacts['initContainers']): void {
   const sidecars: MutableResources = {};
   const initPeak: MutableResources = {};
   let sidecarsStarted = false;
   for (const container of initContainers) {
-    const requests = containerRequests(container.resources, parse);
+    const requests = containerRequests(container.resources);
     if (container.sidecar) {
       sidecarsStarted = true;
       addList(total, requests);
@@ -83,13 +66,6 @@ function addInitContainers(
     } else maxList(initPeak, requests);
   }
   maxList(total, initPeak);
-}
-
-function addQuantities(into: MutableResources, quantities: Quantities, parse: QuantityParser): void {
-  for (const name in quantities) {
-    const milli = parse(quantities[name]);
-    if (milli !== undefined) into[name] = (into[name] ?? 0) + milli;
-  }
 }
 
 function addList(into: MutableResources, list: ResourceList): void {

@@ -3,7 +3,6 @@
 // first use since most Pods match no policy that needs it.
 
 import type { PodFacts } from '../kube/podFacts.ts';
-import { parseRepeatedQuantity } from '../kube/quantity.ts';
 import { effectiveRequests } from '../kube/requests.ts';
 import { qosClass } from '../kube/qos.ts';
 import type { Labels } from '../kube/types.ts';
@@ -33,11 +32,11 @@ export class PodContext {
   }
 
   get requests(): ResourceList {
-    return (this.#requests ??= effectiveRequests(this.facts.resources, parseRepeatedQuantity));
+    return (this.#requests ??= effectiveRequests(this.facts.resources));
   }
 
   get qos(): QosClass {
-    return (this.#qos ??= qosClass(this.facts.resources, parseRepeatedQuantity));
+    return (this.#qos ??= qosClass(this.facts.resources));
   }
 
   /** The bound Pods: the newer occupancy the shell gave, else the snapshot's. */

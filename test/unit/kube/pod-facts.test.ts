@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { podFacts } from '../../../src/kube/podFacts.ts';
 
-test('labels and quantities keep the members of the right type, in order', () => {
+test('labels keep the string members and quantities those that parse, in milli-units, in order', () => {
   const pod = JSON.parse(
-    '{"metadata":{"labels":{"b":"2","n":3,"a":"1","o":{}}},"spec":{"containers":[{"resources":{"requests":{"memory":"1Gi","x":true,"cpu":2}}}]}}',
+    '{"metadata":{"labels":{"b":"2","n":3,"a":"1","o":{}}},"spec":{"containers":[{"resources":{"requests":{"memory":"1Gi","x":true,"cpu":2,"gpu":"lots"}}}]}}',
   );
   const facts = podFacts(pod, 'default');
   assert.deepEqual(Object.entries(facts.labels), [
@@ -15,8 +15,8 @@ test('labels and quantities keep the members of the right type, in order', () =>
     ['a', '1'],
   ]);
   assert.deepEqual(Object.entries(facts.resources.containers[0]!.resources.requests), [
-    ['memory', '1Gi'],
-    ['cpu', 2],
+    ['memory', 2 ** 30 * 1000],
+    ['cpu', 2000],
   ]);
 });
 
