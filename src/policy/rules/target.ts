@@ -31,15 +31,14 @@ export function resolveTarget(rule: Pick<LatencyRule, 'to'>, snapshot: TopologyS
   return { zones: [zone], label: `the etcd leader (${leader.name}, ${zone})` };
 }
 
-/** The sources a rule toward a target reads through the clock: etcd (for its leader), the NetworkTopology if any. */
-export function targetReadings(snapshot: TopologySnapshot): readonly SourceReading[] {
-  const etcd: SourceReading = { source: 'etcd' };
-  const network = snapshot.network;
-  return network ? [etcd, { source: 'networkTopologies', observedAt: network.observedAt }] : [etcd];
-}
-
 /** The etcd reading a rule toward the etcd leader judges: the source's last update. */
 const ETCD: SourceReading = { source: 'etcd' };
+
+/** The sources a rule toward a target reads through the clock: etcd (for its leader), the NetworkTopology if any. */
+export function targetReadings(snapshot: TopologySnapshot): readonly SourceReading[] {
+  const network = snapshot.network;
+  return network ? [ETCD, { source: 'networkTopologies', observedAt: network.observedAt }] : [ETCD];
+}
 
 /** How stale the NetworkTopology the rule reads is; undefined when fresh, or when there is none. */
 function networkStaleness(pod: RuleInput['pod']): string | undefined {
