@@ -1,7 +1,11 @@
 // Nodes in stable slots with their label, schedulability and taint indexes,
 // kept up to date one node at a time. A node keeps its slot while it exists;
 // a deleted node's slot is reused by the next new node, so NodeSets stay as
-// short as the cluster is large.
+// short as the cluster is large. Which nodes carry a label key is indexed for
+// every key; a key's values only once a snapshot is asked about them (and a
+// node carries the key): most of a cluster's label keys are read by nothing,
+// and indexing every value of every key was a third of applying the first
+// list of 65,000 Nodes (docs/benchmarks.md, "Twenty-fourth look").
 
 import type { Labels, Taint } from '../kube/types.ts';
 import { CowMap } from './cow/map.ts';
@@ -27,6 +31,10 @@ export class NodeTable {
   readonly #base = new SlotSets();
   readonly #keys = new SlotSets();
   readonly #values = new Map<string, SlotSets>();
+  /** The label keys whose values are indexed: each from the first demand for it (demand). */
+  readonly #indexed = new Set<string>();
+  /** #indexed as the snapshots see it: a copy made when a key is added. */
+  #indexedNow: ReadonlySet<string> = new Set();
   readonly #changedKeys = new Set<string>();
   readonly #taints = new SlotSets();
   readonly #taintLists = new Map<string, readonly Taint[]>();
@@ -66,6 +74,21 @@ export class NodeTable {
     return true;
   }
 
+  /**
+   * Indexes `key`'s values from now on, from every node's as they are (a snapshot was asked about them). Called by
+   * snapshots only for a key some node carries, so what a Pod names cannot grow the index.
+   */
+  demand(key: string): void {
+    if (this.#indexed.has(key)) return;
+    this.#indexed.add(key);
+    this.#indexedNow = new Set(this.#indexed);
+    const values = this.#valuesOf(key);
+    for (let slot = 0; slot < this.#slots; slot++) {
+      const value = this.#bySlot.get(slot)?.labels[key];
+      if (value !== undefined) values.add(value, slot);
+    }
+  }
+
   freeze(): NodeIndex {
     if (this.#frozen && !this.#slotsChanged) return this.#frozen;
     for (const key of this.#changedKeys) {
@@ -92,7 +115,9 @@ export class NodeTable {
       all: base.get(ALL) ?? NodeSet.EMPTY,
       schedulable: base.get(SCHEDULABLE) ?? NodeSet.EMPTY,
       keys: this.#keys.freeze(),
+      indexed: this.#indexedNow,
       labelValues,
+      demand: (key) => this.demand(key),
       taintSets,
       taintGroups,
     });
@@ -122,13 +147,13 @@ export class NodeTable {
     for (const key in was) {
       const value = was[key]!;
       if (is[key] === value) continue;
-      this.#valuesOf(key).remove(value, slot);
+      if (this.#indexed.has(key)) this.#valuesOf(key).remove(value, slot);
       if (is[key] === undefined) this.#keys.remove(key, slot);
     }
     for (const key in is) {
       const value = is[key]!;
       if (was[key] === value) continue;
-      this.#valuesOf(key).add(value, slot);
+      if (this.#indexed.has(key)) this.#valuesOf(key).add(value, slot);
       if (was[key] === undefined) this.#keys.add(key, slot);
     }
     const oldGroup = before && JSON.stringify(schedulingTaints(before.taints));
@@ -157,13 +182,19 @@ interface FrozenParts {
   readonly all: NodeSet;
   readonly schedulable: NodeSet;
   readonly keys: ReadonlyMap<string, NodeSet>;
+  /** The keys whose values the table indexed when frozen: labelValues holds those (an empty one left out). */
+  readonly indexed: ReadonlySet<string>;
   readonly labelValues: ReadonlyMap<string, ReadonlyMap<string, NodeSet>>;
+  /** Tells the table a key's values were asked for. */
+  readonly demand: (key: string) => void;
   readonly taintSets: ReadonlyMap<string, NodeSet>;
   readonly taintGroups: readonly TaintGroup[];
 }
 
 class FrozenNodes implements NodeIndex {
   readonly #parts: FrozenParts;
+  /** Values of keys the table did not index when this was frozen, made from this snapshot's nodes when asked. */
+  readonly #asked = new Map<string, ReadonlyMap<string, NodeSet>>();
 
   constructor(parts: FrozenParts) {
     this.#parts = parts;
@@ -206,11 +237,21 @@ class FrozenNodes implements NodeIndex {
   }
 
   withLabelValue(key: string, value: string): NodeSet {
-    return this.#parts.labelValues.get(key)?.get(value) ?? NodeSet.EMPTY;
+    return this.labelValues(key).get(value) ?? NodeSet.EMPTY;
   }
 
   labelValues(key: string): ReadonlyMap<string, NodeSet> {
-    return this.#parts.labelValues.get(key) ?? EMPTY_VALUES;
+    const parts = this.#parts;
+    if (parts.indexed.has(key)) return parts.labelValues.get(key) ?? EMPTY_VALUES;
+    const carriers = parts.keys.get(key);
+    // No node carries the key: nothing to index, and a key a Pod makes up stays out of the table.
+    if (carriers === undefined) return EMPTY_VALUES;
+    let values = this.#asked.get(key);
+    if (values === undefined) {
+      parts.demand(key);
+      this.#asked.set(key, (values = valuesOf(key, carriers, parts.bySlot)));
+    }
+    return values;
   }
 
   taintGroups(): readonly TaintGroup[] {
@@ -219,6 +260,21 @@ class FrozenNodes implements NodeIndex {
 }
 
 const EMPTY_VALUES: ReadonlyMap<string, NodeSet> = new Map();
+
+/** The key's values on the nodes that carry it, each with its nodes. */
+function valuesOf(key: string, carriers: NodeSet, bySlot: Slots<NodeInfo>): ReadonlyMap<string, NodeSet> {
+  const slotsByValue = new Map<string, number[]>();
+  for (const slot of carriers.slots()) {
+    const value = bySlot.get(slot)?.labels[key];
+    if (value === undefined) continue;
+    const slots = slotsByValue.get(value);
+    if (slots) slots.push(slot);
+    else slotsByValue.set(value, [slot]);
+  }
+  const values = new Map<string, NodeSet>();
+  for (const [value, slots] of slotsByValue) values.set(value, NodeSet.of(slots));
+  return values;
+}
 
 function isSchedulable(node: NodeInfo): boolean {
   return !node.unschedulable && node.ready;

@@ -30,6 +30,10 @@ export class CowSlots<T> {
     this.#chunks[index]![slot & MASK] = value;
   }
 
+  get(slot: number): T | undefined {
+    return this.#chunks[slot >>> CHUNK_BITS]?.[slot & MASK];
+  }
+
   /** An immutable view of the slots now; unchanged slots freeze to the same view. */
   freeze(): Slots<T> {
     if (this.#frozen === undefined || this.#owned.size > 0) {
