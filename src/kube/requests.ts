@@ -11,7 +11,7 @@ import type { ResourceList } from './quantity.ts';
 type MutableResources = Record<string, number>;
 
 /** Requests with missing ones taken from limits, as API defaulting does, in milli-units. */
-export function containerRequests(resources: ResourceFacts): ResourceList {
+function containerRequests(resources: ResourceFacts): ResourceList {
   const requests: MutableResources = {};
   addContainer(requests, resources);
   return requests;

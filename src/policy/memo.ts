@@ -150,10 +150,10 @@ export class DecisionMemo {
    *
    * Such one-off Pods usually differ from every Pod before them in their labels (those a policy reads:
    * projection.ts) or their annotations, a fifth of the facts: equal facts have equal labels and annotations, so
-   * a pair of them never seen (hashed member by member, recordHash) proves a first sight without the key. The key's text and hash cost more than the
-   * rest of a one-off Pod's memo lookup; a workload's replicas pay for both, and are kept from their third sight
-   * (the first met only the pair). A pair whose slot another took since is taken as never seen: one decision made
-   * again.
+   * a pair of them never seen (hashed member by member, recordHash) proves a first sight without the key. The
+   * key's text and hash cost more than the rest of a one-off Pod's memo lookup; a workload's replicas pay for both,
+   * and are kept from their third sight (the first met only the pair). A pair whose slot another took since is
+   * taken as never seen: one decision made again.
    */
   decision(request: PodRequest, compute: () => Decision, occupancy?: number): Decision {
     const { labels, annotations } = request.facts;

@@ -47,7 +47,7 @@ test('a text one character or one seed away gets another number', () => {
   assert.equal(textHash('ab'), before);
 });
 
-test('a record gets its number from its members in order, and one member, one character or one split away another', () => {
+test("a record's number comes from its members in order; one member, character or split away, another", () => {
   const labels = { app: 'web', 'bench.topogate.dev/sequence': '0', long: 'é'.repeat(300) };
   const copy = JSON.parse(JSON.stringify(labels)) as Record<string, string>;
   assert.equal(recordHash(copy), recordHash(labels));
